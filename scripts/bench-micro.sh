@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every Google Benchmark suite in build/bench and prints ns/op.
+#   scripts/bench-micro.sh [--json DIR] [benchmark filter regex]
+# Builds with buildtype=release in build-bench/ so numbers are not debug ones.
+# Each suite's figures are comparable only within one run: the machines are
+# shared and noisy; compare ratios, not absolute values across runs.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$ZG_ROOT"
+json_dir=""
+if [ "${1:-}" = "--json" ]; then json_dir=$2; shift 2; mkdir -p "$json_dir"; fi
+filter=${1:-.}
+zg_configure build-bench -Dbuildtype=release -Db_ndebug=true
+ninja -C build-bench >/dev/null
+mapfile -t suites < <(find build-bench/bench -maxdepth 1 -type f -name '*_benchmark' -perm -u+x | sort)
+[ "${#suites[@]}" -gt 0 ] || zg_die "no benchmarks built in build-bench/bench"
+for b in "${suites[@]}"; do
+  name=$(basename "$b")
+  zg_log "$name"
+  args=(--benchmark_filter="$filter" --benchmark_repetitions=3
+        --benchmark_report_aggregates_only=true)
+  [ -n "$json_dir" ] && args+=(--benchmark_out="$json_dir/$name.json" --benchmark_out_format=json)
+  "$b" "${args[@]}"
+done
