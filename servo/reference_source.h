@@ -58,14 +58,14 @@ struct ReferenceSample {
 
 // What a source tells clients about itself (NTP refid, PTP timeSource...).
 struct SourceInfo {
-  std::string name;            // operator-facing, e.g. "gpsd:127.0.0.1:2947"
+  std::string name;  // operator-facing, e.g. "gpsd:127.0.0.1:2947"
   SourceKind kind = SourceKind::kSimulated;
-  uint32_t ntp_refid = 0;      // e.g. 'GPS\0', 'PPS\0', 'PHC\0'
-  uint8_t stratum = 0;         // the source's own stratum (0 for GNSS/PPS)
+  uint32_t ntp_refid = 0;  // e.g. 'GPS\0', 'PPS\0', 'PHC\0'
+  uint8_t stratum = 0;     // the source's own stratum (0 for GNSS/PPS)
   core::PtpTimeSource ptp_time_source = core::PtpTimeSource::kOther;
   bool time_traceable = false;
   bool frequency_traceable = false;
-  int priority = 0;            // lower is preferred
+  int priority = 0;  // lower is preferred
 };
 
 class ReferenceSource {

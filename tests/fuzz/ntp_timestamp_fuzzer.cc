@@ -12,15 +12,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t wire, pivot_s;
   std::memcpy(&wire, data, 8);
   std::memcpy(&pivot_s, data + 8, 8);
-  // Pivots within the int64 nanosecond range, less 70 years of margin: [-2e9, 7e9) s.
+  // Pivots within the int64 nanosecond range, less 70 years of margin: [-2e9,
+  // 7e9) s.
   const int64_t pivot_ns =
-      (static_cast<int64_t>(pivot_s % 9'000'000'000u) - 2'000'000'000) * kNanosPerSecond;
+      (static_cast<int64_t>(pivot_s % 9'000'000'000u) - 2'000'000'000) *
+      kNanosPerSecond;
   const NtpTimestamp ts = NtpTimestamp::FromU64(wire);
   const UtcNs utc = NtpToUtc(ts, UtcNs{pivot_ns});
   const NtpTimestamp back = UtcToNtp(utc);
   // The fraction may round to the neighbouring nanosecond but seconds agree
   // unless the fraction rounded up into the next second.
-  if (back.seconds != ts.seconds && back.seconds != ts.seconds + 1) __builtin_trap();
+  if (back.seconds != ts.seconds && back.seconds != ts.seconds + 1)
+    __builtin_trap();
   const NtpDate date = UtcToNtpDate(utc);
   if (NtpDateToUtc(date) != utc) __builtin_trap();
   const PtpTimestamp p = TaiToPtp(TaiNs{utc.value});
