@@ -22,6 +22,8 @@
 // the leap-second table (core/leap_seconds.h). Everything here is exact where
 // the formats allow it: UtcNs -> NtpTimestamp -> UtcNs round-trips every
 // nanosecond, and TaiNs <-> PtpTimestamp is lossless for non-negative times.
+// Nothing here overflows: wire values that land outside the int64 nanosecond
+// range (1677..2262) saturate. doc/time.md describes the scales and epochs.
 //
 //   UtcNs now{1'700'000'000'000'000'000};
 //   NtpTimestamp wire = UtcToNtp(now);
@@ -118,25 +120,46 @@ struct PtpTimestamp {
 inline constexpr uint64_t kPtpSecondsMask = (uint64_t{1} << 48) - 1;
 
 // IEEE 1588 correctionField / TimeInterval: nanoseconds * 2^16, signed.
+// IEEE 1588 (correctionField): a value too large to represent is sent as the
+// largest positive value, 0x7FFFFFFFFFFFFFFF; FromNanos saturates both ways.
 struct PtpCorrection {
   int64_t scaled_ns = 0;
   friend constexpr bool operator==(PtpCorrection, PtpCorrection) = default;
+  // The largest |ns| that FromNanos represents exactly (about 39 hours).
+  static constexpr int64_t kMaxExactNanos = (int64_t{1} << 47) - 1;
   static constexpr PtpCorrection FromNanos(int64_t ns) {
+    if (ns > kMaxExactNanos) return {INT64_MAX};
+    if (ns < -kMaxExactNanos) return {INT64_MIN};
     return {static_cast<int64_t>(static_cast<uint64_t>(ns) << 16)};
   }
   // Whole nanoseconds, rounded toward negative infinity.
   constexpr int64_t Nanos() const { return scaled_ns >> 16; }
+  // True for the "too large to represent" value (or its negative mirror).
+  constexpr bool IsSaturated() const {
+    return scaled_ns == INT64_MAX || scaled_ns == INT64_MIN;
+  }
 };
 
 // ---- Conversions -----------------------------------------------------------
 
-// Floor division and modulo for signed nanoseconds.
+// Floor division and modulo for signed integers (b > 0 or b < 0; never
+// overflows, also for INT64_MIN).
 constexpr int64_t FloorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 constexpr int64_t FloorMod(int64_t a, int64_t b) {
-  return a - FloorDiv(a, b) * b;
+  const int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+// seconds * 1e9 + ns, clamped to the int64 range (1677..2262) instead of
+// overflowing. Used where untrusted wire values meet int64 nanoseconds.
+constexpr int64_t SaturatingNanos(__int128 seconds, __int128 ns) {
+  const __int128 v = seconds * kNanosPerSecond + ns;
+  if (v > INT64_MAX) return INT64_MAX;
+  if (v < INT64_MIN) return INT64_MIN;
+  return static_cast<int64_t>(v);
 }
 
 // Nanoseconds (0..1e9-1) to a 32-bit NTP fraction, rounded to nearest.
@@ -146,15 +169,27 @@ constexpr uint32_t NanosToNtpFraction(uint32_t ns) {
 }
 // 32-bit NTP fraction to nanoseconds, rounded to nearest (may yield 1e9 for
 // fractions within half a nanosecond of the next second; callers carry).
+// NtpFractionToNanos(NanosToNtpFraction(ns)) == ns for every ns < 1e9.
 constexpr uint64_t NtpFractionToNanos(uint32_t frac) {
   return (uint64_t{frac} * kNanosPerSecond + (uint64_t{1} << 31)) >> 32;
+}
+
+// The era-extended NTP seconds (since 1900-01-01, may be negative or exceed
+// 2^32) whose low 32 bits are `wire_seconds`, nearest to `pivot`: within
+// [-2^31, 2^31) seconds of the pivot's second (RFC 5905 section 6).
+constexpr int64_t NtpResolveSeconds(uint32_t wire_seconds, UtcNs pivot) {
+  const int64_t pivot_ntp_s =
+      FloorDiv(pivot.value, kNanosPerSecond) + kNtpUnixEpochOffsetSeconds;
+  const int32_t diff = static_cast<int32_t>(
+      wire_seconds - static_cast<uint32_t>(static_cast<uint64_t>(pivot_ntp_s)));
+  return pivot_ntp_s + diff;
 }
 
 // UTC -> NTP wire timestamp (era dropped). Exact to the nanosecond: the
 // round trip through NtpToUtc with a pivot within 68 years returns `t`.
 constexpr NtpTimestamp UtcToNtp(UtcNs t) {
   const int64_t s = FloorDiv(t.value, kNanosPerSecond);
-  const uint32_t ns = static_cast<uint32_t>(t.value - s * kNanosPerSecond);
+  const uint32_t ns = static_cast<uint32_t>(FloorMod(t.value, kNanosPerSecond));
   return {static_cast<uint32_t>(
               static_cast<uint64_t>(s + kNtpUnixEpochOffsetSeconds)),
           NanosToNtpFraction(ns)};
@@ -163,44 +198,60 @@ constexpr NtpTimestamp UtcToNtp(UtcNs t) {
 // NTP wire timestamp -> UTC, choosing the era that puts the result within
 // +-2^31 seconds (about 68 years) of `pivot` (RFC 5905 section 6; pass the
 // local clock). Correct across 2036-02-07T06:28:16Z and every later era.
+// Results beyond the int64 range (pivots near 1677 or 2262) saturate.
 constexpr UtcNs NtpToUtc(NtpTimestamp ts, UtcNs pivot) {
-  const int64_t pivot_ntp_s =
-      FloorDiv(pivot.value, kNanosPerSecond) + kNtpUnixEpochOffsetSeconds;
-  // Signed 32-bit distance between the pivot's low 32 bits and ts.seconds.
-  const int32_t diff = static_cast<int32_t>(
-      ts.seconds - static_cast<uint32_t>(static_cast<uint64_t>(pivot_ntp_s)));
-  const int64_t ntp_s = pivot_ntp_s + diff;
-  return {(ntp_s - kNtpUnixEpochOffsetSeconds) * kNanosPerSecond +
-          static_cast<int64_t>(NtpFractionToNanos(ts.fraction))};
+  const int64_t ntp_s = NtpResolveSeconds(ts.seconds, pivot);
+  return {SaturatingNanos(ntp_s - kNtpUnixEpochOffsetSeconds,
+                          NtpFractionToNanos(ts.fraction))};
 }
 
-// NtpDate <-> UTC (exact to the nanosecond in both directions for UtcNs).
+// Nanoseconds (0..1e9-1) <-> the NtpDate 64-bit fraction (2^-64 s), rounded
+// to nearest; the nanoseconds may come back as 1e9 (callers carry). The round
+// trip ns -> fraction -> ns is exact.
+constexpr uint64_t NanosToNtpFraction64(uint32_t ns) {
+  return static_cast<uint64_t>(
+      ((static_cast<unsigned __int128>(ns) << 64) + kNanosPerSecond / 2) /
+      kNanosPerSecond);
+}
+constexpr uint64_t NtpFraction64ToNanos(uint64_t frac) {
+  return static_cast<uint64_t>(
+      (static_cast<unsigned __int128>(frac) * kNanosPerSecond +
+       (static_cast<unsigned __int128>(1) << 63)) >>
+      64);
+}
+
+// NtpDate <-> UTC (exact to the nanosecond in both directions for UtcNs;
+// dates beyond the int64 nanosecond range saturate).
 constexpr NtpDate UtcToNtpDate(UtcNs t) {
   const int64_t s =
       FloorDiv(t.value, kNanosPerSecond) + kNtpUnixEpochOffsetSeconds;
   const uint32_t ns = static_cast<uint32_t>(FloorMod(t.value, kNanosPerSecond));
   return {static_cast<int32_t>(FloorDiv(s, int64_t{1} << 32)),
           static_cast<uint32_t>(FloorMod(s, int64_t{1} << 32)),
-          uint64_t{NanosToNtpFraction(ns)} << 32};
+          NanosToNtpFraction64(ns)};
 }
 constexpr UtcNs NtpDateToUtc(const NtpDate& d) {
-  const int64_t s = int64_t{d.era} * (int64_t{1} << 32) + d.era_offset_s -
-                    kNtpUnixEpochOffsetSeconds;
-  const unsigned __int128 frac_ns =
-      (static_cast<unsigned __int128>(d.fraction) * kNanosPerSecond +
-       (static_cast<unsigned __int128>(1) << 63)) >>
-      64;
-  return {s * kNanosPerSecond + static_cast<int64_t>(frac_ns)};
+  const __int128 s = static_cast<__int128>(d.era) * (int64_t{1} << 32) +
+                     d.era_offset_s - kNtpUnixEpochOffsetSeconds;
+  return {SaturatingNanos(s, NtpFraction64ToNanos(d.fraction))};
 }
-// The era of a full NTP date (floor of seconds-since-1900 / 2^32).
+// The full NTP date of a wire timestamp, its era chosen as NtpToUtc does.
+// Exact: era_offset_s is ts.seconds and the fraction is ts.fraction * 2^32.
 constexpr NtpDate NtpTimestampToDate(NtpTimestamp ts, UtcNs pivot) {
-  return UtcToNtpDate(NtpToUtc(ts, pivot));
+  const int64_t ntp_s = NtpResolveSeconds(ts.seconds, pivot);
+  return {static_cast<int32_t>(FloorDiv(ntp_s, int64_t{1} << 32)), ts.seconds,
+          uint64_t{ts.fraction} << 32};
 }
 
-// Durations <-> NTP short format (16.16), saturating at the format's limits.
+// Durations <-> NTP short format (16.16), for root delay and root dispersion.
+// Encoding rounds up (an advertised error bound is never smaller than the
+// real one) and saturates at the format's limits (0 and 65535.99998 s);
+// decoding rounds down, so NanosToNtpShort(NtpShortToNanos(s)) == s.
 constexpr NtpShort NanosToNtpShort(int64_t d_ns) {
   if (d_ns <= 0) return {0, 0};
-  const __int128 v = (static_cast<__int128>(d_ns) << 16) / kNanosPerSecond;
+  const __int128 v =
+      ((static_cast<__int128>(d_ns) << 16) + kNanosPerSecond - 1) /
+      kNanosPerSecond;
   if (v > 0xffffffff) return {0xffff, 0xffff};
   return NtpShort::FromU32(static_cast<uint32_t>(v));
 }
@@ -208,15 +259,17 @@ constexpr int64_t NtpShortToNanos(NtpShort s) {
   return static_cast<int64_t>((uint64_t{s.ToU32()} * kNanosPerSecond) >> 16);
 }
 
-// TAI <-> PTP timestamp. Times before the PTP epoch clamp to zero.
+// TAI <-> PTP timestamp. Times before the PTP epoch clamp to zero. PtpToTai
+// ignores the bits above 48 and saturates at the int64 range (a 48-bit
+// seconds field reaches far beyond 2262); nanoseconds >= 1e9 (invalid on the
+// wire) are added as they are.
 constexpr PtpTimestamp TaiToPtp(TaiNs t) {
   if (t.value < 0) return {0, 0};
   return {static_cast<uint64_t>(t.value / kNanosPerSecond) & kPtpSecondsMask,
           static_cast<uint32_t>(t.value % kNanosPerSecond)};
 }
 constexpr TaiNs PtpToTai(PtpTimestamp p) {
-  return {static_cast<int64_t>(p.seconds & kPtpSecondsMask) * kNanosPerSecond +
-          p.nanoseconds};
+  return {SaturatingNanos(p.seconds & kPtpSecondsMask, p.nanoseconds)};
 }
 
 }  // namespace zg::core
