@@ -70,10 +70,14 @@ constexpr NtpShort NtpShortCeilFromNanos(int64_t d_ns) {
   if (d_ns <= 0) return {0, 0};
   constexpr int64_t kMaxNs = int64_t{65536} * kNanosPerSecond;
   if (d_ns >= kMaxNs) return {0xffff, 0xffff};
-  // d_ns < 2^16 s, so d_ns * 2^16 < 2^63: no overflow.
-  const uint64_t v =
-      ((static_cast<uint64_t>(d_ns) << 16) + (kNanosPerSecond - 1)) /
-      kNanosPerSecond;
+  // Whole seconds, then the sub-second part rounded up to 2^-16 s (< 2^46
+  // before the division: no overflow; both divisions are by constants).
+  const uint64_t ns = static_cast<uint64_t>(d_ns);
+  const uint64_t seconds = ns / kNanosPerSecond;
+  const uint64_t sub_ns = ns % kNanosPerSecond;
+  const uint64_t frac =
+      ((sub_ns << 16) + (kNanosPerSecond - 1)) / kNanosPerSecond;
+  const uint64_t v = (seconds << 16) + frac;  // frac <= 2^16: may carry
   return v > 0xffffffff ? NtpShort{0xffff, 0xffff}
                         : NtpShort::FromU32(static_cast<uint32_t>(v));
 }
