@@ -157,21 +157,20 @@ TEST(PtpManagementTest, RequestKnownAnswer) {
   EXPECT_EQ(m.fields.target_port_identity, PtpPortIdentity::All());
 }
 
-// Answers `req` and parses the reply.
+// Answers `req` into *storage and parses the reply (which points into it).
 PtpManagementMessage AnswerAndParse(const Bytes& req,
                                     const PtpManagementConfig& config,
                                     PtpManagementResult want_result,
-                                    Bytes* reply_bytes = nullptr) {
-  Bytes out(300);
+                                    Bytes* storage) {
+  storage->assign(300, 0);
   const PtpManagementAnswer a =
-      AnswerPtpManagement(req, config, GmDataSets(), out);
+      AnswerPtpManagement(req, config, GmDataSets(), *storage);
   EXPECT_EQ(a.result, want_result) << PtpManagementResultName(a.result);
   PtpManagementMessage reply;
   EXPECT_GT(a.length, 0u);
-  out.resize(a.length);
-  EXPECT_EQ(ParsePtpManagementMessage(out, &reply), PtpDrop::kOk);
+  storage->resize(a.length);
+  EXPECT_EQ(ParsePtpManagementMessage(*storage, &reply), PtpDrop::kOk);
   EXPECT_LE(a.length, req.size());  // never larger by default
-  if (reply_bytes != nullptr) *reply_bytes = out;
   return reply;
 }
 
@@ -191,8 +190,9 @@ TEST(PtpManagementTest, GetEachDataSet) {
   for (const Case& c : cases) {
     const uint16_t id = static_cast<uint16_t>(c.id);
     const Bytes req = Request(PtpManagementAction::kGet, id, c.length, 99);
-    const PtpManagementMessage r =
-        AnswerAndParse(req, GmConfig(), PtpManagementResult::kResponse);
+    Bytes storage;
+    const PtpManagementMessage r = AnswerAndParse(
+        req, GmConfig(), PtpManagementResult::kResponse, &storage);
     EXPECT_EQ(r.management_id, id);
     EXPECT_FALSE(r.is_error_status);
     EXPECT_EQ(r.fields.action, PtpManagementAction::kResponse);
@@ -243,16 +243,17 @@ TEST(PtpManagementTest, GetEachDataSet) {
 
 TEST(PtpManagementTest, NullManagement) {
   const uint16_t id = 0;
+  Bytes storage;
   PtpManagementMessage r =
       AnswerAndParse(Request(PtpManagementAction::kGet, id, 0), GmConfig(),
-                     PtpManagementResult::kResponse);
+                     PtpManagementResult::kResponse, &storage);
   EXPECT_EQ(r.fields.action, PtpManagementAction::kResponse);
   EXPECT_TRUE(r.data.empty());
   r = AnswerAndParse(Request(PtpManagementAction::kCommand, id, 0), GmConfig(),
-                     PtpManagementResult::kResponse);
+                     PtpManagementResult::kResponse, &storage);
   EXPECT_EQ(r.fields.action, PtpManagementAction::kAcknowledge);
   r = AnswerAndParse(Request(PtpManagementAction::kSet, id, 0), GmConfig(),
-                     PtpManagementResult::kResponse);
+                     PtpManagementResult::kResponse, &storage);
   EXPECT_EQ(r.fields.action, PtpManagementAction::kResponse);
 }
 
@@ -274,9 +275,10 @@ TEST(PtpManagementTest, ErrorStatuses) {
   };
   for (const Case& c : cases) {
     // Padded enough for the 12-octet error TLV.
+    Bytes storage;
     const PtpManagementMessage r =
         AnswerAndParse(Request(c.action, c.id, 6), GmConfig(),
-                       PtpManagementResult::kErrorStatus);
+                       PtpManagementResult::kErrorStatus, &storage);
     EXPECT_TRUE(r.is_error_status);
     EXPECT_EQ(r.management_id, c.id);
     EXPECT_EQ(r.management_error_id, static_cast<uint16_t>(c.error));
