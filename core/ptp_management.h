@@ -133,8 +133,10 @@ enum class PtpDelayMechanism : uint8_t {
   kNoMechanism = 0xFE,
 };
 
-// PORT_DATA_SET (15.5.3.7.1), 26 octets. The last octet holds
-// minorVersionNumber (high nibble) and versionNumber (low nibble).
+// PORT_DATA_SET (15.5.3.7.1), 26 octets. The last octet holds versionNumber
+// in its low nibble; the high nibble is reserved in 1588-2008 and carries
+// minorVersionNumber for peers that read it. Leave minor_version_number 0
+// for linuxptp 3.1's pmc, which prints the whole octet as versionNumber.
 struct PtpPortDataSet {
   PtpPortIdentity port_identity;
   PtpPortState port_state = PtpPortState::kInitializing;
@@ -146,7 +148,7 @@ struct PtpPortDataSet {
   PtpDelayMechanism delay_mechanism = PtpDelayMechanism::kE2E;
   int8_t log_min_pdelay_req_interval = 0;
   uint8_t version_number = 2;        // 4 bits
-  uint8_t minor_version_number = 1;  // 4 bits
+  uint8_t minor_version_number = 0;  // 4 bits
   friend constexpr bool operator==(const PtpPortDataSet&,
                                    const PtpPortDataSet&) = default;
 };

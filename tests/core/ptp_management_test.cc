@@ -102,6 +102,7 @@ TEST(PtpManagementTest, TimePropertiesDataSetKnownAnswer) {
 TEST(PtpManagementTest, PortDataSetKnownAnswer) {
   PtpPortDataSet ds = GmDataSets().port_ds;
   ds.peer_mean_path_delay = PtpCorrection::FromNanos(3);
+  ds.minor_version_number = 1;
   ExpectDataSetKnownAnswer(
       ds, {0x00, 0x11, 0x22, 0xFF, 0xFE, 0x33, 0x44, 0x55, 0x00,
            0x01, 0x06, 0xFD, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
