@@ -54,15 +54,16 @@ zg_rig_down() {
 zg_in_ns() { ip netns exec "$ZG_RIG_NS" "$@"; }
 
 # zg_pair_side NS IF MAC ADDR [ADDR6]: configures one end of a pair.
+# (Each step checks its own status: callers may run this where set -e is off.)
 zg_pair_side() {
   local ns=$1 ifc=$2 mac=$3 addr=$4 addr6=${5:-}
-  ip netns exec "$ns" ip link set lo up
-  ip netns exec "$ns" ip link set "$ifc" address "$mac"
+  ip netns exec "$ns" ip link set lo up || return 1
+  ip netns exec "$ns" ip link set "$ifc" address "$mac" || return 1
   ip netns exec "$ns" ethtool -K "$ifc" tx off rx off >/dev/null 2>&1 || true
-  ip netns exec "$ns" ip addr add "$addr" dev "$ifc"
+  ip netns exec "$ns" ip addr add "$addr" dev "$ifc" || return 1
   if [ -n "$addr6" ]; then
-    ip netns exec "$ns" sysctl -qw net.ipv6.conf."$ifc".accept_dad=0
-    ip netns exec "$ns" ip -6 addr add "$addr6" dev "$ifc" nodad
+    ip netns exec "$ns" sysctl -qw net.ipv6.conf."$ifc".accept_dad=0 || return 1
+    ip netns exec "$ns" ip -6 addr add "$addr6" dev "$ifc" nodad || return 1
   fi
   ip netns exec "$ns" ip link set "$ifc" up
 }
