@@ -132,6 +132,19 @@ std::string KindOf(const DissectedPacket& p) {
   return kind;
 }
 
+// tshark takes about a second per run: dissect each fixture once per test
+// binary run.
+const absl::StatusOr<std::vector<DissectedPacket>>& Dissected(
+    const std::string& file) {
+  static auto* cache =
+      new std::map<std::string, absl::StatusOr<std::vector<DissectedPacket>>>;
+  auto it = cache->find(file);
+  if (it == cache->end()) {
+    it = cache->emplace(file, DissectPcapFile(TestDataPath(file))).first;
+  }
+  return it->second;
+}
+
 bool TransportMatches(const DissectedPacket& p, Transport t) {
   switch (t) {
     case Transport::kUdp4:
@@ -163,7 +176,8 @@ TEST_P(PeerFixtureTest, LoadsAndTsharkFindsNothingWrong) {
     EXPECT_EQ(r.original_length, r.data.size()) << "snapped record";
   }
 
-  absl::StatusOr<std::vector<DissectedPacket>> packets = DissectPcapFile(path);
+  const absl::StatusOr<std::vector<DissectedPacket>>& packets =
+      Dissected(fx.file);
   ASSERT_TRUE(packets.ok()) << packets.status();
   ASSERT_EQ(packets->size(), pcap->records.size());
   absl::Status clean = CheckClean(*packets);
@@ -201,8 +215,7 @@ class PeerFixtureDetailTest : public ::testing::Test {
     if (!TsharkAvailable()) GTEST_SKIP() << "tshark not installed";
   }
   std::vector<DissectedPacket> Dissect(const char* file) {
-    absl::StatusOr<std::vector<DissectedPacket>> p =
-        DissectPcapFile(TestDataPath(file));
+    const absl::StatusOr<std::vector<DissectedPacket>>& p = Dissected(file);
     EXPECT_TRUE(p.ok()) << p.status();
     return p.ok() ? *p : std::vector<DissectedPacket>{};
   }
