@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# End-to-end: linuxptp's pmc queries our PTP management responder
+# (core/ptp_management.h via tests/e2e/ptp_management_responder) over UDPv4
+# multicast on a veth pair between two namespaces this test creates, and
+# prints the data sets we answered with. Checks pmc's own rendering of them,
+# and that empty (`pmc -z`) GETs, whose answers would be larger than the
+# request, get no answer.
+#   tests/e2e/ptp_pmc_test.sh PATH/TO/ptp_management_responder
+# Needs root and pmc; exits 77 (skipped) without them.
+set -euo pipefail
+responder=$1
+[ "$(id -u)" -eq 0 ] || { echo "needs root"; exit 77; }
+command -v pmc >/dev/null || { echo "needs pmc (linuxptp)"; exit 77; }
+
+ns_a="zgma$$"
+ns_b="zgmb$$"
+work=$(mktemp -d)
+rpid=""
+cleanup() {
+  set +e
+  [ -n "$rpid" ] && kill "$rpid" 2>/dev/null && wait "$rpid" 2>/dev/null
+  ip netns del "$ns_a" 2>/dev/null
+  ip netns del "$ns_b" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+ip netns add "$ns_a"
+ip netns add "$ns_b"
+ip link add "$ns_a" netns "$ns_a" type veth peer name "$ns_b" netns "$ns_b"
+ip -n "$ns_a" addr add 10.79.0.1/24 dev "$ns_a"
+ip -n "$ns_b" addr add 10.79.0.2/24 dev "$ns_b"
+ip -n "$ns_a" link set "$ns_a" up
+ip -n "$ns_b" link set "$ns_b" up
+ip -n "$ns_a" route add 224.0.0.0/4 dev "$ns_a"
+ip -n "$ns_b" route add 224.0.0.0/4 dev "$ns_b"
+
+ip netns exec "$ns_a" "$responder" 10.79.0.1 8 >"$work/responder.log" 2>&1 &
+rpid=$!
+sleep 1
+
+ip netns exec "$ns_b" timeout 10 pmc -4 -i "$ns_b" -b 1 \
+  'GET DEFAULT_DATA_SET' 'GET CURRENT_DATA_SET' 'GET PARENT_DATA_SET' \
+  'GET TIME_PROPERTIES_DATA_SET' 'GET PORT_DATA_SET' 'GET NULL_MANAGEMENT' \
+  >"$work/pmc.log" 2>&1 || true
+ip netns exec "$ns_b" timeout 10 pmc -4 -i "$ns_b" -b 1 -z \
+  'GET DEFAULT_DATA_SET' >"$work/pmc-z.log" 2>&1 || true
+sleep 0.5
+cat "$work/pmc.log"
+
+fail=0
+expect() {  # expect LOG REGEX: the log has a line matching REGEX
+  if ! grep -Eq "$2" "$1"; then
+    echo "FAIL: no line matching '$2' in $(basename "$1")"
+    fail=1
+  fi
+}
+log=$work/pmc.log
+id='02005e\.fffe\.000129'
+expect "$log" "$id-1 seq 0 RESPONSE MANAGEMENT DEFAULT_DATA_SET"
+expect "$log" "twoStepFlag +1"
+expect "$log" "priority1 +7"
+expect "$log" "clockClass +6"
+expect "$log" "clockAccuracy +0x21"
+expect "$log" "offsetScaledLogVariance +0x4e5d"
+expect "$log" "clockIdentity +$id"
+expect "$log" "RESPONSE MANAGEMENT CURRENT_DATA_SET"
+expect "$log" "stepsRemoved +0"
+expect "$log" "RESPONSE MANAGEMENT PARENT_DATA_SET"
+expect "$log" "grandmasterIdentity +$id"
+expect "$log" "gm.ClockClass +6"
+expect "$log" "RESPONSE MANAGEMENT TIME_PROPERTIES_DATA_SET"
+expect "$log" "currentUtcOffset +37"
+expect "$log" "ptpTimescale +1"
+expect "$log" "timeTraceable +1"
+expect "$log" "timeSource +0x20"
+expect "$log" "RESPONSE MANAGEMENT PORT_DATA_SET"
+expect "$log" "portIdentity +$id-1"
+expect "$log" "portState +MASTER"
+expect "$log" "logMinDelayReqInterval +-4"
+expect "$log" "versionNumber +2"
+expect "$log" "seq 5 RESPONSE MANAGEMENT( NULL_MANAGEMENT)? *$"
+if grep -q RESPONSE "$work/pmc-z.log"; then
+  echo "FAIL: an empty GET was answered with a larger reply"; fail=1
+fi
+expect "$work/responder.log" "request of 54 octets: reply_too_large"
+[ "$(grep -c 'response, drop ok, reply' "$work/responder.log")" -eq 6 ] || {
+  echo "FAIL: expected 6 answered requests"; cat "$work/responder.log"; fail=1; }
+[ $fail -eq 0 ] && echo "PASS: pmc read every data set we served"
+exit $fail
