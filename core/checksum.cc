@@ -6,67 +6,48 @@
 namespace zg::core {
 namespace {
 
-// 64-bit add with end-around carry: the ones' complement sum of 64-bit words
-// is congruent (mod 0xFFFF) to the sum of their 16-bit words, in the host's
-// byte order (RFC 1071 2.B: byte-order independence).
+// 64-bit add with end-around carry (a ones' complement add of 64-bit words).
 inline uint64_t AddCarry(uint64_t acc, uint64_t v) {
   acc += v;
   return acc + (acc < v);
 }
 
-inline uint64_t Load64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-
-// Folds a 64-bit end-around-carry sum to 16 bits (nonzero unless acc == 0).
-inline uint16_t Fold(uint64_t acc) {
-  acc = (acc & 0xFFFFFFFF) + (acc >> 32);  // <= 2^33 - 2
-  acc = (acc & 0xFFFFFFFF) + (acc >> 32);  // <= 2^32 - 1
-  acc = (acc & 0xFFFF) + (acc >> 16);      // <= 0x1FFFE
-  acc = (acc & 0xFFFF) + (acc >> 16);      // <= 0xFFFF
-  return static_cast<uint16_t>(acc);
-}
-
-// Host-order sum of the data, not folded.
+// Host-order sum of the data, not folded. The ones' complement sum of 32-bit
+// words is congruent (mod 0xFFFF) to that of their 16-bit halves, in the
+// host's byte order (RFC 1071 2.B: byte-order independence), so 32-bit loads
+// go into four 64-bit accumulators: no carries to propagate, no dependency
+// between neighbouring adds. Each accumulator gains < 2^32 per 16 bytes, so
+// none can overflow for len < 2^32.
 inline uint64_t SumNative(const uint8_t* p, uint32_t len) {
-  // Two accumulators break the carry chain between consecutive adds.
-  uint64_t a = 0, b = 0;
-  while (len >= 32) {
-    a = AddCarry(a, Load64(p));
-    b = AddCarry(b, Load64(p + 8));
-    a = AddCarry(a, Load64(p + 16));
-    b = AddCarry(b, Load64(p + 24));
-    p += 32;
-    len -= 32;
+  uint64_t a = 0, b = 0, c = 0, d = 0;
+  while (len >= 16) {
+    a += Load32(p);
+    b += Load32(p + 4);
+    c += Load32(p + 8);
+    d += Load32(p + 12);
+    p += 16;
+    len -= 16;
   }
-  while (len >= 8) {
-    a = AddCarry(a, Load64(p));
+  if (len & 8) {
+    a += Load32(p);
+    b += Load32(p + 4);
     p += 8;
-    len -= 8;
   }
-  // Tail of 0..7 bytes. Only a byte's lane within its 16-bit word matters,
-  // so the pieces are added as small integers; a last odd byte is the first
-  // (most significant on the wire) byte of its word.
-  uint64_t t = 0;
+  // Only a byte's lane within its 16-bit word matters; a last odd byte is the
+  // first (most significant on the wire) byte of its word.
   if (len & 4) {
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    t += v;
+    c += Load32(p);
     p += 4;
   }
   if (len & 2) {
-    uint16_t v;
-    std::memcpy(&v, p, 2);
-    t += v;
+    d += Load16(p);
     p += 2;
   }
   if (len & 1) {
-    t += std::endian::native == std::endian::little ? uint64_t{p[0]}
+    a += std::endian::native == std::endian::little ? uint64_t{p[0]}
                                                     : uint64_t{p[0]} << 8;
   }
-  return AddCarry(AddCarry(a, b), t);
+  return (a + b) + (c + d);
 }
 
 inline uint16_t ToBigEndianSum(uint16_t native) {
@@ -80,7 +61,8 @@ inline uint16_t ToBigEndianSum(uint16_t native) {
 
 uint16_t OnesComplementSum(const uint8_t* data, uint32_t len,
                            uint16_t initial) {
-  const uint16_t s = ToBigEndianSum(Fold(SumNative(data, len)));
+  const uint16_t s =
+      ToBigEndianSum(checksum_internal::Fold64(SumNative(data, len)));
   return OnesComplementAdd(s, initial);
 }
 
@@ -88,12 +70,14 @@ uint16_t Ipv4HeaderChecksum(const uint8_t* header, uint32_t header_len) {
   return L4Checksum(0, header, header_len, ipv4::kChecksum);
 }
 
+bool Ipv4HeaderChecksumValidSlow(const uint8_t* header, uint32_t header_len) {
+  return OnesComplementSum(header, header_len) == 0xFFFF;
+}
+
 uint16_t PseudoHeaderSumV6(const uint8_t* src16, const uint8_t* dst16,
                            uint8_t next_header, uint32_t l4_len) {
-  uint64_t acc = AddCarry(Load64(src16), Load64(src16 + 8));
-  acc = AddCarry(acc, Load64(dst16));
-  acc = AddCarry(acc, Load64(dst16 + 8));
-  const uint16_t addr_sum = ToBigEndianSum(Fold(acc));
+  const uint16_t addr_sum = ToBigEndianSum(
+      checksum_internal::Fold64(SumNative(src16, 16) + SumNative(dst16, 16)));
   // Upper-layer length (32 bits) and next header (low byte of a 32-bit word).
   return OnesComplementAdd(
       OnesComplementAdd(addr_sum, static_cast<uint16_t>(l4_len >> 16)),

@@ -30,6 +30,18 @@ namespace zg::core {
 uint16_t OnesComplementSum(const uint8_t* data, uint32_t len,
                            uint16_t initial = 0);
 
+namespace checksum_internal {
+// Folds a sum of 16-bit words accumulated in 64 bits to 16 bits with
+// end-around carries; nonzero unless `acc` is 0.
+constexpr uint16_t Fold64(uint64_t acc) {
+  acc = (acc & 0xFFFFFFFF) + (acc >> 32);  // <= 2^33 - 2
+  acc = (acc & 0xFFFFFFFF) + (acc >> 32);  // <= 2^32 - 1
+  acc = (acc & 0xFFFF) + (acc >> 16);      // <= 0x1FFFE
+  acc = (acc & 0xFFFF) + (acc >> 16);      // <= 0xFFFF
+  return static_cast<uint16_t>(acc);
+}
+}  // namespace checksum_internal
+
 // Ones' complement addition of two sums (end-around carry).
 constexpr uint16_t OnesComplementAdd(uint16_t a, uint16_t b) {
   const uint32_t s = uint32_t{a} + b;
@@ -44,10 +56,19 @@ inline uint16_t InternetChecksum(const uint8_t* data, uint32_t len) {
 // IPv4 header checksum of `header_len` bytes (20..60), computed as if the
 // checksum field were zero (its current contents are ignored).
 uint16_t Ipv4HeaderChecksum(const uint8_t* header, uint32_t header_len);
-// True if the header's checksum field is correct.
+// True if the header's checksum field is correct. Inline for the common
+// 20-byte header.
+bool Ipv4HeaderChecksumValidSlow(const uint8_t* header, uint32_t header_len);
 inline bool Ipv4HeaderChecksumValid(const uint8_t* header,
                                     uint32_t header_len) {
-  return OnesComplementSum(header, header_len) == 0xFFFF;
+  if (header_len != ipv4::kMinHeaderLen) {
+    return Ipv4HeaderChecksumValidSlow(header, header_len);
+  }
+  // A sum of 0xFFFF reads the same in either byte order.
+  return checksum_internal::Fold64(uint64_t{Load32(header)} +
+                                   Load32(header + 4) + Load32(header + 8) +
+                                   Load32(header + 12) + Load32(header + 16)) ==
+         0xFFFF;
 }
 
 // Pseudo-header sums (RFC 768, RFC 8200 8.1). `l4_len` is the UDP length or

@@ -187,11 +187,11 @@ absl::Status LocalAddresses::Add(const IpAddress& addr) {
 
 bool LocalAddresses::IsOurSolicitedNode(const uint8_t* p) const {
   // ff02:0:0:0:0:1:ffXX:XXXX
-  static constexpr uint8_t kPrefix[13] = {0xff, 0x02, 0, 0, 0, 0,   0,
-                                          0,    0,    0, 0, 1, 0xff};
-  if (std::memcmp(p, kPrefix, sizeof(kPrefix)) != 0) return false;
-  const uint32_t low24 =
-      (uint32_t{p[13]} << 16) | (uint32_t{p[14]} << 8) | p[15];
+  if (LoadBe32(p) != 0xff020000 || LoadBe32(p + 4) != 0 ||
+      LoadBe32(p + 8) != 1 || p[12] != 0xff) {
+    return false;
+  }
+  const uint32_t low24 = LoadBe32(p + 12) & 0xFFFFFF;
   for (int i = 0; i < num_ipv6_; ++i) {
     if (solicited_low24_[i] == low24) return true;
   }
@@ -221,6 +221,11 @@ struct Ctx {
   FrameInfo& info;
 };
 
+// The common path (Ethernet, IPv4/IPv6, UDP) is forced inline into one
+// function; ARP, ICMP, ND and malformed frames stay out of line.
+#define ZG_HOT inline __attribute__((always_inline))
+#define ZG_COLD __attribute__((noinline, cold))
+
 inline void Drop(FrameInfo& info, FrameDrop drop) {
   info.kind = FrameKind::kDrop;
   info.drop = drop;
@@ -228,19 +233,17 @@ inline void Drop(FrameInfo& info, FrameDrop drop) {
 
 bool IsPtpIpv6Group(const uint8_t* p) {
   // ff0X::181 for any scope X (flags 0), and ff02::6b.
-  static constexpr uint8_t kZeros[12] = {};
-  if (p[0] != 0xff || (p[1] & 0xf0) != 0 ||
-      std::memcmp(p + 2, kZeros, sizeof(kZeros)) != 0) {
-    return false;
-  }
-  if (p[14] == 0x01 && p[15] == 0x81) return true;
-  return p[1] == 0x02 && p[14] == 0 && p[15] == 0x6b;
+  const uint32_t first = LoadBe32(p);
+  if ((first & 0xFFF0FFFF) != 0xFF000000 || Load64(p + 4) != 0) return false;
+  const uint32_t last = LoadBe32(p + 12);
+  return last == 0x181 || (last == 0x6b && first == 0xFF020000);
 }
 
 // UDP over either IP version. `pseudo` is the pseudo-header sum without the
 // length (added here once the UDP length is known). `avail`: IP payload
 // bytes from the UDP header on.
-void ClassifyUdp(Ctx& c, uint32_t l4, uint32_t avail, FrameDrop not_ours) {
+ZG_HOT void ClassifyUdp(Ctx& c, uint32_t l4, uint32_t avail,
+                        FrameDrop not_ours) {
   FrameInfo& info = c.info;
   if (avail < udp::kHeaderLen) return Drop(info, FrameDrop::kUdpBadLength);
   const uint8_t* u = c.f + l4;
@@ -287,7 +290,7 @@ void ClassifyUdp(Ctx& c, uint32_t l4, uint32_t avail, FrameDrop not_ours) {
   info.kind = kind;
 }
 
-void ClassifyIcmp(Ctx& c, uint32_t l4, uint32_t avail) {
+ZG_COLD void ClassifyIcmp(Ctx& c, uint32_t l4, uint32_t avail) {
   FrameInfo& info = c.info;
   if (info.dst_multicast) return Drop(info, FrameDrop::kIpv4NotOurs);
   if (avail < icmp::kHeaderLen) return Drop(info, FrameDrop::kIcmpBadLength);
@@ -303,7 +306,7 @@ void ClassifyIcmp(Ctx& c, uint32_t l4, uint32_t avail) {
                   : FrameKind::kOther;
 }
 
-void ClassifyIpv4(Ctx& c, uint32_t l3) {
+ZG_HOT void ClassifyIpv4(Ctx& c, uint32_t l3) {
   FrameInfo& info = c.info;
   info.ip_version = 4;
   if (c.len - l3 < ipv4::kMinHeaderLen) {
@@ -358,8 +361,8 @@ void ClassifyIpv4(Ctx& c, uint32_t l3) {
 
 // RFC 4861 7.1.1 validation of a neighbour solicitation; ICMPv6 checksum
 // and length >= 8 already checked.
-void ClassifyNeighborSolicitation(Ctx& c, uint32_t l4, uint32_t avail,
-                                  bool dst_solicited) {
+ZG_COLD void ClassifyNeighborSolicitation(Ctx& c, uint32_t l4, uint32_t avail,
+                                          bool dst_solicited) {
   FrameInfo& info = c.info;
   const uint8_t* m = c.f + l4;
   if (info.hop_limit != icmp6::kNdHopLimit) {
@@ -394,7 +397,8 @@ void ClassifyNeighborSolicitation(Ctx& c, uint32_t l4, uint32_t avail,
   info.kind = FrameKind::kNeighborSolicitation;
 }
 
-void ClassifyIcmp6(Ctx& c, uint32_t l4, uint32_t avail, bool dst_solicited) {
+ZG_COLD void ClassifyIcmp6(Ctx& c, uint32_t l4, uint32_t avail,
+                           bool dst_solicited) {
   FrameInfo& info = c.info;
   if (avail < icmp6::kHeaderLen) return Drop(info, FrameDrop::kIcmp6BadLength);
   const uint8_t* m = c.f + l4;
@@ -454,7 +458,7 @@ bool WalkIpv6ExtHeaders(Ctx& c, uint8_t* next, uint32_t* off, uint32_t end) {
   }
 }
 
-void ClassifyIpv6(Ctx& c, uint32_t l3) {
+ZG_HOT void ClassifyIpv6(Ctx& c, uint32_t l3) {
   FrameInfo& info = c.info;
   info.ip_version = 6;
   if (c.len - l3 < ipv6::kHeaderLen) {
@@ -480,11 +484,13 @@ void ClassifyIpv6(Ctx& c, uint32_t l3) {
   } else {
     return Drop(info, FrameDrop::kIpv6NotOurs);
   }
-  info.src_ipv6 = Ipv6Addr::Load(ip + ipv6::kSrc);
-  info.dst_ipv6 = Ipv6Addr::Load(dst);
-  if (info.src_ipv6.IsMulticast() || info.src_ipv6.IsLoopback()) {
+  const uint8_t* src = ip + ipv6::kSrc;
+  if (src[0] == 0xff || Ipv6Addr::IsLoopbackAt(src)) {
     return Drop(info, FrameDrop::kIpv6BadSource);
   }
+  const bool src_unspecified = Ipv6Addr::IsUnspecifiedAt(src);
+  info.src_ipv6 = Ipv6Addr::Load(src);
+  info.dst_ipv6 = Ipv6Addr::Load(dst);
   info.hop_limit = ip[ipv6::kHopLimit];
   info.l3_len = static_cast<uint16_t>(ipv6::kHeaderLen + plen);
   uint8_t next = ip[ipv6::kNextHeader];
@@ -493,12 +499,13 @@ void ClassifyIpv6(Ctx& c, uint32_t l3) {
   if (!WalkIpv6ExtHeaders(c, &next, &l4, end)) return;
   info.l4_protocol = next;
   info.l4_offset = static_cast<uint16_t>(l4);
-  if (next == kIpProtoIcmp6)
+  if (next == kIpProtoIcmp6) {
     return ClassifyIcmp6(c, l4, end - l4, dst_solicited);
+  }
   // Only an NS may come from the unspecified address or to a solicited-node
   // group.
   if (dst_solicited) return Drop(info, FrameDrop::kIpv6NotOurs);
-  if (info.src_ipv6.IsUnspecified()) {
+  if (src_unspecified) {
     return Drop(info, FrameDrop::kIpv6BadSource);
   }
   if (next == kIpProtoUdp) {
@@ -510,7 +517,7 @@ void ClassifyIpv6(Ctx& c, uint32_t l3) {
   info.kind = FrameKind::kOther;
 }
 
-void ClassifyArp(Ctx& c, uint32_t l3) {
+ZG_COLD void ClassifyArp(Ctx& c, uint32_t l3) {
   FrameInfo& info = c.info;
   if (c.len - l3 < arp::kLen) return Drop(info, FrameDrop::kArpTruncated);
   const uint8_t* a = c.f + l3;
@@ -537,7 +544,7 @@ void ClassifyArp(Ctx& c, uint32_t l3) {
                                                    : FrameKind::kOther;
 }
 
-void ClassifyPtpL2(Ctx& c, uint32_t l3) {
+ZG_COLD void ClassifyPtpL2(Ctx& c, uint32_t l3) {
   FrameInfo& info = c.info;
   if (!c.mac_ours && !kPtpPrimaryMac.Equals(c.f + eth::kDst) &&
       !kPtpPdelayMac.Equals(c.f + eth::kDst)) {
@@ -550,7 +557,7 @@ void ClassifyPtpL2(Ctx& c, uint32_t l3) {
 }
 
 // Ethernet and VLAN tags; returns the L3 offset, or 0 (drop set).
-uint32_t ParseL2(Ctx& c) {
+ZG_HOT uint32_t ParseL2(Ctx& c) {
   FrameInfo& info = c.info;
   uint32_t off = eth::kType;  // offset of the current ethertype/TPID
   uint16_t type = LoadBe16(c.f + off);
@@ -654,7 +661,6 @@ uint32_t PrepareUdpReply(uint8_t* frame, const FrameInfo& req,
       src_index >= (v6 ? local.num_ipv6() : local.num_ipv4())) {
     return 0;
   }
-  FrameInfo r = req;
   uint8_t* ip = frame + l3;
   const uint8_t tos = (v6 ? internal::Ipv6TrafficClass(ip) : ip[ipv4::kTos]) &
                       internal::kDscpMask;
@@ -664,29 +670,34 @@ uint32_t PrepareUdpReply(uint8_t* frame, const FrameInfo& req,
     std::memmove(frame + payload, frame + req.payload_offset, n);
   }
   internal::WriteMacs(frame, frame + eth::kSrc, local.mac());
+  // `reply` may be `&req`: everything still needed from req is read first.
+  const uint16_t sport = req.src_port;
+  const uint16_t dport = req.dst_port;
+  if (reply != &req) *reply = req;
+  FrameInfo& r = *reply;
   const uint16_t udp_len =
       static_cast<uint16_t>(udp::kHeaderLen + reply_payload_len);
   if (v6) {
+    r.dst_ipv6 = r.src_ipv6;
     r.src_ipv6 = local.ipv6(src_index);
-    r.dst_ipv6 = req.src_ipv6;
     internal::WriteIpv6Header(ip, tos, internal::Ipv6FlowLabel(ip), udp_len,
                               kIpProtoUdp, internal::kReplyTtl, r.src_ipv6,
                               r.dst_ipv6);
     r.l3_len = static_cast<uint16_t>(ipv6::kHeaderLen + udp_len);
   } else {
+    r.dst_ipv4 = r.src_ipv4;
     r.src_ipv4 = local.ipv4(src_index);
-    r.dst_ipv4 = req.src_ipv4;
     r.l3_len = static_cast<uint16_t>(ipv4::kMinHeaderLen + udp_len);
     internal::WriteIpv4Header(ip, tos, r.l3_len, internal::kReplyTtl,
                               kIpProtoUdp, r.src_ipv4, r.dst_ipv4);
   }
   uint8_t* u = frame + l4;
-  StoreBe16(u + udp::kSrcPort, req.dst_port);
-  StoreBe16(u + udp::kDstPort, req.src_port);
+  StoreBe16(u + udp::kSrcPort, dport);
+  StoreBe16(u + udp::kDstPort, sport);
   StoreBe16(u + udp::kLength, udp_len);
   StoreBe16(u + udp::kChecksum, 0);
-  r.src_port = req.dst_port;
-  r.dst_port = req.src_port;
+  r.src_port = dport;
+  r.dst_port = sport;
   r.local_index = static_cast<uint8_t>(src_index);
   r.dst_multicast = false;
   r.hop_limit = internal::kReplyTtl;
@@ -696,7 +707,6 @@ uint32_t PrepareUdpReply(uint8_t* frame, const FrameInfo& req,
   r.payload_offset = static_cast<uint16_t>(payload);
   r.payload_len = reply_payload_len;
   r.nd_lladdr_offset = 0;
-  *reply = r;
   return total;
 }
 
@@ -709,11 +719,16 @@ uint16_t UdpPseudoSum(const FrameInfo& f) {
 }  // namespace
 
 void FinalizeUdpChecksum(uint8_t* frame, const FrameInfo& reply) {
+  // The header from `reply` (just written: re-reading it with wide loads
+  // would stall on store forwarding), the payload from the frame.
   uint8_t* u = frame + reply.l4_offset;
-  StoreBe16(u + udp::kChecksum, 0);
+  const uint64_t header = uint64_t{UdpPseudoSum(reply)} + reply.src_port +
+                          reply.dst_port + reply.l4_len;
+  const uint16_t sum =
+      OnesComplementSum(u + udp::kHeaderLen, reply.l4_len - udp::kHeaderLen,
+                        checksum_internal::Fold64(header));
   StoreBe16(u + udp::kChecksum,
-            UdpChecksumForWire(L4Checksum(UdpPseudoSum(reply), u, reply.l4_len,
-                                          udp::kChecksum)));
+            UdpChecksumForWire(static_cast<uint16_t>(~sum)));
 }
 
 void PrepareUdpChecksumOffload(uint8_t* frame, const FrameInfo& reply) {

@@ -249,7 +249,9 @@ uint32_t PrepareUdpReply(uint8_t* frame, const FrameInfo& req,
                          uint16_t reply_payload_len, FrameInfo* reply);
 
 // Computes and stores the UDP checksum of a prepared or built frame (after
-// its payload is written). Over IPv4 and IPv6 a computed 0 is sent as 0xFFFF.
+// its payload is written). The pseudo-header and UDP header are taken from
+// `reply` (as PrepareUdpReply or BuildUdpFrame left it and the frame), only
+// the payload from the frame. A computed 0 is sent as 0xFFFF.
 void FinalizeUdpChecksum(uint8_t* frame, const FrameInfo& reply);
 
 // For NIC checksum offload (DPDK RTE_MBUF_F_TX_UDP_CKSUM): stores the

@@ -34,10 +34,16 @@ inline void WriteIpv4Header(uint8_t* ip, uint8_t tos, uint16_t total_len,
   StoreBe16(ip + ipv4::kFlagsFragment, ipv4::kFlagDf);
   ip[ipv4::kTtl] = ttl;
   ip[ipv4::kProtocol] = protocol;
-  StoreBe16(ip + ipv4::kChecksum, 0);
   src.Store(ip + ipv4::kSrc);
   dst.Store(ip + ipv4::kDst);
-  StoreBe16(ip + ipv4::kChecksum, Ipv4HeaderChecksum(ip, ipv4::kMinHeaderLen));
+  // From the values, not the bytes just stored: re-reading them with wide
+  // loads would stall on store forwarding.
+  const uint64_t sum = (0x4500u | tos) + total_len + ipv4::kFlagDf +
+                       (uint32_t{ttl} << 8 | protocol) + (src.value >> 16) +
+                       (src.value & 0xFFFF) + (dst.value >> 16) +
+                       (dst.value & 0xFFFF);
+  StoreBe16(ip + ipv4::kChecksum,
+            static_cast<uint16_t>(~checksum_internal::Fold64(sum)));
 }
 
 // A 40-byte IPv6 header. `flow_label` is 20 bits.

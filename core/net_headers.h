@@ -53,6 +53,22 @@ inline uint32_t LoadBe32(const uint8_t* p) {
   }
   return v;
 }
+// Native-order loads, for equality tests and checksum sums.
+inline uint64_t Load64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+inline uint32_t Load32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+inline uint16_t Load16(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
 inline void StoreBe16(uint8_t* p, uint16_t v) {
   if constexpr (std::endian::native == std::endian::little) {
     v = __builtin_bswap16(v);
@@ -217,7 +233,8 @@ struct MacAddr {
   void Store(uint8_t* p) const { std::memcpy(p, b.data(), 6); }
   // True if the 6 bytes at `p` equal this address.
   bool Equals(const uint8_t* p) const {
-    return std::memcmp(p, b.data(), 6) == 0;
+    return ((Load32(p) ^ Load32(b.data())) |
+            (Load16(p + 4) ^ Load16(b.data() + 4))) == 0;
   }
   // Group (multicast or broadcast): the I/G bit of the first byte.
   constexpr bool IsGroup() const { return (b[0] & 1) != 0; }
@@ -261,7 +278,15 @@ struct Ipv6Addr {
   }
   void Store(uint8_t* p) const { std::memcpy(p, b.data(), 16); }
   bool Equals(const uint8_t* p) const {
-    return std::memcmp(p, b.data(), 16) == 0;
+    return ((Load64(p) ^ Load64(b.data())) |
+            (Load64(p + 8) ^ Load64(b.data() + 8))) == 0;
+  }
+  // Tests on the 16 wire bytes at `p`, without copying them.
+  static bool IsUnspecifiedAt(const uint8_t* p) {
+    return (Load64(p) | Load64(p + 8)) == 0;
+  }
+  static bool IsLoopbackAt(const uint8_t* p) {
+    return Load64(p) == 0 && LoadBe32(p + 8) == 0 && LoadBe32(p + 12) == 1;
   }
   constexpr bool IsMulticast() const { return b[0] == 0xff; }
   constexpr bool IsLinkLocal() const {  // fe80::/10
