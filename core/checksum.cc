@@ -6,12 +6,6 @@
 namespace zg::core {
 namespace {
 
-// 64-bit add with end-around carry (a ones' complement add of 64-bit words).
-inline uint64_t AddCarry(uint64_t acc, uint64_t v) {
-  acc += v;
-  return acc + (acc < v);
-}
-
 // Host-order sum of the data, not folded. The ones' complement sum of 32-bit
 // words is congruent (mod 0xFFFF) to that of their 16-bit halves, in the
 // host's byte order (RFC 1071 2.B: byte-order independence), so 32-bit loads

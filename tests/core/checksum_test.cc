@@ -136,7 +136,7 @@ TEST(ChecksumTest, Update16EqualsFullRecomputationOnRandomData) {
     if (trial % 8 == 1) std::fill(d.begin() + 8, d.end(), 0x00);
     uint16_t c = Full(d);
     // The stored checksum may be either representation of zero.
-    if (c == 0 && trial % 2) c = 0xFFFF;
+    if (c == 0 && (trial / 4) % 2) c = 0xFFFF;
     d = WithChecksum(d, c);
     size_t w = 8 + 2 * (rng() % ((d.size() - 8) / 2));
     const uint16_t old_word = static_cast<uint16_t>(d[w] << 8 | d[w + 1]);
@@ -179,6 +179,22 @@ TEST(ChecksumTest, Update16ExhaustiveOverOneWord) {
   }
 }
 
+// RFC 1624's corner: ~HC, ~m and m' all zero. Data summing to 0xFFFF
+// (checksum 0, stored as 0xFFFF as UDP does) in which a 0xFFFF word becomes
+// 0x0000: the sum stays 0xFFFF and the checksum must stay 0, not 0xFFFF.
+TEST(ChecksumTest, Update16AllZeroOperandsCorner) {
+  std::vector<uint8_t> d = {0xFF, 0xFF, 0x12, 0x34, 0x00,
+                            0x00, 0x00, 0x00, 0xED, 0xCB};
+  ASSERT_EQ(Full(d), 0);
+  d = WithChecksum(d, 0xFFFF);
+  d[0] = d[1] = 0;
+  EXPECT_EQ(Full(d), 0);
+  EXPECT_EQ(ChecksumUpdate16(0xFFFF, 0xFFFF, 0x0000), 0);
+  const uint8_t old_bytes[2] = {0xFF, 0xFF}, new_bytes[2] = {0, 0};
+  EXPECT_EQ(ChecksumUpdateBytes(0xFFFF, 0, old_bytes, new_bytes, 2), 0);
+  EXPECT_EQ(UdpChecksumUpdateBytes(0xFFFF, 0, old_bytes, new_bytes, 2), 0xFFFF);
+}
+
 TEST(ChecksumTest, UpdateBytesEqualsFullRecomputationAtAnyOffset) {
   std::mt19937 rng(2024);
   for (int trial = 0; trial < 20000; ++trial) {
@@ -186,7 +202,7 @@ TEST(ChecksumTest, UpdateBytesEqualsFullRecomputationAtAnyOffset) {
     for (uint8_t& b : d) b = static_cast<uint8_t>(rng());
     if (trial % 5 == 0) std::fill(d.begin() + 8, d.end(), 0xFF);
     uint16_t c = Full(d);
-    if (c == 0 && trial % 2) c = 0xFFFF;
+    if (c == 0 && (trial / 5) % 2) c = 0xFFFF;
     d = WithChecksum(d, c);
     const uint32_t off = 8 + rng() % (d.size() - 8);
     const uint32_t len = 1 + rng() % (d.size() - off);
