@@ -88,10 +88,11 @@ inline uint16_t PseudoHeaderSumV6(const Ipv6Addr& src, const Ipv6Addr& dst,
   return PseudoHeaderSumV6(src.b.data(), dst.b.data(), next_header, l4_len);
 }
 
-// Checksum of an upper-layer message (UDP, ICMP, ICMPv6) whose checksum field
-// is at `checksum_offset`, computed as if that field were zero; `pseudo_sum`
-// is 0 for ICMPv4. The result is in [0, 0xFFFE]: 0 only when the data sum is
-// 0xFFFF. UDP transmits a computed 0 as 0xFFFF; use the Udp* functions.
+// Checksum of an upper-layer message (UDP, ICMP, ICMPv6) or IPv4 header
+// whose checksum field is at `checksum_offset`, computed as if that field
+// were zero; `pseudo_sum` is 0 for ICMPv4. The result is in [0, 0xFFFE]: 0
+// when the other data sums to 0xFFFF. UDP transmits a computed 0 as 0xFFFF:
+// use the Udp* functions.
 uint16_t L4Checksum(uint16_t pseudo_sum, const uint8_t* l4, uint32_t l4_len,
                     uint32_t checksum_offset);
 // True if the checksum field in `l4` is correct (the sum including it is

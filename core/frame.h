@@ -124,6 +124,7 @@ class LocalAddresses {
   static constexpr int kMaxIpv4 = 8;
   static constexpr int kMaxIpv6 = 8;
 
+  // Empty: MAC 00:00:00:00:00:00, no addresses. Use Create.
   LocalAddresses() = default;
   // `mac` must be a nonzero unicast address; `vlan_id` 1..4094 when frames
   // carry an 802.1Q tag, nullopt for untagged (priority-tagged VID 0 frames
