@@ -17,6 +17,7 @@
 // Build: clang -O2 -g -target bpf -c zg_xdp.c -o zg_xdp.o
 // (dataplane/meson.build)
 
+// clang-format off: the kernel headers must come before libbpf's.
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 #include <linux/bpf.h>
@@ -26,6 +27,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+// clang-format on
 
 #define ZG_MAX_QUEUES 256
 #define ZG_MAX_ADDRESSES 64
