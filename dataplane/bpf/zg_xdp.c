@@ -17,9 +17,8 @@
 // Build: clang -O2 -g -target bpf -c zg_xdp.c -o zg_xdp.o
 // (dataplane/meson.build)
 
-// clang-format off: the kernel headers must come before libbpf's.
-#include <bpf/bpf_endian.h>
-#include <bpf/bpf_helpers.h>
+// The kernel headers must come before libbpf's.
+// clang-format off
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/in.h>
@@ -27,6 +26,8 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
 // clang-format on
 
 #define ZG_MAX_QUEUES 256
