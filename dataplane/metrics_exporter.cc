@@ -173,7 +173,8 @@ void MetricsExporter::BuildFamilies() {
         "Time since the published model's anchor.");
   gauge("zeitgeber_clock_utc_offset_seconds", "TAI - UTC in effect.");
   gauge("zeitgeber_port_link_up", "1 if the port's link is up.");
-  gauge("zeitgeber_port_link_speed_bits_per_second", "Link speed.");
+  gauge("zeitgeber_port_link_speed_bytes_per_second",
+        "Link speed (Mb/s x 125000).");
   gauge("zeitgeber_port_hardware_timestamps",
         "1 if the port's RX timestamps come from the NIC clock.");
   counter("zeitgeber_port_rx_missed_total",
@@ -272,7 +273,7 @@ void MetricsExporter::UpdatePort(PortSeries& p) {
   if (p.link_up == nullptr) {
     p.link_up = &gauges_["zeitgeber_port_link_up"]->Add(labels);
     p.speed =
-        &gauges_["zeitgeber_port_link_speed_bits_per_second"]->Add(labels);
+        &gauges_["zeitgeber_port_link_speed_bytes_per_second"]->Add(labels);
     p.hw = &gauges_["zeitgeber_port_hardware_timestamps"]->Add(labels);
     p.missed = &counters_["zeitgeber_port_rx_missed_total"]->Add(labels);
     p.ierrors = &counters_["zeitgeber_port_rx_errors_total"]->Add(labels);
@@ -280,7 +281,7 @@ void MetricsExporter::UpdatePort(PortSeries& p) {
     p.oerrors = &counters_["zeitgeber_port_tx_errors_total"]->Add(labels);
   }
   p.link_up->Set(p.port->link().up ? 1 : 0);
-  p.speed->Set(static_cast<double>(p.port->link().speed_mbps) * 1e6);
+  p.speed->Set(static_cast<double>(p.port->link().speed_mbps) * 1e6 / 8);
   p.hw->Set(p.port->caps().hardware_rx_stamps() ? 1 : 0);
   rte_eth_stats s{};
   if (rte_eth_stats_get(p.port->id(), &s) != 0) return;

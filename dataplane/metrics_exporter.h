@@ -19,7 +19,7 @@
 //   clock_sync_state {clock, state} (1 for the current state, else 0),
 //   clock_synchronized, clock_error_bound_seconds, clock_stratum,
 //   clock_model_age_seconds, clock_utc_offset_seconds   {clock}
-//   port_link_up, port_link_speed_bits_per_second, port_hardware_timestamps,
+//   port_link_up, port_link_speed_bytes_per_second, port_hardware_timestamps,
 //   port_rx_missed_total, port_rx_errors_total, port_rx_nombuf_total,
 //   port_tx_errors_total                                {port}
 //   build_info {version}
