@@ -1,6 +1,7 @@
 #include "dataplane/flags.h"
 
 #include <fstream>
+#include <mutex>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -171,10 +172,13 @@ absl::StatusOr<std::vector<std::string>> CollectRepeatedFlag(
 }
 
 absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv) {
-  absl::SetProgramUsageMessage(
-      "zeitgeberd [EAL options] -- [zeitgeberd flags]\n"
-      "  A kernel-bypass NTP/PTP time server. EAL options: see "
-      "doc/deployment.md (and `zeitgeberd --help` for the EAL's own list).");
+  static std::once_flag usage_once;  // abseil allows setting it once
+  std::call_once(usage_once, [] {
+    absl::SetProgramUsageMessage(
+        "zeitgeberd [EAL options] -- [zeitgeberd flags]\n"
+        "  A kernel-bypass NTP/PTP time server. EAL options: see "
+        "doc/deployment.md (and `zeitgeberd --help` for the EAL's own list).");
+  });
   const std::vector<std::string> args(app_argv.begin() + 1, app_argv.end());
   app_argv.push_back(nullptr);
   std::vector<char*> positional = absl::ParseCommandLine(
