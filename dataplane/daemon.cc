@@ -136,12 +136,12 @@ int Daemon::Run(std::vector<char*> eal_argv) {
   group_ = std::make_unique<WorkerGroup>();
   std::vector<std::unique_ptr<Worker>> workers;
   for (size_t i = 0; i < lcores_.size(); ++i) {
-    WorkerSetup setup{
-        lcores_[i],
-        static_cast<unsigned>(i),
-        {{port_->id(), static_cast<uint16_t>(i), port_->mac(), port_->mtu()}},
-        config_.addresses,
-        config_.vlan_id};
+    WorkerSetup setup{lcores_[i],
+                      static_cast<unsigned>(i),
+                      {{port_->id(), static_cast<uint16_t>(i), port_->mac(),
+                        port_->mtu(), port_->tx_offloads()}},
+                      config_.addresses,
+                      config_.vlan_id};
     absl::StatusOr<Pipeline> pipeline = factory_->Create(setup);
     if (!pipeline.ok()) {
       LogError(absl::StrCat("worker ", i, ": ", pipeline.status().message()));

@@ -113,12 +113,14 @@ absl::StatusOr<std::unique_ptr<Eal>> Eal::Init(int argc, char** argv) {
 absl::StatusOr<std::unique_ptr<Eal>> Eal::Init(
     const std::vector<std::string>& args) {
   // rte_eal_init keeps pointers into argv (e.g. the program name), so the
-  // strings must outlive the EAL: leak one copy deliberately.
-  auto* storage = new std::vector<std::string>(args);
-  auto* argv = new std::vector<char*>();
-  for (std::string& s : *storage) argv->push_back(s.data());
-  argv->push_back(nullptr);
-  return Init(static_cast<int>(storage->size()), argv->data());
+  // strings must outlive the EAL: they live until the process exits.
+  static std::vector<std::string> storage;
+  static std::vector<char*> argv;
+  storage = args;
+  argv.clear();
+  for (std::string& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  return Init(static_cast<int>(storage.size()), argv.data());
 }
 
 Eal::~Eal() { rte_eal_cleanup(); }

@@ -4,6 +4,9 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include <algorithm>
+#include <cerrno>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "dataplane/eal.h"
@@ -33,17 +36,24 @@ absl::StatusOr<rte_mempool*> MbufPools::Dedicated(const std::string& tag,
 
 absl::StatusOr<rte_mempool*> MbufPools::Create(const std::string& name,
                                                int socket, uint32_t mbufs) {
-  rte_mempool* mp = rte_pktmbuf_pool_create(name.c_str(), mbufs, kMbufCacheSize,
-                                            /*priv_size=*/0,
-                                            RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+  // DPDK requires the per-lcore cache to be at most n / 1.5.
+  const uint32_t cache = std::min(kMbufCacheSize, mbufs * 2 / 3);
+  rte_mempool* mp =
+      rte_pktmbuf_pool_create(name.c_str(), mbufs, cache, /*priv_size=*/0,
+                              RTE_MBUF_DEFAULT_BUF_SIZE, socket);
   if (mp == nullptr) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "cannot create mbuf pool ", name, " (", mbufs, " x ",
-        RTE_MBUF_DEFAULT_BUF_SIZE, " B on NUMA socket ", socket,
-        "): ", rte_strerror(rte_errno),
-        ". Give the EAL more memory (-m or "
-        "--socket-mem, ",
-        DescribeHugepages(), ") or use fewer descriptors/workers"));
+    const int err = rte_errno;
+    const std::string what =
+        absl::StrCat("cannot create mbuf pool ", name, " (", mbufs, " x ",
+                     RTE_MBUF_DEFAULT_BUF_SIZE, " B on NUMA socket ", socket,
+                     "): ", rte_strerror(err));
+    if (err == ENOMEM || err == ENOSPC) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          what, ". Give the EAL more memory (-m or --socket-mem; ",
+          DescribeHugepages(), ") or use fewer descriptors/workers"));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, err == EEXIST ? ". Another pool has that name" : ""));
   }
   all_.push_back(mp);
   return mp;

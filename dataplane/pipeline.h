@@ -188,6 +188,7 @@ struct WorkerPort {
   uint16_t queue_id = 0;
   rte_ether_addr mac = {};
   uint16_t mtu = 0;
+  TxOffloads offloads;  // for FinaliseUdpChecksums (dataplane/tx_checksum.h)
 };
 struct WorkerSetup {
   unsigned lcore_id = 0;

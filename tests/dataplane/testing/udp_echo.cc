@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "core/status_macros.h"
+#include "dataplane/tx_checksum.h"
 
 namespace zg::dataplane::testing {
 namespace {
@@ -68,7 +69,8 @@ class EchoClassifier final : public FrameClassifier {
 
 class EchoHandler final : public FrameHandler {
  public:
-  explicit EchoHandler(uint8_t drop_base) : drop_base_(drop_base) {}
+  EchoHandler(uint8_t drop_base, TxOffloads offloads)
+      : drop_base_(drop_base), offloads_(offloads) {}
   HandleResult Handle(Packet& pkt, const BurstContext&) override {
     if (pkt.ParseAs<EchoParse>().payload_len < kEchoPayloadMin) {
       return HandleResult::Drop(drop_base_ + kShort);
@@ -91,16 +93,13 @@ class EchoHandler final : public FrameHandler {
     return HandleResult::TransmitFinalise();
   }
   void FinaliseTx(Packet& pkt, const TxStamp& tx) override {
-    uint8_t* f = pkt.data();
-    PutBe64(f + kPayload + 16, tx.tai.value);
-    auto* ip = reinterpret_cast<rte_ipv4_hdr*>(f + kL3);
-    auto* udp = reinterpret_cast<rte_udp_hdr*>(f + kL4);
-    udp->dgram_cksum = 0;
-    udp->dgram_cksum = rte_ipv4_udptcp_cksum(ip, udp);
+    PutBe64(pkt.data() + kPayload + 16, tx.tai.value);
+    FinaliseUdpChecksums(pkt.mbuf, offloads_, kL3, kL4 - kL3);
   }
 
  private:
   uint8_t drop_base_;
+  TxOffloads offloads_;
 };
 
 }  // namespace
@@ -115,11 +114,13 @@ absl::Status UdpEchoFactory::RegisterNames(CounterNames& names) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Pipeline> UdpEchoFactory::Create(const WorkerSetup&) {
+absl::StatusOr<Pipeline> UdpEchoFactory::Create(const WorkerSetup& setup) {
   Pipeline p;
   p.SetClassifier(std::make_unique<EchoClassifier>(drop_base_));
-  ZG_RETURN_IF_ERROR(
-      p.SetHandler(EchoKind::kEcho, std::make_unique<EchoHandler>(drop_base_)));
+  const TxOffloads offloads =
+      setup.ports.empty() ? TxOffloads{} : setup.ports[0].offloads;
+  ZG_RETURN_IF_ERROR(p.SetHandler(
+      EchoKind::kEcho, std::make_unique<EchoHandler>(drop_base_, offloads)));
   return p;
 }
 
