@@ -26,6 +26,9 @@ absl::StatusOr<InterfaceAddress> ParseInterfaceAddress(absl::string_view text) {
         "or 2001:db8::10/64"));
   }
   const std::string addr(text.substr(0, slash));
+  if (addr.find('\0') != std::string::npos) {
+    return absl::InvalidArgumentError("address contains a NUL byte");
+  }
   InterfaceAddress a;
   int max_prefix = 32;
   if (inet_pton(AF_INET, addr.c_str(), a.bytes.data()) == 1) {
