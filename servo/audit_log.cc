@@ -151,15 +151,47 @@ absl::Status AuditLog::OpenFile() {
     return ErrnoError("fstat " + options_.path, err);
   }
   fd_ = fd;
-  stats_.bytes = static_cast<uint64_t>(st.st_size);
-  // A previous process may have died mid-line (only possible on a failed
-  // write): terminate that line so the next record starts cleanly.
   torn_ = false;
-  if (st.st_size > 0) {
-    char last = '\n';
-    if (pread(fd_, &last, 1, st.st_size - 1) == 1 && last != '\n') torn_ = true;
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  const uint64_t complete = CompleteLinesEnd(size);
+  if (complete < size) {
+    // A writer died inside a write (the kernel may cut a write that spans
+    // page-cache pages on SIGKILL): that record was never acknowledged.
+    if (ftruncate(fd_, static_cast<off_t>(complete)) == 0) {
+      stats_.recovered_bytes += size - complete;
+      stats_.bytes = complete;
+      return absl::OkStatus();
+    }
+    torn_ = true;  // cannot cut it: at least start the next record afresh
   }
+  stats_.bytes = size;
   return absl::OkStatus();
+}
+
+uint64_t AuditLog::CompleteLinesEnd(uint64_t size) const {
+  if (size == 0) return 0;
+  const int rd = open(options_.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (rd < 0) return size;  // cannot tell: keep everything
+  char buf[4096];
+  uint64_t end = size;
+  uint64_t result = 0;
+  while (end > 0) {
+    const uint64_t start = end > sizeof(buf) ? end - sizeof(buf) : 0;
+    const ssize_t n = pread(rd, buf, end - start, static_cast<off_t>(start));
+    if (n != static_cast<ssize_t>(end - start)) {
+      result = size;  // read error: keep everything
+      break;
+    }
+    const void* nl = memrchr(buf, '\n', static_cast<size_t>(n));
+    if (nl != nullptr) {
+      result =
+          start + static_cast<uint64_t>(static_cast<const char*>(nl) - buf) + 1;
+      break;
+    }
+    end = start;
+  }
+  close(rd);
+  return result;
 }
 
 absl::Status AuditLog::WriteAll(const std::string& line) {
@@ -170,12 +202,14 @@ absl::Status AuditLog::WriteAll(const std::string& line) {
       if (errno == EINTR) continue;
       const int err = errno;
       ++stats_.write_errors;
-      if (done > 0) torn_ = true;
-      stats_.bytes += done;
+      // Take back a partial line so the file stays whole lines.
+      if (done > 0 && ftruncate(fd_, static_cast<off_t>(stats_.bytes)) != 0) {
+        stats_.bytes += done;
+        torn_ = true;
+      }
       return ErrnoError("write audit log " + options_.path, err);
     }
     done += static_cast<size_t>(n);
-    if (done < line.size()) torn_ = true;  // until the rest lands
   }
   torn_ = false;
   stats_.bytes += done;

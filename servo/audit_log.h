@@ -12,12 +12,17 @@
 // offset, hence the " TAI" suffix and the exact `tai_ns`.)
 //
 // Durability: each record is one write(2) of a whole line to a file opened
-// O_APPEND, so a process killed between (or during) events leaves only
-// complete lines; what Append returned OK for is in the kernel and survives
-// the process. fsync policy: every record, at an interval (MaybeSync), or
-// never. Size-based rotation keeps N old files (path.1 is the newest).
-// Reopen() re-opens the path after an external rotation; the daemon calls it
-// on SIGHUP (from the control thread, not from the signal handler).
+// O_APPEND, so a process killed between events leaves only complete lines,
+// and what Append returned OK for is in the kernel and survives the process.
+// A process killed *inside* a write may leave the unacknowledged record cut
+// short (Linux checks for SIGKILL between the page-cache pages a write
+// spans); the next Open() truncates such a tail, and a failed write takes
+// its partial line back, so the file holds only whole lines. Readers tailing
+// the file ignore an unterminated last line. fsync policy: every record, at
+// an interval (MaybeSync), or never. Size-based rotation keeps N old files
+// (path.1 is the newest). Reopen() re-opens the path after an external
+// rotation; the daemon calls it on SIGHUP (from the control thread, not from
+// the signal handler).
 //
 //   ZG_ASSIGN_OR_RETURN(auto log, AuditLog::Open({.path =
 //   "/var/log/zg.jsonl"})); log->Append({.tai = now_tai, .utc = now_utc,
@@ -97,6 +102,9 @@ struct AuditLogStats {
   uint64_t rotations = 0;
   uint64_t reopens = 0;
   uint64_t bytes = 0;  // size of the current file
+  // Bytes of an unterminated last line cut off at open (a writer killed
+  // inside a write).
+  uint64_t recovered_bytes = 0;
 };
 
 class AuditLog {
@@ -126,6 +134,8 @@ class AuditLog {
   absl::Status OpenFile();
   absl::Status Rotate();
   absl::Status WriteAll(const std::string& line);
+  // Offset just past the file's last newline (0 if none).
+  uint64_t CompleteLinesEnd(uint64_t size) const;
 
   AuditLogOptions options_;
   int fd_ = -1;

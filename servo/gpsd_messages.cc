@@ -152,8 +152,8 @@ absl::StatusOr<GpsdMessage> ParseTimeOffset(const json::Value& v,
   GpsdTimeOffset t;
   t.kind = kind;
   ZG_ASSIGN_OR_RETURN(t.device, StringField(v, "device", cls));
-  // Seconds up to year ~5000; nanoseconds strictly below one second.
-  constexpr int64_t kMaxSec = 100'000'000'000;
+  // Seconds within int64 nanoseconds (to 2255); nanoseconds below 1 s.
+  constexpr int64_t kMaxSec = 9'000'000'000;
   ZG_ASSIGN_OR_RETURN(std::optional<int64_t> real_sec,
                       IntField(v, "real_sec", 0, kMaxSec, cls));
   ZG_ASSIGN_OR_RETURN(std::optional<int64_t> real_nsec,
@@ -314,8 +314,9 @@ std::optional<core::UtcNs> ParseIso8601Utc(std::string_view s) {
       !Expect(s, &p, ':') || !Digits(s, &p, 2, &sec)) {
     return std::nullopt;
   }
+  // Years 1900..2261: int64 nanoseconds since 1970 end in April 2262.
   if (mo < 1 || mo > 12 || d < 1 || d > DaysInMonth(y, mo) || h > 23 ||
-      mi > 59 || sec > 60 || y < 1900) {
+      mi > 59 || sec > 60 || y < 1900 || y > 2261) {
     return std::nullopt;
   }
   int64_t frac_ns = 0;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 #include <variant>
@@ -19,6 +20,13 @@
 
 namespace zg::servo {
 namespace {
+
+constexpr int64_t kS = core::kNanosPerSecond;
+// gpsd's CLOCK_REALTIME stamps older (or newer) than this are not usable.
+constexpr int64_t kMaxStampAgeNs = 10 * kS;
+// A GNSS time this far from the system clock is not a plausible coarse time
+// (and would overflow arithmetic on it): about 30 years.
+constexpr int64_t kMaxCoarseOffsetNs = 1'000'000'000 * kS;
 
 SystemTimeMapOptions MapOptions() {
   SystemTimeMapOptions o;
@@ -334,6 +342,12 @@ void GpsdSource::OnTimeOffset(const GpsdTimeOffset& t, int64_t mono,
 void GpsdSource::Emit(core::UtcNs real, int64_t clock_realtime_ns,
                       int64_t error_ns, int64_t mono,
                       std::vector<ReferenceSample>* out) {
+  int64_t now_realtime = 0;
+  if (!ops_->ReadNs(CLOCK_REALTIME, &now_realtime) ||
+      std::llabs(now_realtime - clock_realtime_ns) > kMaxStampAgeNs) {
+    ++gnss_.stale_stamps;  // not a stamp of this machine's recent past
+    return;
+  }
   const std::optional<core::TaiNs> tai =
       UtcToTaiUnambiguous(real, options_.tai_minus_utc);
   if (!tai) return;  // within a second of a leap
@@ -360,6 +374,12 @@ absl::StatusOr<core::UtcNs> GpsdSource::CoarseUtcAt(
   }
   const int64_t offset = last_toff_->real.value + options_.toff_delay_ns -
                          last_toff_->clock_realtime_ns;
+  if (std::llabs(offset) > kMaxCoarseOffsetNs) {
+    return absl::OutOfRangeError(
+        absl::StrCat("gpsd's time is ", offset / kS,
+                     " s from the system clock: too far "
+                     "to be a coarse reference (check the receiver's date)"));
+  }
   return system_realtime + offset;
 }
 

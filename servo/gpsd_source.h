@@ -94,6 +94,7 @@ struct GnssStatus {
   uint64_t pps_messages = 0;
   uint64_t toff_messages = 0;
   uint64_t parse_errors = 0;
+  uint64_t stale_stamps = 0;  // PPS/TOFF clock stamps > 10 s from now
   uint64_t oversized_lines = 0;
   uint64_t connects = 0;
   uint64_t disconnects = 0;

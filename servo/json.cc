@@ -491,6 +491,13 @@ void SerializeTo(const Value& v, std::string* out) {
         return;
       } else {
         r = std::to_chars(buf, buf + sizeof(buf), v.number());
+        // Keep doubles doubles: "1" or "-0" would read back as integers.
+        if (std::string_view(buf, static_cast<size_t>(r.ptr - buf))
+                .find_first_of(".eEn") == std::string_view::npos) {
+          out->append(buf, r.ptr);
+          out->append(".0");
+          return;
+        }
       }
       out->append(buf, r.ptr);
       return;

@@ -127,6 +127,8 @@ TEST(JsonTest, SerializeRoundTrips) {
   ASSERT_TRUE(back.ok()) << back.status() << " in " << s;
   EXPECT_EQ(*v, *back);
   EXPECT_EQ(Serialize(*back), s);
+  // Doubles stay doubles, integers stay integers.
+  EXPECT_EQ(Serialize(*Parse("[1.0,-0.0,1e5,7,-0]")), "[1.0,-0.0,1e+05,7,0]");
 }
 
 }  // namespace

@@ -175,11 +175,9 @@ TEST_F(SystemClockSourceTest, TimeErrorOrLargeMaxerrorIsDegraded) {
 }
 
 TEST_F(SystemClockSourceTest, SkipsSamplesAroundALeapSecond) {
-  const int64_t leap_at = SimWorld::kStart + 10 * kS;  // UTC of the change
+  static constexpr int64_t kLeapAt = SimWorld::kStart + 10 * kS;  // UTC
   SystemClockSourceOptions o;
-  o.tai_minus_utc = [leap_at](core::UtcNs t) {
-    return t.value < leap_at ? 37 : 38;
-  };
+  o.tai_minus_utc = [](core::UtcNs t) { return t.value < kLeapAt ? 37 : 38; };
   auto src = Make(o);
   ASSERT_TRUE(src.ok());
   std::vector<ReferenceSample> out;

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "gtest/gtest.h"
@@ -138,6 +139,12 @@ TEST(TscClockTest, CalibratesThisMachinesTsc) {
     (*tsc)->Refine();
   }
   const TscCalibration later = (*tsc)->calibration();
+  std::printf(
+      "this machine: TSC %.3f Hz +- %.1f ppb (bound %.1f ppb) over %.3f s, "
+      "%zu points, residual rms %.1f ns, widest half-bracket %lu ticks\n",
+      later.hz, later.uncertainty_ppb, later.bound_ppb, later.span_s,
+      later.points, later.residual_rms_ns,
+      static_cast<unsigned long>(later.max_half_width_ticks));
   // Two estimates of the same frequency agree within their uncertainties
   // (plus 1 ppm for a loaded, shared VM).
   EXPECT_LT(std::fabs(later.hz - first.hz) / first.hz * 1e9,
