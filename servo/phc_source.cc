@@ -68,6 +68,9 @@ clockid_t PhcSource::SystemClockOf(PhcReadMethod m) {
 absl::StatusOr<std::unique_ptr<PhcSource>> PhcSource::Create(
     RawClock* raw, std::unique_ptr<PhcDevice> device, PhcSourceOptions options,
     SystemClockOps* ops) {
+  if (device == nullptr) {
+    return absl::InvalidArgumentError("PHC source: no device");
+  }
   if (options.timescale == PhcSourceOptions::Timescale::kUtc &&
       !options.tai_minus_utc) {
     return absl::InvalidArgumentError(

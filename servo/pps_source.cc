@@ -41,6 +41,9 @@ SourceInfo PpsSourceOptions::DefaultInfo() {
 absl::StatusOr<std::unique_ptr<PpsSource>> PpsSource::Create(
     RawClock* raw, std::unique_ptr<PpsDevice> device, PpsSourceOptions options,
     SystemClockOps* ops) {
+  if (device == nullptr) {
+    return absl::InvalidArgumentError("PPS source: no device");
+  }
   if (!options.coarse) {
     return absl::InvalidArgumentError(
         "PPS source needs a coarse time source to name each second (the "
