@@ -18,6 +18,19 @@ constexpr int kMaxSources = 32;
 // Published when nothing bounds the error (no sample yet).
 constexpr int64_t kUnboundedNs = std::numeric_limits<int64_t>::max() / 4;
 
+// Samples outside these are invalid: before 2000-01-01 TAI or beyond 2^62 ns
+// (year 2116), or claiming more than ~11.6 days of uncertainty. The margins
+// keep every difference of two valid times far from int64 overflow.
+constexpr int64_t kMinValidTaiNs = 946'684'800LL * 1'000'000'000;
+constexpr int64_t kMaxValidTaiNs = int64_t{1} << 62;
+constexpr int64_t kMaxUncertaintyNs = 1'000'000'000'000'000;
+
+bool ValidSample(const ReferenceSample& s) {
+  return s.uncertainty_ns >= 0 && s.uncertainty_ns <= kMaxUncertaintyNs &&
+         s.reference_tai.value >= kMinValidTaiNs &&
+         s.reference_tai.value <= kMaxValidTaiNs;
+}
+
 // An NTP refid as its wire bytes ("network byte order value").
 uint32_t RefidFromChars(const char (&s)[5]) {
   uint32_t v;
@@ -85,10 +98,10 @@ const char* RejectReasonName(RejectReason reason) {
 }
 
 absl::Status ValidateDisciplineConfig(const DisciplineConfig& c) {
-  if (!(c.raw_nominal_hz > 0) || !std::isfinite(c.raw_nominal_hz)) {
+  if (!(c.raw_nominal_hz >= 1e3 && c.raw_nominal_hz <= 1e11)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "clock discipline: raw_nominal_hz must be the raw clock's nominal "
-        "frequency in Hz (got %g)",
+        "frequency, 1 kHz .. 100 GHz (got %g Hz)",
         c.raw_nominal_hz));
   }
   ServoConfig servo = c.servo;
@@ -187,6 +200,11 @@ void ClockDiscipline::SetLeap(int32_t utc_offset_s, core::LeapPending leap,
   leap_at_ = leap_at;
 }
 
+bool ClockDiscipline::PlausibleRaw(uint64_t raw) const {
+  if (!have_now_) return true;
+  return std::fabs(SecondsBetween(last_raw_now_, raw)) <= kPlausibleRawWindowS;
+}
+
 double ClockDiscipline::SecondsBetween(uint64_t from, uint64_t to) const {
   return static_cast<double>(static_cast<int64_t>(to - from)) *
          nominal_ns_per_tick_ * 1e-9;
@@ -216,7 +234,7 @@ void ClockDiscipline::AddSamples(int source,
   Source& src = sources_[source];
   const ReferenceSample* best = nullptr;
   for (const ReferenceSample& s : samples) {
-    if (s.uncertainty_ns < 0) {
+    if (!ValidSample(s) || !PlausibleRaw(s.raw_ticks)) {
       ++src.status.invalid;
       DisciplineEvent e =
           MakeEvent(EventKind::kSampleRejected, s.raw_ticks, source);
@@ -291,6 +309,8 @@ bool ClockDiscipline::PassesJumpGate(int source, const ReferenceSample& s,
 // ---- One control step -----------------------------------------------------
 
 const core::ClockModel& ClockDiscipline::Update(uint64_t raw_now) {
+  have_now_ = true;
+  last_raw_now_ = raw_now;
   UpdateHealth(raw_now);
   RunSelection(raw_now);
   ProcessPending();
@@ -382,6 +402,7 @@ void ClockDiscipline::RunSelection(uint64_t raw_now) {
 void ClockDiscipline::Reacquire() {
   servo_->Reset();
   estimator_.Reset();
+  recent_offsets_.clear();
   bypass_gate_ = true;
   reacquire_pending_ = true;
   for (Source& src : sources_) {
@@ -542,6 +563,7 @@ void ClockDiscipline::OnStateChange(uint64_t raw_now, SyncState from,
     // (and may step, as at start-up).
     servo_->Reset();
     estimator_.Reset();
+    recent_offsets_.clear();
     for (Source& src : sources_) src.outlier.Reset();
   }
   DisciplineEvent e = MakeEvent(kind, raw_now, synced_source_);

@@ -26,6 +26,9 @@
 // servo (PI or linreg: the model's phase and rate) and the frequency estimator
 // (holdover frequency and its uncertainty), advances the holdover state
 // machine, and builds the ClockModel. doc/servo.md has the math.
+//
+// Owned and called by the control thread only (not thread-safe); workers see
+// only the ClockModel it returns, through the PublishedClock seqlock.
 #ifndef ZG_SERVO_CLOCK_DISCIPLINE_H_
 #define ZG_SERVO_CLOCK_DISCIPLINE_H_
 
@@ -50,8 +53,9 @@
 namespace zg::servo {
 
 struct DisciplineConfig {
-  double raw_nominal_hz = 0;  // RawClock::NominalHz(); required
+  double raw_nominal_hz = 0;  // RawClock::NominalHz(); required, 1 kHz..100 GHz
   // The servo; its nominal_ns_per_tick is filled in from raw_nominal_hz.
+  // servo.sync_interval_s should be the sources' sample interval.
   ServoConfig servo;
   OutlierFilterConfig outlier;
   JumpGateConfig jump;
@@ -130,7 +134,9 @@ class ClockDiscipline {
   absl::StatusOr<int> AddSource(const SourceInfo& info);
 
   // One poll's samples from `source` (may be empty). Keeps the least
-  // uncertain one and filters it; the rest happens in Update.
+  // uncertain one and filters it; the rest happens in Update. Invalid samples
+  // (see RejectReason::kInvalid, or raw ticks more than an hour from the last
+  // Update's) are counted and reported.
   void AddSamples(int source, absl::Span<const ReferenceSample> samples);
 
   // Runs one control step at raw clock `raw_now` and returns the model to
@@ -170,6 +176,8 @@ class ClockDiscipline {
   void Emit(DisciplineEvent e);
   DisciplineEvent MakeEvent(EventKind kind, uint64_t raw, int source) const;
   double SecondsBetween(uint64_t from, uint64_t to) const;
+  bool PlausibleRaw(uint64_t raw) const;
+  static constexpr double kPlausibleRawWindowS = 3600;
 
   void UpdateHealth(uint64_t raw_now);
   void RunSelection(uint64_t raw_now);
@@ -220,6 +228,9 @@ class ClockDiscipline {
   std::vector<double> recent_bounds_;   // ring, accuracy_window
   std::vector<double> recent_offsets_;  // ordered, variance_window
   size_t bounds_next_ = 0;
+
+  bool have_now_ = false;
+  uint64_t last_raw_now_ = 0;  // raw_now of the last Update
 
   int32_t utc_offset_s_ = 37;
   core::LeapPending leap_ = core::LeapPending::kNone;

@@ -41,7 +41,8 @@ enum class RejectReason : uint8_t {
   kNone,
   kOutlier,  // popcorn filter: far from the recent median
   kJump,     // beyond the model's error bound + uncertainty + margin
-  kInvalid,  // negative uncertainty
+  kInvalid,  // uncertainty < 0 or > ~11.6 days, TAI before 2000 or after
+             // 2116, raw ticks more than 1 h from the last Update's
 };
 const char* RejectReasonName(RejectReason reason);
 

@@ -43,7 +43,8 @@ ServoState PiServo::DoSample(const ServoSample& sample, bool first_update) {
   }
   const double ki_term = ki_ * sample.offset_ns;
   const double ppb = drift_ppb_ - kp_ * sample.offset_ns - ki_term;
-  if (ppb == ClampFrequency(ppb)) drift_ppb_ -= ki_term;
+  if (ppb == ClampFrequency(ppb))
+    drift_ppb_ = ClampFrequency(drift_ppb_ - ki_term);
   ApplyFrequency(sample.raw_ticks, ppb);
   return ServoState::kLocked;
 }

@@ -74,6 +74,7 @@ double Servo::frequency_ppb() const {
 
 double Servo::ClampFrequency(double ppb) const {
   const double m = config_.max_frequency_ppb;
+  if (std::isnan(ppb)) return 0.0;  // a degenerate fit: back to nominal
   return ppb > m ? m : (ppb < -m ? -m : ppb);
 }
 

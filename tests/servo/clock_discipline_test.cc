@@ -171,9 +171,25 @@ TEST_F(DisciplineTest, InvalidSamplesAreCountedAndReported) {
   s.uncertainty_ns = -1;
   d_->AddSamples(gps_, {&s, 1});
   d_->AddSamples(99, {&s, 1});  // unknown source: ignored
-  EXPECT_EQ(d_->source_status(gps_).invalid, 1u);
-  ASSERT_EQ(events_.size(), 1u);
+  s = At(0);
+  s.reference_tai = core::TaiNs{INT64_MIN};  // far outside 2000..2116
+  d_->AddSamples(gps_, {&s, 1});
+  s.reference_tai = core::TaiNs{INT64_MAX};
+  d_->AddSamples(gps_, {&s, 1});
+  EXPECT_EQ(d_->source_status(gps_).invalid, 3u);
+  EXPECT_EQ(d_->source_status(gps_).samples, 0u);
+  ASSERT_EQ(events_.size(), 3u);
   EXPECT_EQ(events_[0].reason, RejectReason::kInvalid);
+  EXPECT_EQ(d_->Update(RawAt(0)).state, SyncState::kFreerun);
+}
+
+TEST_F(DisciplineTest, RawTicksFarFromNowAreInvalid) {
+  Feed(0, 10);
+  ReferenceSample s = At(11);
+  s.raw_ticks += 7'200 * kTicksPerSecond;  // two hours ahead of the clock
+  d_->AddSamples(gps_, {&s, 1});
+  EXPECT_EQ(d_->source_status(gps_).invalid, 1u);
+  EXPECT_EQ(events_.back().reason, RejectReason::kInvalid);
 }
 
 TEST_F(DisciplineTest, BurstKeepsTheLeastUncertainSample) {
@@ -213,6 +229,8 @@ TEST(DisciplineConfigTest, RejectsWhatAnOperatorMustFix) {
   DisciplineConfig c = Config();
   EXPECT_TRUE(ClockDiscipline::Create(c).ok());
   c.raw_nominal_hz = 0;
+  EXPECT_FALSE(ClockDiscipline::Create(c).ok());
+  c.raw_nominal_hz = 1e-3;  // rate would overflow the q32 fixed point
   EXPECT_FALSE(ClockDiscipline::Create(c).ok());
   c = Config();
   c.coast_after_ns = c.source_timeout_ns + 1;

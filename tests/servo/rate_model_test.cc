@@ -69,5 +69,17 @@ TEST(RateModelTest, FillClockModelMatchesTheModelWithinRounding) {
   EXPECT_NEAR(RateModel::Q32RoundingPpb(kThreeGhz), 0.349, 0.001);
 }
 
+TEST(RateModelTest, SaturatesInsteadOfOverflowingOnAbsurdRawTicks) {
+  RateModel m(0, kT0, 1e3);                            // 1 us per tick
+  const core::TaiNs far = m.TaiAt(uint64_t{1} << 62);  // ~146 years of ns
+  EXPECT_GT(far.value, kT0.value);
+  m.Reanchor(uint64_t{1} << 62);
+  m.Step(5, -1e300);
+  EXPECT_LE(m.TaiAt(5).value, kT0.value);
+  core::ClockModel cm;
+  RateModel(0, kT0, 1e30).FillClockModel(0, &cm);
+  EXPECT_EQ(cm.ns_per_tick_q32, 0u);  // unusable, not undefined
+}
+
 }  // namespace
 }  // namespace zg::servo
