@@ -394,7 +394,7 @@ void ClockDiscipline::RunSelection(uint64_t raw_now) {
     e.offset_ns = ToNs((r.intersection.lo + r.intersection.hi) / 2);
     e.limit_ns = model_bound;
     Emit(e);
-    Reacquire();
+    if (config_.follow_outvoting_majority) Reacquire();
   }
   outvoted_ = r.model_outvoted;
 }

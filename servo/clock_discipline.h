@@ -68,6 +68,13 @@ struct DisciplineConfig {
   // servo.first_step_threshold_ns allows). 0: never (anti-spoofing default;
   // the discipline holds over instead).
   int jump_accept_after = 0;
+  // When 3+ sources agree on a time the model's bound excludes, the model is
+  // wrong — or every source is being spoofed alike (GNSS spoofing reaches
+  // every antenna on the roof). If true, the discipline re-acquires (and may
+  // step) to follow the majority; if false (default) it reports
+  // kModelOutvoted and keeps rejecting, holding over until an operator acts
+  // or the bound passes the free-run limit.
+  bool follow_outvoting_majority = false;
   SelectorConfig selection;
   // Widening of a candidate's interval with its sample's age, ppb (at least
   // the model's own frequency uncertainty is used).

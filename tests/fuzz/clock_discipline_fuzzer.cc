@@ -58,6 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                    : (setup >> 1) % 3 == 1 ? OcxoProfile()
                                            : RubidiumProfile();
   cfg.jump_accept_after = (setup >> 3) & 3;
+  cfg.follow_outvoting_majority = (setup & 0x80) != 0;
   auto created = ClockDiscipline::Create(cfg);
   if (!created.ok()) __builtin_trap();
   std::unique_ptr<ClockDiscipline> d = *std::move(created);

@@ -379,11 +379,36 @@ TEST(FilterSimTest, PopcornSpikesAreRejected) {
   EXPECT_LE(Percentile(errors, 0.99), 40);
 }
 
-// Three sources all move 1 ms at 600 s (the timescale itself was corrected):
-// the majority out-votes the model, which re-acquires with one step and is
-// LOCKED to the new time by 700 s.
-TEST(FilterSimTest, MajorityOutvotesTheModelWhichReacquires) {
+// Three sources all move 1 ms at 600 s — all spoofed alike, as GNSS
+// spoofing does to every antenna. By default the model is reported out-voted
+// but not moved: every sample is rejected, no step, holdover from 605 s, and
+// the served time stays within 1 us of the truth.
+TEST(FilterSimTest, OutvotedModelHoldsByDefault) {
   servo::DisciplineConfig cfg;
+  SimHarness h(Tcxo(25), 25, cfg);
+  for (int i = 0; i < 3; ++i) {
+    const int r =
+        h.AddReference(ReferenceParams{}, SimSourceInfo("gps", i), 26 + i);
+    h.reference(r).SetJump(600, 1e6);
+  }
+  h.RunUntil(599);
+  const int startup_steps = h.CountEvents(EventKind::kStep);
+  h.RunUntil(900, [&](const SimCheck& c) {
+    EXPECT_LT(std::abs(c.error_ns), 1'000) << c.t_s;
+    if (c.t_s >= 605) {
+      EXPECT_EQ(c.state, SyncState::kHoldoverInSpec) << c.t_s;
+    }
+  });
+  EXPECT_EQ(h.CountEvents(EventKind::kModelOutvoted), 1);
+  EXPECT_EQ(h.CountEvents(EventKind::kStep), startup_steps);
+}
+
+// The same with follow_outvoting_majority (the timescale itself was
+// corrected): the model re-acquires with one step and is LOCKED to the new
+// time by 700 s.
+TEST(FilterSimTest, ConfiguredToFollowTheMajorityTheModelReacquires) {
+  servo::DisciplineConfig cfg;
+  cfg.follow_outvoting_majority = true;
   SimHarness h(Tcxo(25), 25, cfg);
   for (int i = 0; i < 3; ++i) {
     const int r =
