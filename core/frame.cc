@@ -185,6 +185,79 @@ absl::Status LocalAddresses::Add(const IpAddress& addr) {
   return addr.is_v6() ? AddIpv6(addr.v6) : AddIpv4(addr.v4);
 }
 
+absl::Status LocalAddresses::AddIpv4Range(Ipv4Addr first, uint32_t count) {
+  if (range4_count_ != 0) {
+    return absl::AlreadyExistsError("an IPv4 address range is already set");
+  }
+  const uint64_t end = uint64_t{first.value} + count;  // one past the last
+  const Ipv4Addr last{static_cast<uint32_t>(end - 1)};
+  if (count == 0 || end > (uint64_t{1} << 32)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "IPv4 range of ", count, " addresses from ", first.ToString(),
+        " is empty or runs past 255.255.255.255"));
+  }
+  // Reserved space (0/8, 127/8, 224/3) is contiguous per first octet, so a
+  // range avoids it iff no first octet it spans is reserved.
+  for (uint32_t o = first.value >> 24; o <= last.value >> 24; ++o) {
+    if (Ipv4Addr{o << 24}.IsReserved()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "IPv4 range ", first.ToString(), " - ", last.ToString(), " reaches ",
+          o, ".0.0.0/8, which is not unicast host space"));
+    }
+  }
+  for (int i = 0; i < num_ipv4_; ++i) {
+    if (ipv4_[i].value - first.value < count) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("IPv4 range ", first.ToString(), " - ", last.ToString(),
+                       " contains the listed address ", ipv4_[i].ToString()));
+    }
+  }
+  range4_first_ = first;
+  range4_count_ = count;
+  return absl::OkStatus();
+}
+
+absl::Status LocalAddresses::AddIpv6Range(const Ipv6Addr& first,
+                                          uint32_t count) {
+  if (range6_count_ != 0) {
+    return absl::AlreadyExistsError("an IPv6 address range is already set");
+  }
+  const uint32_t low = LoadBe32(first.b.data() + 12);
+  if (count == 0 || uint64_t{low} + count > (uint64_t{1} << 32)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("IPv6 range of ", count, " addresses from ",
+                     first.ToString(), " is empty or wraps its low 32 bits"));
+  }
+  Ipv6Addr last = first;
+  StoreBe32(last.b.data() + 12, low + (count - 1));
+  // The range shares its first 96 bits: it is multicast iff `first` is, and
+  // holds :: or ::1 iff those bits are zero and it starts at 0 or 1.
+  const bool zero_prefix =
+      Load64(first.b.data()) == 0 && Load32(first.b.data() + 8) == 0;
+  if (first.IsMulticast() || (zero_prefix && low <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("IPv6 range ", first.ToString(), " - ", last.ToString(),
+                     " holds a non-unicast address"));
+  }
+  range6_first_ = first;
+  range6_count_ = count;
+  for (int i = 0; i < num_ipv6_; ++i) {
+    if (InIpv6Range(ipv6_[i].b.data())) {
+      range6_count_ = 0;
+      return absl::AlreadyExistsError(
+          absl::StrCat("IPv6 range ", first.ToString(), " - ", last.ToString(),
+                       " contains the listed address ", ipv6_[i].ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool LocalAddresses::InIpv6Range(const uint8_t* p) const {
+  const uint8_t* f = range6_first_.b.data();
+  return Load64(p) == Load64(f) && Load32(p + 8) == Load32(f + 8) &&
+         LoadBe32(p + 12) - LoadBe32(f + 12) < range6_count_;
+}
+
 bool LocalAddresses::IsOurSolicitedNode(const uint8_t* p) const {
   // ff02:0:0:0:0:1:ffXX:XXXX
   if (LoadBe32(p) != 0xff020000 || LoadBe32(p + 4) != 0 ||
@@ -195,7 +268,10 @@ bool LocalAddresses::IsOurSolicitedNode(const uint8_t* p) const {
   for (int i = 0; i < num_ipv6_; ++i) {
     if (solicited_low24_[i] == low24) return true;
   }
-  return false;
+  // Some address of the range ends in these 24 bits.
+  const uint32_t first24 = LoadBe32(range6_first_.b.data() + 12) & 0xFFFFFF;
+  return range6_count_ != 0 && (range6_count_ > 0xFFFFFF ||
+                                ((low24 - first24) & 0xFFFFFF) < range6_count_);
 }
 
 int LocalAddresses::Ipv6SourceIndexFor(const Ipv6Addr& peer) const {
@@ -658,9 +734,12 @@ uint32_t PrepareUdpReply(uint8_t* frame, const FrameInfo& req,
                    : (local.num_ipv4() > 0 ? 0 : -1);
   }
   if (src_index < 0 ||
-      src_index >= (v6 ? local.num_ipv6() : local.num_ipv4())) {
+      !(v6 ? local.HasIpv6Index(static_cast<uint8_t>(src_index))
+           : local.HasIpv4Index(static_cast<uint8_t>(src_index)))) {
     return 0;
   }
+  // A range address answers from itself.
+  const bool from_range = src_index == LocalAddresses::kRangeIndex;
   uint8_t* ip = frame + l3;
   const uint8_t tos = (v6 ? internal::Ipv6TrafficClass(ip) : ip[ipv4::kTos]) &
                       internal::kDscpMask;
@@ -678,15 +757,17 @@ uint32_t PrepareUdpReply(uint8_t* frame, const FrameInfo& req,
   const uint16_t udp_len =
       static_cast<uint16_t>(udp::kHeaderLen + reply_payload_len);
   if (v6) {
+    const Ipv6Addr src = from_range ? r.dst_ipv6 : local.ipv6(src_index);
     r.dst_ipv6 = r.src_ipv6;
-    r.src_ipv6 = local.ipv6(src_index);
+    r.src_ipv6 = src;
     internal::WriteIpv6Header(ip, tos, internal::Ipv6FlowLabel(ip), udp_len,
                               kIpProtoUdp, internal::kReplyTtl, r.src_ipv6,
                               r.dst_ipv6);
     r.l3_len = static_cast<uint16_t>(ipv6::kHeaderLen + udp_len);
   } else {
+    const Ipv4Addr src = from_range ? r.dst_ipv4 : local.ipv4(src_index);
     r.dst_ipv4 = r.src_ipv4;
-    r.src_ipv4 = local.ipv4(src_index);
+    r.src_ipv4 = src;
     r.l3_len = static_cast<uint16_t>(ipv4::kMinHeaderLen + udp_len);
     internal::WriteIpv4Header(ip, tos, r.l3_len, internal::kReplyTtl,
                               kIpProtoUdp, r.src_ipv4, r.dst_ipv4);

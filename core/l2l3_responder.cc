@@ -14,9 +14,10 @@ uint32_t Fail(FrameDrop* drop, FrameDrop why) {
   return 0;
 }
 
-// `req` is of `kind` and its L4 message lies within the frame.
-bool Check(const FrameInfo& req, FrameKind kind, int num_local) {
-  return req.kind == kind && req.local_index < num_local &&
+// `req` is of `kind`, was for one of our addresses (`has_index`: a listed
+// one or the range) and its L4 message lies within the frame.
+bool Check(const FrameInfo& req, FrameKind kind, bool has_index) {
+  return req.kind == kind && has_index &&
          uint32_t{req.l4_offset} + req.l4_len <= req.frame_len;
 }
 
@@ -31,7 +32,7 @@ void MoveDown(uint8_t* frame, uint32_t to, uint32_t from, uint32_t len) {
 uint32_t AnswerArpRequest(uint8_t* frame, const FrameInfo& req,
                           const LocalAddresses& local, FrameDrop* drop) {
   if (req.kind != FrameKind::kArpRequest ||
-      req.local_index >= local.num_ipv4() ||
+      !local.HasIpv4Index(req.local_index) ||
       uint32_t{req.l3_offset} + arp::kLen > req.frame_len) {
     return Fail(drop, FrameDrop::kReplyWrongKind);
   }
@@ -44,7 +45,8 @@ uint32_t AnswerArpRequest(uint8_t* frame, const FrameInfo& req,
   std::memcpy(a + arp::kTargetMac, requester, 6);
   req.src_ipv4.Store(a + arp::kTargetIp);
   local.mac().Store(a + arp::kSenderMac);
-  local.ipv4(req.local_index).Store(a + arp::kSenderIp);
+  // The requested address (ours: a listed one or one of the range).
+  req.dst_ipv4.Store(a + arp::kSenderIp);
   const uint32_t len = req.l3_offset + arp::kLen;
   // Pad to the minimum frame as the request was, with zeros rather than the
   // request's padding.
@@ -56,7 +58,8 @@ uint32_t AnswerArpRequest(uint8_t* frame, const FrameInfo& req,
 
 uint32_t AnswerIcmpEcho(uint8_t* frame, const FrameInfo& req,
                         const LocalAddresses& local, FrameDrop* drop) {
-  if (!Check(req, FrameKind::kIcmpEchoRequest, local.num_ipv4()) ||
+  if (!Check(req, FrameKind::kIcmpEchoRequest,
+             local.HasIpv4Index(req.local_index)) ||
       req.ip_version != 4) {
     return Fail(drop, FrameDrop::kReplyWrongKind);
   }
@@ -80,7 +83,8 @@ uint32_t AnswerIcmpEcho(uint8_t* frame, const FrameInfo& req,
 
 uint32_t AnswerIcmp6Echo(uint8_t* frame, const FrameInfo& req,
                          const LocalAddresses& local, FrameDrop* drop) {
-  if (!Check(req, FrameKind::kIcmp6EchoRequest, local.num_ipv6()) ||
+  if (!Check(req, FrameKind::kIcmp6EchoRequest,
+             local.HasIpv6Index(req.local_index)) ||
       req.ip_version != 6) {
     return Fail(drop, FrameDrop::kReplyWrongKind);
   }
@@ -107,8 +111,9 @@ uint32_t AnswerNeighborSolicitation(uint8_t* frame, uint32_t frame_cap,
                                     const FrameInfo& req,
                                     const LocalAddresses& local,
                                     FrameDrop* drop) {
-  if (!Check(req, FrameKind::kNeighborSolicitation, local.num_ipv6()) ||
-      req.ip_version != 6 ||
+  if (!Check(req, FrameKind::kNeighborSolicitation,
+             local.HasIpv6Index(req.local_index)) ||
+      req.ip_version != 6 || req.l4_len < icmp6::kNdMinLen ||
       (req.nd_lladdr_offset != 0 &&
        uint32_t{req.nd_lladdr_offset} + 6 > req.frame_len)) {
     return Fail(drop, FrameDrop::kReplyWrongKind);
@@ -130,7 +135,10 @@ uint32_t AnswerNeighborSolicitation(uint8_t* frame, uint32_t frame_cap,
         frame + (req.nd_lladdr_offset != 0 ? req.nd_lladdr_offset : eth::kSrc),
         6);
   }
-  const Ipv6Addr& target = local.ipv6(req.local_index);
+  // The solicited address (ours: a listed one or one of the range), read
+  // before the frame is rewritten.
+  const Ipv6Addr target =
+      Ipv6Addr::Load(frame + req.l4_offset + icmp6::kNdTarget);
   internal::WriteMacs(frame, dst_mac, local.mac());
   internal::WriteIpv6Header(frame + req.l3_offset, 0, 0, kNaLen, kIpProtoIcmp6,
                             icmp6::kNdHopLimit, target, dst);

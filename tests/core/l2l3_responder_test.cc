@@ -201,6 +201,55 @@ TEST(NdResponderTest, UnicastSolicitationWithoutSllaoAnswersFrameSource) {
   EXPECT_TRUE(kPeerMac.Equals(&r[0]));
 }
 
+// Addresses of a range (a load generator's clients) are answered for with
+// the requested address itself.
+TEST(ArpResponderTest, AnswersForRangeAddresses) {
+  LocalAddresses local = OurAddresses();
+  const Ipv4Addr first = Ipv4Addr::FromOctets(10, 99, 4, 0);
+  ASSERT_TRUE(local.AddIpv4Range(first, 1024).ok());
+  const Ipv4Addr asked{first.value + 777};
+  Frame f = FromHex(testing::kArpRequestHex);
+  asked.Store(&f[14 + arp::kTargetIp]);
+  const FrameInfo req = Classify(f, local);
+  ASSERT_EQ(req.kind, FrameKind::kArpRequest) << FrameDropName(req.drop);
+  EXPECT_EQ(req.local_index, LocalAddresses::kRangeIndex);
+  FrameDrop drop = FrameDrop::kNone;
+  ASSERT_EQ(AnswerL2L3(f.data(), f.size(), req, local, &drop), 60u);
+  EXPECT_EQ(Ipv4Addr::Load(&f[14 + arp::kSenderIp]), asked);
+  EXPECT_TRUE(kOurMac.Equals(&f[14 + arp::kSenderMac]));
+  EXPECT_EQ(Ipv4Addr::Load(&f[14 + arp::kTargetIp]), kPeer4);
+  // Outside the range: not ours.
+  Frame g = FromHex(testing::kArpRequestHex);
+  Ipv4Addr{first.value + 1024}.Store(&g[14 + arp::kTargetIp]);
+  EXPECT_EQ(Classify(g, local).drop, FrameDrop::kArpNotOurs);
+}
+
+TEST(NdResponderTest, AnswersForRangeAddresses) {
+  LocalAddresses local = OurAddresses();
+  Ipv6Addr first = kOur6;
+  StoreBe32(first.b.data() + 12, 0x00010000);
+  ASSERT_TRUE(local.AddIpv6Range(first, 4096).ok());
+  Ipv6Addr asked = first;
+  StoreBe32(asked.b.data() + 12, 0x00010ABC);
+  // The captured NS, re-aimed at `asked`'s solicited-node group.
+  Frame f = FromHex(testing::kNsHex);
+  const Ipv6Addr group = asked.SolicitedNode();
+  group.Store(&f[38]);
+  group.MulticastMac().Store(&f[0]);
+  asked.Store(&f[62]);
+  testing::RefSealL4(f.data(), 14, 54, 32, kIpProtoIcmp6, 2);
+  const FrameInfo req = Classify(f, local);
+  ASSERT_EQ(req.kind, FrameKind::kNeighborSolicitation)
+      << FrameDropName(req.drop);
+  EXPECT_EQ(req.local_index, LocalAddresses::kRangeIndex);
+  FrameDrop drop = FrameDrop::kNone;
+  ASSERT_EQ(AnswerL2L3(f.data(), f.size(), req, local, &drop), 86u);
+  EXPECT_EQ(Ipv6Addr::Load(&f[22]), asked);  // source
+  EXPECT_EQ(Ipv6Addr::Load(&f[62]), asked);  // target
+  EXPECT_EQ(f[54], icmp6::kNeighborAdvertisement);
+  EXPECT_TRUE(testing::RefL4Valid(f.data(), 14, 54, 32, kIpProtoIcmp6));
+}
+
 TEST(ResponderTest, WrongKindIsRefused) {
   const LocalAddresses local = OurAddresses();
   Frame f = FromHex(testing::kNtp4Hex);

@@ -35,6 +35,9 @@ LocalAddresses Ours(std::optional<uint16_t> vlan) {
   (void)l.AddIpv4(Ipv4Addr::FromOctets(10, 99, 0, 7));
   (void)l.AddIpv6(ParseIpv6Addr("2001:db8::1").value());
   (void)l.AddIpv6(ParseIpv6Addr("fe80::1").value());
+  // Ranges, as a load generator's clients (10.99.1.0-255, 2001:db8::1:0-ff).
+  (void)l.AddIpv4Range(Ipv4Addr::FromOctets(10, 99, 1, 0), 256);
+  (void)l.AddIpv6Range(ParseIpv6Addr("2001:db8::1:0").value(), 256);
   return l;
 }
 
