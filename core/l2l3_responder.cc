@@ -173,4 +173,43 @@ uint32_t AnswerL2L3(uint8_t* frame, uint32_t frame_cap, const FrameInfo& req,
   }
 }
 
+uint32_t BuildArpRequest(uint8_t* out, uint32_t cap, const MacAddr& sender_mac,
+                         Ipv4Addr sender_ip, Ipv4Addr target_ip,
+                         std::optional<uint16_t> vlan_id) {
+  if (sender_mac.IsGroup()) return 0;
+  FrameInfo info;
+  const uint32_t len =
+      BuildL2Frame(out, cap, sender_mac, kBroadcastMac, vlan_id, 0,
+                   kEtherTypeArp, arp::kLen, &info);
+  const uint32_t padded = std::max<uint32_t>(len, eth::kMinFrameLen);
+  if (len == 0 || padded > cap) return 0;
+  uint8_t* a = out + info.l3_offset;
+  StoreBe16(a + arp::kHardwareType, arp::kHardwareEthernet);
+  StoreBe16(a + arp::kProtocolType, kEtherTypeIpv4);
+  a[arp::kHardwareLen] = 6;
+  a[arp::kProtocolLen] = 4;
+  StoreBe16(a + arp::kOperation, arp::kOpRequest);
+  sender_mac.Store(a + arp::kSenderMac);
+  sender_ip.Store(a + arp::kSenderIp);
+  std::memset(a + arp::kTargetMac, 0, 6);
+  target_ip.Store(a + arp::kTargetIp);
+  std::memset(out + len, 0, padded - len);
+  return padded;
+}
+
+bool ReadArpReply(const uint8_t* frame, const FrameInfo& info, Ipv4Addr who,
+                  MacAddr* mac) {
+  if (info.kind != FrameKind::kOther || info.ethertype != kEtherTypeArp ||
+      info.src_ipv4 != who ||
+      uint32_t{info.l3_offset} + arp::kLen > info.frame_len) {
+    return false;
+  }
+  const uint8_t* a = frame + info.l3_offset;
+  const bool reply = LoadBe16(a + arp::kOperation) == arp::kOpReply;
+  const bool announcement = info.src_ipv4 == info.dst_ipv4;
+  if (!reply && !announcement) return false;
+  *mac = MacAddr::Load(a + arp::kSenderMac);
+  return !mac->IsGroup() && !mac->IsZero();
+}
+
 }  // namespace zg::core

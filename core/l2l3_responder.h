@@ -21,6 +21,7 @@
 #define ZG_CORE_L2L3_RESPONDER_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "core/frame.h"
 
@@ -54,6 +55,23 @@ uint32_t AnswerNeighborSolicitation(uint8_t* frame, uint32_t frame_cap,
 // Dispatches on req.kind to one of the above.
 uint32_t AnswerL2L3(uint8_t* frame, uint32_t frame_cap, const FrameInfo& req,
                     const LocalAddresses& local, FrameDrop* drop);
+
+// ---- The asking side (a load generator resolving its target) -------------
+
+// Writes a broadcast ARP request "who has `target_ip`? tell `sender_ip`"
+// from `sender_mac` (+ an 802.1Q tag when `vlan_id` is set), padded with
+// zeros to the 60-byte minimum frame. Returns the frame length, or 0 if it
+// does not fit in `cap`, the MAC is a group address or the VLAN id is out of
+// 1..4094.
+uint32_t BuildArpRequest(uint8_t* out, uint32_t cap, const MacAddr& sender_mac,
+                         Ipv4Addr sender_ip, Ipv4Addr target_ip,
+                         std::optional<uint16_t> vlan_id);
+
+// If `info` (ClassifyFrame's verdict on `frame`) is an ARP reply, or an ARP
+// announcement, sent by `who`, stores the MAC it gives for `who` and returns
+// true.
+bool ReadArpReply(const uint8_t* frame, const FrameInfo& info, Ipv4Addr who,
+                  MacAddr* mac);
 
 }  // namespace zg::core
 

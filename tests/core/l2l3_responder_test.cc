@@ -250,6 +250,52 @@ TEST(NdResponderTest, AnswersForRangeAddresses) {
   EXPECT_TRUE(testing::RefL4Valid(f.data(), 14, 54, 32, kIpProtoIcmp6));
 }
 
+// The asking side: a request the responder answers, and the answer read
+// back by the asker.
+TEST(ArpRequesterTest, ResolvesThroughTheResponder) {
+  for (std::optional<uint16_t> vlan :
+       {std::optional<uint16_t>(), std::optional<uint16_t>(100)}) {
+    uint8_t buf[128];
+    const uint32_t n =
+        BuildArpRequest(buf, sizeof(buf), kPeerMac, kPeer4, kOur4, vlan);
+    ASSERT_EQ(n, 60u);
+    EXPECT_TRUE(kBroadcastMac.Equals(buf));
+    Frame f(buf, buf + n);
+    const LocalAddresses ours = OurAddresses(vlan);
+    const FrameInfo req = Classify(f, ours);
+    ASSERT_EQ(req.kind, FrameKind::kArpRequest) << FrameDropName(req.drop);
+    EXPECT_EQ(req.src_ipv4, kPeer4);
+    // The asker does not take its own request for an answer.
+    MacAddr mac;
+    EXPECT_FALSE(
+        ReadArpReply(f.data(), Classify(f, PeerAddresses(vlan)), kOur4, &mac));
+    FrameDrop drop = FrameDrop::kNone;
+    ASSERT_NE(AnswerArpRequest(f.data(), req, ours, &drop), 0u);
+    const FrameInfo reply = Classify(f, PeerAddresses(vlan));
+    ASSERT_EQ(reply.kind, FrameKind::kOther) << FrameDropName(reply.drop);
+    ASSERT_TRUE(ReadArpReply(f.data(), reply, kOur4, &mac));
+    EXPECT_EQ(mac, kOurMac);
+    EXPECT_FALSE(ReadArpReply(f.data(), reply, kPeer4, &mac));  // not who
+  }
+}
+
+TEST(ArpRequesterTest, RefusesWhatCannotBeSent) {
+  uint8_t buf[128];
+  EXPECT_EQ(BuildArpRequest(buf, 59, kPeerMac, kPeer4, kOur4, {}), 0u);
+  // 18 + 28 bytes with a tag, padded to 60 too.
+  EXPECT_EQ(BuildArpRequest(buf, 59, kPeerMac, kPeer4, kOur4, 7), 0u);
+  EXPECT_EQ(BuildArpRequest(buf, 60, kPeerMac, kPeer4, kOur4, 7), 60u);
+  EXPECT_EQ(BuildArpRequest(buf, sizeof(buf), kBroadcastMac, kPeer4, kOur4, {}),
+            0u);
+  EXPECT_EQ(BuildArpRequest(buf, sizeof(buf), kPeerMac, kPeer4, kOur4, 4095),
+            0u);
+  // An NTP frame is no ARP reply.
+  const Frame ntp = FromHex(testing::kNtp4Hex);
+  MacAddr mac;
+  EXPECT_FALSE(
+      ReadArpReply(ntp.data(), Classify(ntp, OurAddresses()), kPeer4, &mac));
+}
+
 TEST(ResponderTest, WrongKindIsRefused) {
   const LocalAddresses local = OurAddresses();
   Frame f = FromHex(testing::kNtp4Hex);
