@@ -45,6 +45,8 @@ const char* ReplyDefectName(ReplyDefect defect) {
       return "ptp_unknown_identity";
     case ReplyDefect::kPtpWrongDestination:
       return "ptp_wrong_destination";
+    case ReplyDefect::kNotReflection:
+      return "not_reflection";
     case ReplyDefect::kCount:
       break;
   }
@@ -243,6 +245,7 @@ void LaneEngine::OnReply(const ReplyAddress& from, const uint8_t* payload,
     if (!IsNtp(kinds_[local])) {
       return CountDefect(ReplyDefect::kUnknownDestination);
     }
+    if (config_.reflector) return OnNtpReflection(local, payload, len, rx_tsc);
     return OnNtpReply(local, payload, len, rx_tsc);
   }
   if ((from.src_port == core::kPtpEventUdpPort ||
@@ -299,12 +302,8 @@ void LaneEngine::OnNtpReply(uint32_t local, const uint8_t* payload,
   if (sample.header.version != NtpVersionOf(kinds_[local])) {
     return CountBadFirst(ReplyDefect::kNtpVersionMismatch);
   }
-  ++m_->counts.answered;
-  const core::TaiNs tx_tai = TaiOf(match.tx_tsc);
-  const core::TaiNs rx_tai = TaiOf(rx_tsc);
-  const core::UtcNs t1 = model_.TaiToUtc(tx_tai);
-  const int64_t rtt = rx_tai - tx_tai;
-  m_->rtt_ns.Record(rtt > 0 ? static_cast<uint64_t>(rtt) : 0);
+  CountAnswered(match.tx_tsc, rx_tsc);
+  const core::UtcNs t1 = model_.TaiToUtc(TaiOf(match.tx_tsc));
   m_->residence_ns.Record(sample.t3 - sample.t2);
   m_->offset_ns.Record(((sample.t2 - t1) + (sample.t3 - t4)) / 2);
 }
@@ -316,11 +315,19 @@ void LaneEngine::OnPtpReply(const ReplyAddress& from, const uint8_t* payload,
       core::PtpDrop::kOk) {
     return CountDefect(ReplyDefect::kPtpMalformed);
   }
-  const auto* resp = std::get_if<core::PtpDelayResp>(&msg.body);
-  if (resp == nullptr) return CountDefect(ReplyDefect::kPtpNotDelayResp);
+  const core::PtpPortIdentity* id = nullptr;
+  if (config_.reflector) {
+    if (!std::holds_alternative<core::PtpDelayReq>(msg.body)) {
+      return CountDefect(ReplyDefect::kNotReflection);
+    }
+    id = &msg.header.source_port_identity;
+  } else {
+    const auto* resp = std::get_if<core::PtpDelayResp>(&msg.body);
+    if (resp == nullptr) return CountDefect(ReplyDefect::kPtpNotDelayResp);
+    id = &resp->requesting_port_identity;
+  }
   uint32_t client = 0;
-  if (!ClientOfPtpIdentity(resp->requesting_port_identity, &client) ||
-      client >= config_.space.clients()) {
+  if (!ClientOfPtpIdentity(*id, &client) || client >= config_.space.clients()) {
     return CountDefect(ReplyDefect::kPtpUnknownIdentity);
   }
   if (config_.space.LaneOf(client) != config_.lane) {
@@ -338,8 +345,32 @@ void LaneEngine::OnPtpReply(const ReplyAddress& from, const uint8_t* payload,
   const ReplyMatch match =
       table_->OnReply(local, seq, PtpKey(client, seq), rx_tsc);
   if (match.outcome != MatchOutcome::kFirst) return CountRepeat(match.outcome);
+  CountAnswered(match.tx_tsc, rx_tsc);
+}
+
+void LaneEngine::OnNtpReflection(uint32_t local, const uint8_t* payload,
+                                 uint32_t len, uint64_t rx_tsc) {
+  if (len < core::kNtpHeaderSize) {
+    return CountDefect(ReplyDefect::kNtpTooShort);
+  }
+  // Our request: client mode, our version, and a transmit timestamp that
+  // names a tracked request of this client.
+  const uint8_t li_vn_mode = payload[0];
+  if ((li_vn_mode & 7) != static_cast<uint8_t>(core::NtpMode::kClient) ||
+      ((li_vn_mode >> 3) & 7) != NtpVersionOf(kinds_[local])) {
+    return CountDefect(ReplyDefect::kNotReflection);
+  }
+  const core::NtpTimestamp transmit =
+      core::LoadNtpTimestamp(payload + core::kNtpOffsetTransmitTime);
+  const ReplyMatch match = table_->OnReply(
+      local, NtpTransmitTag(transmit, ntp_tag_bits_), transmit.ToU64(), rx_tsc);
+  if (match.outcome != MatchOutcome::kFirst) return CountRepeat(match.outcome);
+  CountAnswered(match.tx_tsc, rx_tsc);
+}
+
+void LaneEngine::CountAnswered(uint64_t tx_tsc, uint64_t rx_tsc) {
   ++m_->counts.answered;
-  const int64_t rtt = TaiOf(rx_tsc) - TaiOf(match.tx_tsc);
+  const int64_t rtt = TaiOf(rx_tsc) - TaiOf(tx_tsc);
   m_->rtt_ns.Record(rtt > 0 ? static_cast<uint64_t>(rtt) : 0);
 }
 

@@ -28,6 +28,9 @@
 //   - PTP: a Delay_Resp whose requestingPortIdentity is our client's and
 //     whose sequenceId names a tracked request; the same first/late/duplicate
 //     rules.
+//   - LaneConfig::reflector (a testpmd 5tswap baseline): the request itself
+//     comes back; matched by its own transmit timestamp / sequenceId and
+//     port identity, it counts as answered (round trip only).
 // Valid NTP replies feed three histograms (ns): round trip T4 - T1 from TSC
 // stamps taken at tx_burst and rx_burst, residence T3 - T2 from the reply,
 // and offset ((T2 - T1) + (T3 - T4)) / 2 with T1/T4 the generator's own
@@ -74,6 +77,7 @@ enum class ReplyDefect : uint8_t {
   kPtpNotDelayResp,      // another message type
   kPtpUnknownIdentity,   // requestingPortIdentity is none of our clients
   kPtpWrongDestination,  // sent to another client's address
+  kNotReflection,        // reflector mode: not one of our requests
   kCount
 };
 inline constexpr size_t kReplyDefectCount =
@@ -130,6 +134,13 @@ struct LaneConfig {
   uint8_t ptp_domain = 0;
   uint32_t depth = 16;  // RequestTable depth (power of two)
   uint64_t timeout_ticks = 0;
+  // The target is a packet reflector (dpdk-testpmd --forward-mode=5tswap),
+  // the baseline a server is compared with: a "reply" is our own request
+  // with addresses and ports swapped. It is matched by what the request
+  // carried (NTP: its transmit timestamp; PTP: sequenceId and
+  // sourcePortIdentity) and counted answered; it has no server timestamps,
+  // so only the round trip is measured.
+  bool reflector = false;
 };
 
 class LaneEngine {
@@ -174,6 +185,12 @@ class LaneEngine {
                   uint64_t rx_tsc);
   void OnPtpReply(const ReplyAddress& from, const uint8_t* payload,
                   uint32_t len, uint64_t rx_tsc);
+  // config_.reflector: our own request came back.
+  void OnNtpReflection(uint32_t local, const uint8_t* payload, uint32_t len,
+                       uint64_t rx_tsc);
+  // The first reply to a request, valid: counts it and records its round
+  // trip.
+  void CountAnswered(uint64_t tx_tsc, uint64_t rx_tsc);
   // A reply that is not a request's first in-time one: late, duplicate or
   // unmatched.
   void CountRepeat(MatchOutcome outcome);

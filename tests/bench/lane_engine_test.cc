@@ -47,7 +47,7 @@ TrafficMix Mix(const char* text) {
 
 std::unique_ptr<LaneEngine> Engine(const char* mix, uint32_t clients = 8,
                                    uint32_t lanes = 1, uint32_t lane = 0,
-                                   uint32_t depth = 4) {
+                                   uint32_t depth = 4, bool reflector = false) {
   auto space = ClientSpace::Create({.clients = clients,
                                     .addresses = clients >= 2 ? 2u : 1u,
                                     .first_port = 20000,
@@ -58,7 +58,8 @@ std::unique_ptr<LaneEngine> Engine(const char* mix, uint32_t clients = 8,
                                .mix = Mix(mix),
                                .ntp_port = 123,
                                .depth = depth,
-                               .timeout_ticks = kTimeoutTicks});
+                               .timeout_ticks = kTimeoutTicks,
+                               .reflector = reflector});
   EXPECT_TRUE(e.ok()) << e.status();
   (*e)->SetClock(Clock());
   return std::move(e).value();
@@ -341,6 +342,52 @@ TEST(LaneEngineTest, PtpDefects) {
   e->OnReply(PtpTo(x), r.bytes.data(), r.len, RxTsc(x));
   EXPECT_EQ(e->Counts().answered, 1u);
   EXPECT_EQ(e->Counts().duplicate, 1u);
+}
+
+// Against a reflector (testpmd 5tswap) the request itself comes back: it
+// matches its request and counts as answered, with a round trip only.
+TEST(LaneEngineTest, ReflectorEchoesAreAnswers) {
+  auto e = Engine("ntp4:1,ntp3:1,ptp:1", 6, 1, 0, 4, /*reflector=*/true);
+  for (int i = 0; i < 12; ++i) {
+    const Exchange x = Send(*e, 1000 + i * 50'000);
+    const bool ptp = x.req.dst_port == core::kPtpEventUdpPort;
+    ReplyAddress from = ptp ? PtpTo(x) : To(x);
+    e->OnReply(from, x.payload.data(), x.req.payload_len, RxTsc(x));
+    // The same frame again is a duplicate.
+    e->OnReply(from, x.payload.data(), x.req.payload_len, RxTsc(x) + 1);
+  }
+  const LaneMeasurements& m = e->measurements();
+  EXPECT_EQ(m.counts.answered, 12u);
+  EXPECT_EQ(m.counts.duplicate, 12u);
+  EXPECT_EQ(m.DefectTotal(), 0u);
+  EXPECT_EQ(m.rtt_ns.count(), 12u);
+  EXPECT_EQ(m.rtt_ns.max(), 2 * kOneWayNs + kHoldNs);
+  EXPECT_EQ(m.residence_ns.count(), 0u);
+  EXPECT_EQ(m.offset_ns.count(), 0u);
+}
+
+TEST(LaneEngineTest, ReflectorRefusesWhatIsNotOurRequest) {
+  auto e = Engine("ntp4:1,ptp:1", 2, 1, 0, 4, /*reflector=*/true);
+  const Exchange ntp = Send(*e, 1000);
+  const Exchange ptp = Send(*e, 2000);
+  // A server's reply is not the request.
+  const core::NtpReplyPacket reply = NtpServer(ntp);
+  e->OnReply(To(ntp), reply.bytes.data(), reply.size, RxTsc(ntp));
+  const PtpReply resp = PtpServer(ptp);
+  e->OnReply(PtpTo(ptp), resp.bytes.data(), resp.len, RxTsc(ptp));
+  EXPECT_EQ(Defect(*e, ReplyDefect::kNotReflection), 2u);
+  // A request with another transmit timestamp matches nothing.
+  Exchange forged = ntp;
+  forged.payload[47] ^= 0x80;
+  e->OnReply(To(forged), forged.payload.data(), forged.req.payload_len,
+             RxTsc(forged));
+  EXPECT_EQ(e->Counts().unmatched, 1u);
+  EXPECT_EQ(e->Counts().answered, 0u);
+  // Without reflector mode, the echo of a request is no answer.
+  auto server_mode = Engine("ntp4", 2);
+  const Exchange x = Send(*server_mode, 1000);
+  server_mode->OnReply(To(x), x.payload.data(), x.req.payload_len, RxTsc(x));
+  EXPECT_EQ(server_mode->Counts().answered, 0u);
 }
 
 TEST(LaneEngineTest, MixedTrafficSplitsClients) {
