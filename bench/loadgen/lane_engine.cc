@@ -1,6 +1,7 @@
 #include "bench/loadgen/lane_engine.h"
 
 #include <bit>
+#include <cstring>
 #include <span>
 #include <variant>
 
@@ -112,6 +113,38 @@ bool ClientOfPtpIdentity(const core::PtpPortIdentity& id, uint32_t* client) {
   }
   *client = (uint32_t{o[5]} << 16) | (uint32_t{o[6]} << 8) | o[7];
   return true;
+}
+
+std::optional<uint32_t> OwnerLaneOf(const ClientSpace& space, uint16_t ntp_port,
+                                    const ReplyAddress& from,
+                                    const uint8_t* payload, uint32_t len) {
+  std::optional<uint32_t> client;
+  if (from.src_port == ntp_port) {
+    client = space.ClientOf(from.dst_address_offset, from.dst_port);
+  } else if (from.src_port == core::kPtpEventUdpPort ||
+             from.src_port == core::kPtpGeneralUdpPort) {
+    // The identity's offset: Delay_Resp body or the common header.
+    const auto type =
+        static_cast<core::PtpMessageType>(len > 0 ? payload[0] & 0x0F : 0xF);
+    uint32_t at = 0;
+    if (type == core::PtpMessageType::kDelayResp &&
+        len >= core::kPtpDelayRespLength) {
+      at = core::kPtpHeaderLength + 10;  // after receiveTimestamp
+    } else if (type == core::PtpMessageType::kDelayReq &&
+               len >= core::kPtpDelayReqLength) {
+      at = 20;  // sourcePortIdentity
+    } else {
+      return std::nullopt;
+    }
+    core::PtpPortIdentity id;
+    std::memcpy(id.clock_identity.octets.data(), payload + at, 8);
+    id.port_number =
+        static_cast<uint16_t>((payload[at + 8] << 8) | payload[at + 9]);
+    uint32_t c = 0;
+    if (ClientOfPtpIdentity(id, &c) && c < space.clients()) client = c;
+  }
+  if (!client.has_value()) return std::nullopt;
+  return space.LaneOf(*client);
 }
 
 // ---- LaneEngine ------------------------------------------------------------

@@ -44,6 +44,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -206,6 +207,16 @@ class LaneEngine {
   uint32_t cursor_ = 0;             // next local client
   core::ClockModel model_;
 };
+
+// The lane owning the client a reply is for, as its addressing says (NTP,
+// from `ntp_port`: destination address and port) or its PTP port identity
+// (Delay_Resp: requestingPortIdentity; a reflected Delay_Req:
+// sourcePortIdentity). nullopt when it names none of `space`'s clients: any
+// lane's engine then counts the defect. Lets a lane hand a reply that RSS
+// put on its queue to the lane that sent the request.
+std::optional<uint32_t> OwnerLaneOf(const ClientSpace& space, uint16_t ntp_port,
+                                    const ReplyAddress& from,
+                                    const uint8_t* payload, uint32_t len);
 
 // The PTP identity of simulated client `client` (< 2^24): EUI-64 from a
 // locally administered MAC 02:7a:67:cc:cc:cc, port 1; and back.

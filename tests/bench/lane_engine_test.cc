@@ -390,6 +390,55 @@ TEST(LaneEngineTest, ReflectorRefusesWhatIsNotOurRequest) {
   EXPECT_EQ(server_mode->Counts().answered, 0u);
 }
 
+// A reply names the lane that sent its request, whichever queue it came in
+// on: by address and port (NTP) or PTP port identity.
+TEST(LaneEngineTest, OwnerLaneOfEveryReply) {
+  constexpr uint32_t kLanes = 3;
+  for (uint32_t lane = 0; lane < kLanes; ++lane) {
+    auto e = Engine("ntp4:1,ptp:1", 12, kLanes, lane);
+    auto space = ClientSpace::Create(
+        {.clients = 12, .addresses = 2, .first_port = 20000, .lanes = kLanes});
+    ASSERT_TRUE(space.ok());
+    for (int i = 0; i < 8; ++i) {
+      const Exchange x = Send(*e, 1000 + i * 1000);
+      if (x.req.dst_port == core::kPtpEventUdpPort) {
+        const PtpReply r = PtpServer(x);
+        EXPECT_EQ(OwnerLaneOf(*space, 123, PtpTo(x), r.bytes.data(), r.len),
+                  lane);
+        // A reflected Delay_Req names its lane too.
+        EXPECT_EQ(OwnerLaneOf(*space, 123, PtpTo(x), x.payload.data(),
+                              x.req.payload_len),
+                  lane);
+      } else {
+        const core::NtpReplyPacket r = NtpServer(x);
+        EXPECT_EQ(OwnerLaneOf(*space, 123, To(x), r.bytes.data(), r.size),
+                  lane);
+      }
+    }
+  }
+  auto space = ClientSpace::Create({.clients = 4, .lanes = 2});
+  ASSERT_TRUE(space.ok());
+  const uint8_t junk[60] = {};
+  // Unknown client address/port, another source port, a short PTP message.
+  EXPECT_FALSE(OwnerLaneOf(*space, 123,
+                           {.from_target = true,
+                            .dst_address_offset = 5,
+                            .src_port = 123,
+                            .dst_port = 1024},
+                           junk, 48)
+                   .has_value());
+  EXPECT_FALSE(
+      OwnerLaneOf(*space, 123, {.src_port = 53, .dst_port = 1024}, junk, 48)
+          .has_value());
+  EXPECT_FALSE(
+      OwnerLaneOf(*space, 123, {.src_port = 320, .dst_port = 320}, junk, 20)
+          .has_value());
+  uint8_t resp[60] = {0x09};  // a Delay_Resp for an identity not ours
+  EXPECT_FALSE(
+      OwnerLaneOf(*space, 123, {.src_port = 320, .dst_port = 320}, resp, 60)
+          .has_value());
+}
+
 TEST(LaneEngineTest, MixedTrafficSplitsClients) {
   auto e = Engine("ntp4:1,ptp:1", 8);
   int ntp = 0, ptp = 0;
