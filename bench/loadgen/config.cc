@@ -70,6 +70,10 @@ bool ParsePort(absl::string_view text, uint16_t* port) {
 
 bool AbslParseFlag(absl::string_view text, Target* target, std::string* error) {
   const absl::string_view t = absl::StripAsciiWhitespace(text);
+  if (t.empty()) {  // unset (the flag's default; ValidateOptions asks for it)
+    *target = Target{};
+    return true;
+  }
   absl::string_view host = t;
   absl::string_view port;
   bool has_port = false;

@@ -38,7 +38,9 @@ std::string AbslUnparseFlag(const Rate& rate);
 
 // --target: IPv4 "10.99.0.1", "10.99.0.1:123", IPv6 "fd99::1",
 // "[fd99::1]:123". The host is an address (no DNS); port 123 by default.
-// The port applies to NTP; PTP always goes to 319 (event messages).
+// The port applies to NTP; PTP always goes to 319 (event messages). Empty
+// text is the unset target (the flag's default; abseil must parse it).
+// ValidateOptions then says --target is required.
 struct Target {
   std::string host;  // the address text, brackets removed
   uint16_t port = 123;

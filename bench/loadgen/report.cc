@@ -142,6 +142,11 @@ std::string FormatSummary(const RunSummary& s) {
       s.target, s.mix, s.lanes, s.clients,
       s.offered_pps == 0 ? std::string("max") : FormatRate(s.offered_pps),
       FormatNanos(s.timeout_s * 1e9));
+  if (s.reflector) {
+    absl::StrAppend(&out,
+                    "  (reflector mode: the target echoes requests; answered "
+                    "= echoes, round trip only)\n");
+  }
   absl::StrAppend(
       &out,
       absl::StrFormat("  sent        %d  (%s over %.3f s; %d skipped)\n",
@@ -163,6 +168,9 @@ std::string FormatSummary(const RunSummary& s) {
   }
   if (!s.kod_codes.empty()) {
     absl::StrAppend(&out, "  kod codes:  ", NamedCountsText(s.kod_codes), "\n");
+  }
+  if (!s.generator.empty()) {
+    absl::StrAppend(&out, "  generator:  ", NamedCountsText(s.generator), "\n");
   }
   absl::StrAppend(&out, DistributionLine("round trip", s.rtt_ns),
                   DistributionLine("residence", s.residence_ns),
@@ -212,6 +220,7 @@ std::string SummaryToJson(const RunSummary& s) {
       {"lanes", s.lanes},
       {"clients", s.clients},
       {"timeout_s", s.timeout_s},
+      {"reflector", s.reflector},
       {"sending_s", s.sending_s},
       {"achieved_pps", s.AchievedPps()},
       {"answered_pps", s.AnsweredPps()},
@@ -229,6 +238,7 @@ std::string SummaryToJson(const RunSummary& s) {
         {"skipped", c.skipped}}},
       {"invalid", NamedCountsJson(s.invalid)},
       {"kod_codes", NamedCountsJson(s.kod_codes)},
+      {"generator", NamedCountsJson(s.generator)},
       {"rtt_ns", DistributionJson(s.rtt_ns)},
       {"residence_ns", DistributionJson(s.residence_ns)},
       {"offset_ns", DistributionJson(s.offset_ns)},

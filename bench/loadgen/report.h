@@ -72,11 +72,16 @@ struct RunSummary {
   uint32_t lanes = 0;
   uint32_t clients = 0;
   double timeout_s = 0;
+  // The target is a packet reflector (--reflector): "answered" are echoes.
+  bool reflector = false;
   // The run.
   double sending_s = 0;  // time the lanes were sending
   RequestCounts counts;
-  NamedCounts invalid;        // reason -> replies (nonzero only)
-  NamedCounts kod_codes;      // "RATE" -> replies
+  NamedCounts invalid;    // reason -> replies (nonzero only)
+  NamedCounts kod_codes;  // "RATE" -> replies
+  // The generator's own frame counters (tx_refused, alloc_failed,
+  // arp_answered, ...), nonzero ones: a generator at its limit shows here.
+  NamedCounts generator;
   Distribution rtt_ns;        // T4 - T1 on the generator's TSC
   Distribution residence_ns;  // T3 - T2, the server's hold time
   // ((T2 - T1) + (T3 - T4)) / 2 with the generator's clock: stamping error

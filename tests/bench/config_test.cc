@@ -70,10 +70,20 @@ TEST(TargetFlagTest, ParsesIpv4AndIpv6WithOptionalPort) {
   EXPECT_EQ(absl::UnparseFlag(t), "10.0.0.1:5");
 }
 
+TEST(TargetFlagTest, EmptyIsUnsetAndRoundTrips) {
+  std::string err;
+  Target t{"10.0.0.1", 5};
+  ASSERT_TRUE(Parse("", &t, &err));
+  EXPECT_TRUE(t.host.empty());
+  EXPECT_EQ(absl::UnparseFlag(t), "");  // abseil re-parses the default
+  LoadgenOptions o;
+  EXPECT_TRUE(absl::StrContains(ValidateOptions(o, 1).message(), "--target"));
+}
+
 TEST(TargetFlagTest, RejectsMalformedTargets) {
   for (const char* bad :
-       {"", ":123", "10.0.0.1:", "10.0.0.1:0", "10.0.0.1:65536",
-        "10.0.0.1:http", "[fd99::1", "[fd99::1]123", "[]:123", "[fd99::1]:"}) {
+       {":123", "10.0.0.1:", "10.0.0.1:0", "10.0.0.1:65536", "10.0.0.1:http",
+        "[fd99::1", "[fd99::1]123", "[]:123", "[fd99::1]:"}) {
     std::string err;
     Target t;
     EXPECT_FALSE(Parse(bad, &t, &err)) << bad;

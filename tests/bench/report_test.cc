@@ -114,6 +114,20 @@ TEST(FormatSummaryTest, SaysWhatHappened) {
         << text;
   }
   EXPECT_FALSE(absl::StrContains(text, "sweep"));
+  EXPECT_FALSE(absl::StrContains(text, "reflector"));
+  EXPECT_FALSE(absl::StrContains(text, "generator:"));
+}
+
+TEST(FormatSummaryTest, ReflectorModeAndGeneratorCounters) {
+  RunSummary s = Sample();
+  s.reflector = true;
+  s.generator = {{"tx_refused", 12}, {"arp_answered", 3}};
+  const std::string text = FormatSummary(s);
+  EXPECT_TRUE(absl::StrContains(text, "reflector mode")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "tx_refused=12, arp_answered=3")) << text;
+  const nlohmann::json j = nlohmann::json::parse(SummaryToJson(s));
+  EXPECT_TRUE(j["reflector"].get<bool>());
+  EXPECT_EQ(j["generator"]["tx_refused"], 12u);
 }
 
 TEST(FormatSummaryTest, SweepTable) {
