@@ -177,6 +177,8 @@ class LaneEngine {
   RequestCounts Counts() const;
   const LaneMeasurements& measurements() const { return *m_; }
   const RequestTable& table() const { return *table_; }
+  const ClientSpace& space() const { return config_.space; }
+  const core::ClockModel& clock() const { return model_; }
   uint32_t clients() const { return table_->clients(); }
 
  private:

@@ -1,0 +1,442 @@
+// zg-loadgen: zeitgeber's NTP/PTP load generator, a DPDK application.
+//
+//   zg-loadgen [EAL options] -- --target=IP[:port] --rate=PPS|max
+//       --duration=10s --clients=N [--mix=ntp4:90,ptp:10] [--sweep]
+//       [--json=FILE]
+//   zg-loadgen -l 0-1 --vdev=net_memif0,role=client,socket=/tmp/zg.sock --
+//       --target=10.99.0.1 --rate=1M --duration=10s --clients=1000
+//
+// The EAL's main lcore re-anchors the clock and prints progress; every other
+// lcore is a lane (one RX/TX queue pair of --port) sending the requests of
+// its share of the clients. See doc/performance.md for the rigs.
+//
+// Exit codes: 0 the run completed (whatever the loss); 1 invalid flags;
+// 2 EAL initialisation failed; 3 port, link or target resolution failed
+// (an unreachable target ends here, after --arp_timeout); 4 the run failed.
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "bench/loadgen/config.h"
+#include "bench/loadgen/dpdk_lane.h"
+#include "bench/loadgen/generator_clock.h"
+#include "bench/loadgen/lane_network.h"
+#include "bench/loadgen/report.h"
+#include "bench/loadgen/sweep.h"
+#include "bench/loadgen/target_resolver.h"
+#include "bench/loadgen/trial_runner.h"
+#include "core/status_macros.h"
+#include "dataplane/eal.h"
+#include "dataplane/log.h"
+#include "dataplane/mempools.h"
+#include "dataplane/port.h"
+#include "dataplane/worker.h"
+#include "servo/system_time.h"
+#include "servo/tsc_clock.h"
+
+using zg::bench::Rate;
+using zg::bench::Target;
+using zg::bench::TrafficMix;
+
+ABSL_FLAG(Target, target, Target{},
+          "The server: IPv4 or IPv6 address, optionally with the NTP port "
+          "(10.99.0.1, 10.99.0.1:123, [fd99::1]:123). Required.");
+ABSL_FLAG(std::string, target_mac, "",
+          "The server's MAC address; empty: resolve it with ARP (IPv4).");
+ABSL_FLAG(Rate, rate, Rate{},
+          "Requests per second from all lanes together (250000, 1.5M), or "
+          "'max'. With --sweep: the first trial's rate.");
+ABSL_FLAG(absl::Duration, duration, absl::Seconds(10),
+          "How long to send (each sweep trial: --sweep_trial).");
+ABSL_FLAG(uint64_t, count, 0,
+          "Stop after this many requests in all (0: --duration only).");
+ABSL_FLAG(uint32_t, clients, 256, "Simulated clients.");
+ABSL_FLAG(std::string, source_ip, "",
+          "First client address; empty: the target's address + 1.");
+ABSL_FLAG(uint32_t, source_addresses, 1,
+          "Client addresses (consecutive from --source_ip); clients are "
+          "spread over them first, then over source ports.");
+ABSL_FLAG(uint32_t, source_port, 10000, "First client UDP port (NTP).");
+ABSL_FLAG(TrafficMix, mix, TrafficMix{},
+          "What clients send: ntp4, ntp3, ptp (Delay_Req), weighted: "
+          "ntp4:90,ptp:10.");
+ABSL_FLAG(absl::Duration, timeout, absl::Milliseconds(200),
+          "A reply later than this after its request counts as late.");
+ABSL_FLAG(uint32_t, burst, 32, "Requests per tx_burst at most.");
+ABSL_FLAG(bool, reflector, false,
+          "The target is a packet reflector (dpdk-testpmd "
+          "--forward-mode=5tswap): count its echoes of our requests as "
+          "answers. The baseline zeitgeberd is compared with.");
+ABSL_FLAG(bool, sweep, false,
+          "Search the highest rate with loss <= --sweep_loss (RFC 2544 "
+          "no-drop rate).");
+ABSL_FLAG(absl::Duration, sweep_trial, absl::Seconds(2),
+          "Sending time of each sweep trial.");
+ABSL_FLAG(double, sweep_loss, 1e-4,
+          "Loss a sweep trial may have and pass (0.0001 = 0.01 %).");
+ABSL_FLAG(double, sweep_resolution, 0.01,
+          "Stop the sweep when the bounds are this close (fraction).");
+ABSL_FLAG(double, sweep_min_rate, 1000, "Give the sweep up below this rate.");
+ABSL_FLAG(uint32_t, sweep_max_trials, 20, "Sweep trials at most.");
+ABSL_FLAG(std::string, json, "", "Write the summary as JSON to this file.");
+ABSL_FLAG(absl::Duration, arp_timeout, absl::Seconds(3),
+          "How long to wait for the link and the target's ARP reply.");
+ABSL_FLAG(std::string, port, "0",
+          "DPDK port: id or name (net_memif0, net_af_xdp0, 0000:3b:00.0).");
+ABSL_FLAG(uint32_t, vlan, 0, "802.1Q VLAN id of our frames (0: untagged).");
+ABSL_FLAG(uint32_t, rx_desc, 1024, "RX descriptors per queue.");
+ABSL_FLAG(uint32_t, tx_desc, 1024, "TX descriptors per queue.");
+ABSL_FLAG(bool, progress, true, "Print a progress line every second.");
+
+namespace zg::bench {
+namespace {
+
+using dataplane::LogError;
+using dataplane::LogInfo;
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFlags = 1,
+  kExitEal = 2,
+  kExitPort = 3,
+  kExitRun = 4,
+};
+
+// Written by: the signal handler. Read by: the lanes and the main lcore.
+std::atomic<bool> g_abort{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+void OnSignal(int) { g_abort.store(true, std::memory_order_relaxed); }
+
+LoadgenOptions OptionsFromFlags() {
+  LoadgenOptions o;
+  o.target = absl::GetFlag(FLAGS_target);
+  o.target_mac = absl::GetFlag(FLAGS_target_mac);
+  o.rate = absl::GetFlag(FLAGS_rate);
+  o.duration = absl::GetFlag(FLAGS_duration);
+  o.count = absl::GetFlag(FLAGS_count);
+  o.clients = absl::GetFlag(FLAGS_clients);
+  o.source_ip = absl::GetFlag(FLAGS_source_ip);
+  o.source_addresses = absl::GetFlag(FLAGS_source_addresses);
+  o.source_port = absl::GetFlag(FLAGS_source_port);
+  o.mix = absl::GetFlag(FLAGS_mix);
+  o.timeout = absl::GetFlag(FLAGS_timeout);
+  o.burst = absl::GetFlag(FLAGS_burst);
+  o.sweep = absl::GetFlag(FLAGS_sweep);
+  o.sweep_trial = absl::GetFlag(FLAGS_sweep_trial);
+  o.sweep_loss = absl::GetFlag(FLAGS_sweep_loss);
+  o.sweep_resolution = absl::GetFlag(FLAGS_sweep_resolution);
+  o.sweep_min_rate = absl::GetFlag(FLAGS_sweep_min_rate);
+  o.sweep_max_trials = absl::GetFlag(FLAGS_sweep_max_trials);
+  o.json = absl::GetFlag(FLAGS_json);
+  o.arp_timeout = absl::GetFlag(FLAGS_arp_timeout);
+  return o;
+}
+
+// Everything a run needs, in teardown order (reversed).
+struct Generator {
+  std::unique_ptr<dataplane::Eal> eal;
+  std::vector<unsigned> lcores;
+  std::unique_ptr<dataplane::MbufPools> pools;
+  std::unique_ptr<dataplane::Port> port;
+  rte_mempool* pool = nullptr;
+  std::unique_ptr<servo::TscClock> tsc;
+  std::unique_ptr<GeneratorClock> clock;
+  LaneNetwork net;
+  std::vector<std::unique_ptr<DpdkLane>> lanes;
+  std::unique_ptr<TrialRunner> runner;
+};
+
+absl::Status OpenPort(Generator& g) {
+  const uint16_t queues = static_cast<uint16_t>(g.lcores.size());
+  const uint32_t per_queue = absl::GetFlag(FLAGS_rx_desc) +
+                             absl::GetFlag(FLAGS_tx_desc) + 2 * kMaxBurst +
+                             DpdkLane::kRxBurst;
+  uint32_t mbufs = 8191;
+  while (mbufs < per_queue * queues + dataplane::kMbufCacheSize * (queues + 1))
+    mbufs = mbufs * 2 + 1;
+  g.pools = std::make_unique<dataplane::MbufPools>(mbufs);
+  dataplane::PortOptions po;
+  po.name = absl::GetFlag(FLAGS_port);
+  po.num_queues = queues;
+  po.rx_desc = static_cast<uint16_t>(absl::GetFlag(FLAGS_rx_desc));
+  po.tx_desc = static_cast<uint16_t>(absl::GetFlag(FLAGS_tx_desc));
+  po.rx_timestamp = false;  // the generator stamps with the TSC
+  po.tx_checksum_offload = false;
+  for (unsigned lcore : g.lcores) {
+    po.queue_sockets.push_back(static_cast<int>(rte_lcore_to_socket_id(lcore)));
+  }
+  ZG_ASSIGN_OR_RETURN(g.port, dataplane::Port::Open(po, g.pools.get()));
+  ZG_RETURN_IF_ERROR(g.port->Start());
+  LogInfo(g.port->Describe());
+  ZG_ASSIGN_OR_RETURN(g.pool, g.pools->ForSocket(SOCKET_ID_ANY));
+  return WaitForLink(g.port->id(), g.port->name(),
+                     absl::GetFlag(FLAGS_arp_timeout));
+}
+
+absl::Status SetUpNetwork(Generator& g, const LoadgenOptions& o) {
+  core::MacAddr mac;
+  std::memcpy(mac.b.data(), g.port->mac().addr_bytes, 6);
+  ZG_ASSIGN_OR_RETURN(
+      g.net, BuildLaneNetwork(
+                 o, mac, static_cast<uint16_t>(absl::GetFlag(FLAGS_vlan))));
+  ZG_ASSIGN_OR_RETURN(g.net.rx_tsc_offset, RegisterRxTscField());
+  if (!o.target_mac.empty()) {
+    absl::StatusOr<core::MacAddr> m = core::ParseMacAddr(o.target_mac);
+    if (!m.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--target_mac=", o.target_mac, ": ", m.status().message()));
+    }
+    g.net.dst_mac = *m;
+    return absl::OkStatus();
+  }
+  ZG_ASSIGN_OR_RETURN(g.net.dst_mac,
+                      ResolveTargetMac(g.port->id(), g.port->num_queues(),
+                                       g.pool, g.net, o.arp_timeout));
+  LogInfo(absl::StrCat("target ", g.net.target.ToString(), " is at ",
+                       g.net.dst_mac.ToString()));
+  return absl::OkStatus();
+}
+
+absl::Status SetUpClock(Generator& g) {
+  ZG_ASSIGN_OR_RETURN(g.tsc, servo::TscClock::Create());
+  ZG_ASSIGN_OR_RETURN(
+      g.clock,
+      GeneratorClock::Create(g.tsc.get(), &servo::RealSystemClockOps(), {}));
+  LogInfo(
+      absl::StrCat("clock: TSC ", static_cast<uint64_t>(g.clock->hz()),
+                   " Hz, CLOCK_REALTIME anchor +-",
+                   static_cast<int64_t>(g.clock->anchor_half_width_ns()),
+                   " ns, TAI-UTC ", g.clock->tai_minus_utc_s(), " s",
+                   g.clock->tai_from_kernel() ? " (kernel)" : " (assumed)"));
+  return absl::OkStatus();
+}
+
+absl::Status SetUpLanes(Generator& g, const LoadgenOptions& o) {
+  const uint32_t n = static_cast<uint32_t>(g.lcores.size());
+  ZG_ASSIGN_OR_RETURN(
+      ClientSpace space,
+      ClientSpace::Create({.clients = o.clients,
+                           .addresses = o.source_addresses,
+                           .first_port = static_cast<uint16_t>(o.source_port),
+                           .lanes = n}));
+  std::vector<LaneSlot> slots;
+  for (uint32_t i = 0; i < n; ++i) {
+    g.lanes.push_back(
+        std::make_unique<DpdkLane>(i, g.port->queue(static_cast<uint16_t>(i)),
+                                   g.pool, &g.net, &g.clock->published()));
+    slots.push_back({g.lanes.back().get(), g.lcores[i]});
+  }
+  ZG_ASSIGN_OR_RETURN(
+      g.runner,
+      TrialRunner::Create(
+          {.space = space,
+           .mix = o.mix,
+           .ntp_port = o.target.port,
+           .timeout = o.timeout,
+           .burst = o.burst,
+           .reflector = absl::GetFlag(FLAGS_reflector),
+           .progress = absl::GetFlag(FLAGS_progress) ? stderr : nullptr},
+          std::move(slots), g.clock.get()));
+  return absl::OkStatus();
+}
+
+NamedCounts GeneratorCounts(const LaneFrameStats& f) {
+  NamedCounts out;
+  const std::pair<const char*, uint64_t> all[] = {
+      {"tx_ring_full", f.tx_ring_full}, {"tx_unsent", f.tx_unsent},
+      {"alloc_failed", f.alloc_failed}, {"l2_answered", f.l2_answered},
+      {"handed_off", f.handed_off},     {"handoff_dropped", f.handoff_dropped}};
+  for (const auto& [name, n] : all) {
+    if (n != 0) out.emplace_back(name, n);
+  }
+  for (size_t i = 0; i < f.drops.size(); ++i) {
+    if (f.drops[i] != 0) {
+      out.emplace_back(
+          absl::StrCat("ignored_",
+                       core::FrameDropName(static_cast<core::FrameDrop>(i))),
+          f.drops[i]);
+    }
+  }
+  return out;
+}
+
+RunSummary MakeSummary(const LoadgenOptions& o, uint32_t lanes,
+                       const TrialOutcome& t) {
+  RunSummary s;
+  s.target = AbslUnparseFlag(o.target);
+  s.mix = AbslUnparseFlag(o.mix);
+  s.offered_pps = t.offered_pps;
+  s.lanes = lanes;
+  s.clients = o.clients;
+  s.timeout_s = absl::ToDoubleSeconds(o.timeout);
+  s.reflector = absl::GetFlag(FLAGS_reflector);
+  s.sending_s = t.sending_s;
+  s.counts = t.measurements.counts;
+  s.invalid = t.measurements.DefectNames();
+  s.kod_codes = t.measurements.KissNames();
+  s.generator = GeneratorCounts(t.frames);
+  s.rtt_ns = Summarize(t.measurements.rtt_ns);
+  s.residence_ns = Summarize(t.measurements.residence_ns);
+  s.offset_ns = Summarize(t.measurements.offset_ns);
+  return s;
+}
+
+absl::StatusOr<RunSummary> RunPlain(Generator& g, const LoadgenOptions& o) {
+  ZG_ASSIGN_OR_RETURN(TrialOutcome t, g.runner->Run({.rate_pps = o.rate.pps,
+                                                     .duration = o.duration,
+                                                     .count = o.count},
+                                                    &g_abort));
+  return MakeSummary(o, static_cast<uint32_t>(g.lanes.size()), t);
+}
+
+absl::StatusOr<RunSummary> RunSweep(Generator& g, const LoadgenOptions& o) {
+  const SweepConfig config{.max_rate_pps = o.rate.pps,
+                           .min_rate_pps = o.sweep_min_rate,
+                           .loss_threshold = o.sweep_loss,
+                           .resolution = o.sweep_resolution,
+                           .max_trials = o.sweep_max_trials};
+  ZG_RETURN_IF_ERROR(ValidateSweepConfig(config));
+  absl::Status error;
+  std::optional<TrialOutcome> best;
+  const SweepResult result = FindNoDropRate(config, [&](double pps) {
+    if (!error.ok() || g_abort.load()) return TrialResult{pps, 0, 0, 0};
+    absl::StatusOr<TrialOutcome> t = g.runner->Run(
+        {.rate_pps = pps, .duration = o.sweep_trial, .count = o.count},
+        &g_abort);
+    if (!t.ok()) {
+      error = t.status();
+      return TrialResult{pps, 0, 0, 0};
+    }
+    const TrialResult r = t->AsTrialResult();
+    std::fprintf(stderr,
+                 "sweep trial: offered %s achieved %s loss %.4f %% %s\n",
+                 pps == 0 ? "max" : FormatRate(pps).c_str(),
+                 FormatRate(r.achieved_pps).c_str(), r.Loss() * 100,
+                 TrialPasses(r, o.sweep_loss) ? "pass" : "FAIL");
+    if (TrialPasses(r, o.sweep_loss) &&
+        (!best.has_value() ||
+         r.achieved_pps > best->AsTrialResult().achieved_pps)) {
+      best = *std::move(t);
+    }
+    return r;
+  });
+  ZG_RETURN_IF_ERROR(error);
+  RunSummary s;
+  if (best.has_value()) {
+    s = MakeSummary(o, static_cast<uint32_t>(g.lanes.size()), *best);
+  } else {
+    s.target = AbslUnparseFlag(o.target);
+    s.mix = AbslUnparseFlag(o.mix);
+    s.lanes = static_cast<uint32_t>(g.lanes.size());
+    s.clients = o.clients;
+    s.reflector = absl::GetFlag(FLAGS_reflector);
+  }
+  s.sweep = result;
+  s.sweep_loss_threshold = o.sweep_loss;
+  return s;
+}
+
+// argv split at the first "--": EAL options before it, ours after; both
+// start with the program name. (dataplane/flags.h has the same split, but
+// linking it would also define zeitgeberd's flags here.)
+void SplitArgs(int argc, char** argv, std::vector<char*>* eal,
+               std::vector<char*>* app) {
+  eal->push_back(argv[0]);
+  app->push_back(argv[0]);
+  int i = 1;
+  for (; i < argc && std::string_view(argv[i]) != "--"; ++i) {
+    eal->push_back(argv[i]);
+  }
+  for (++i; i < argc; ++i) app->push_back(argv[i]);
+}
+
+int Main(int argc, char** argv) {
+  std::vector<char*> eal_args, app_args;
+  SplitArgs(argc, argv, &eal_args, &app_args);
+  absl::SetProgramUsageMessage(
+      "zeitgeber's NTP/PTP load generator.\n  zg-loadgen [EAL options] -- "
+      "--target=IP[:port] --rate=PPS|max --duration=10s --clients=N ...");
+  const std::vector<char*> positional = absl::ParseCommandLine(
+      static_cast<int>(app_args.size()), app_args.data());
+  if (positional.size() > 1) {
+    LogError(absl::StrCat("unexpected argument '", positional[1],
+                          "': zg-loadgen takes flags only (after --)"));
+    return kExitFlags;
+  }
+  const LoadgenOptions o = OptionsFromFlags();
+  // What can be checked before the EAL starts (lanes unknown: assume one).
+  if (absl::Status s = ValidateOptions(o, 1); !s.ok()) {
+    LogError(s.message());
+    return kExitFlags;
+  }
+  Generator g;
+  absl::StatusOr<std::unique_ptr<dataplane::Eal>> eal =
+      dataplane::Eal::Init(static_cast<int>(eal_args.size()), eal_args.data());
+  if (!eal.ok()) {
+    LogError(eal.status().message());
+    return kExitEal;
+  }
+  g.eal = *std::move(eal);
+  g.lcores = dataplane::WorkerLcores();
+  if (absl::Status s =
+          ValidateOptions(o, static_cast<uint32_t>(g.lcores.size()));
+      !s.ok()) {
+    LogError(s.message());
+    return kExitFlags;
+  }
+  if (absl::Status s = OpenPort(g); !s.ok()) {
+    LogError(s.message());
+    return kExitPort;
+  }
+  if (absl::Status s = SetUpNetwork(g, o); !s.ok()) {
+    LogError(s.message());
+    return s.code() == absl::StatusCode::kInvalidArgument ? kExitFlags
+                                                          : kExitPort;
+  }
+  if (absl::Status s = SetUpClock(g); !s.ok()) {
+    LogError(s.message());
+    return kExitRun;
+  }
+  if (absl::Status s = SetUpLanes(g, o); !s.ok()) {
+    LogError(s.message());
+    return kExitRun;
+  }
+  std::signal(SIGINT, &OnSignal);
+  std::signal(SIGTERM, &OnSignal);
+  LogInfo(absl::StrCat("zg-loadgen: ", g.lanes.size(), " lane(s) on lcore(s) ",
+                       absl::StrJoin(g.lcores, ","), ", ", o.clients,
+                       " clients, target ", AbslUnparseFlag(o.target)));
+  absl::StatusOr<RunSummary> summary =
+      o.sweep ? RunSweep(g, o) : RunPlain(g, o);
+  if (!summary.ok()) {
+    LogError(summary.status().message());
+    return kExitRun;
+  }
+  std::fputs(FormatSummary(*summary).c_str(), stdout);
+  std::fflush(stdout);
+  if (!o.json.empty()) {
+    if (absl::Status s = WriteJsonFile(o.json, *summary); !s.ok()) {
+      LogError(s.message());
+      return kExitRun;
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace zg::bench
+
+int main(int argc, char** argv) { return zg::bench::Main(argc, argv); }
