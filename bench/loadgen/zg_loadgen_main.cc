@@ -56,6 +56,9 @@ ABSL_FLAG(Target, target, Target{},
           "(10.99.0.1, 10.99.0.1:123, [fd99::1]:123). Required.");
 ABSL_FLAG(std::string, target_mac, "",
           "The server's MAC address; empty: resolve it with ARP (IPv4).");
+ABSL_FLAG(std::string, source_mac, "",
+          "Our frames' source MAC; empty: the port's (ports without one, "
+          "such as net_ring, need it).");
 ABSL_FLAG(Rate, rate, Rate{},
           "Requests per second from all lanes together (250000, 1.5M), or "
           "'max'. With --sweep: the first trial's rate.");
@@ -189,6 +192,19 @@ absl::Status OpenPort(Generator& g) {
 absl::Status SetUpNetwork(Generator& g, const LoadgenOptions& o) {
   core::MacAddr mac;
   std::memcpy(mac.b.data(), g.port->mac().addr_bytes, 6);
+  if (const std::string text = absl::GetFlag(FLAGS_source_mac); !text.empty()) {
+    absl::StatusOr<core::MacAddr> m = core::ParseMacAddr(text);
+    if (!m.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--source_mac=", text, ": ", m.status().message()));
+    }
+    mac = *m;
+  } else if (mac.IsZero()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("port ", g.port->name(),
+                     " has no MAC address: give one with "
+                     "--source_mac=02:xx:xx:xx:xx:xx"));
+  }
   ZG_ASSIGN_OR_RETURN(
       g.net, BuildLaneNetwork(
                  o, mac, static_cast<uint16_t>(absl::GetFlag(FLAGS_vlan))));
