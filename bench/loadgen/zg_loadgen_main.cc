@@ -411,7 +411,7 @@ int Main(int argc, char** argv) {
           ValidateOptions(o, static_cast<uint32_t>(g.lcores.size()));
       !s.ok()) {
     LogError(s.message());
-    return kExitFlags;
+    return g.lcores.empty() ? kExitEal : kExitFlags;  // EAL options' fault
   }
   if (absl::Status s = OpenPort(g); !s.ok()) {
     LogError(s.message());
