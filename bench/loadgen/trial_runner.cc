@@ -78,19 +78,17 @@ absl::Status TrialRunner::ConnectRings() {
   return absl::OkStatus();
 }
 
-absl::Status TrialRunner::PrepareLanes(const TrialSpec& spec,
-                                       uint64_t start_tsc, TrialOutcome* out) {
+absl::Status TrialRunner::PrepareLanes(const TrialSpec& spec, TrialOutcome* out,
+                                       uint64_t* start_tsc) {
   const double hz = clock_->hz();
   const uint32_t n = static_cast<uint32_t>(lanes_.size());
   const double lane_rate = spec.rate_pps / n;
   const uint64_t timeout_ticks = static_cast<uint64_t>(
       std::ceil(absl::ToDoubleSeconds(config_.timeout) * hz));
-  LanePlan plan;
-  plan.start_tsc = start_tsc;
-  plan.stop_tsc = start_tsc + static_cast<uint64_t>(
-                                  absl::ToDoubleSeconds(spec.duration) * hz);
-  plan.drain_ticks = timeout_ticks;
-  plan.burst = config_.burst;
+  // Engines first: their request tables may take a while to allocate, and
+  // the clock for the trial starts only when every lane is ready.
+  std::vector<std::unique_ptr<LaneEngine>> engines;
+  std::vector<RateController> paces;
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t depth =
         ChooseDepth(lane_rate, config_.space.ClientsInLane(i), config_.timeout);
@@ -103,6 +101,7 @@ absl::Status TrialRunner::PrepareLanes(const TrialSpec& spec,
                                             .depth = depth,
                                             .timeout_ticks = timeout_ticks,
                                             .reflector = config_.reflector}));
+    engines.push_back(std::move(engine));
     ZG_ASSIGN_OR_RETURN(
         RateController pace,
         RateController::Create(
@@ -110,10 +109,21 @@ absl::Status TrialRunner::PrepareLanes(const TrialSpec& spec,
              .tsc_hz = static_cast<uint64_t>(hz),
              .max_burst = config_.burst,
              .max_backlog = std::max<uint32_t>(1024, config_.burst)}));
-    plan.quota = spec.count == 0 ? 0 : spec.count / n + (i < spec.count % n);
+    paces.push_back(pace);
     lanes_[i].lane->Flush();
-    lanes_[i].lane->Prepare(std::move(engine), pace, plan);
   }
+  LanePlan plan;
+  plan.start_tsc = core::ReadTsc() + static_cast<uint64_t>(kStartDelayS * hz);
+  plan.stop_tsc =
+      plan.start_tsc +
+      static_cast<uint64_t>(absl::ToDoubleSeconds(spec.duration) * hz);
+  plan.drain_ticks = timeout_ticks;
+  plan.burst = config_.burst;
+  for (uint32_t i = 0; i < n; ++i) {
+    plan.quota = spec.count == 0 ? 0 : spec.count / n + (i < spec.count % n);
+    lanes_[i].lane->Prepare(std::move(engines[i]), paces[i], plan);
+  }
+  *start_tsc = plan.start_tsc;
   return absl::OkStatus();
 }
 
@@ -164,9 +174,8 @@ absl::StatusOr<TrialOutcome> TrialRunner::Run(const TrialSpec& spec,
   TrialOutcome out;
   out.offered_pps = spec.rate_pps;
   ZG_RETURN_IF_ERROR(clock_->Update());
-  const uint64_t start_tsc =
-      core::ReadTsc() + static_cast<uint64_t>(kStartDelayS * clock_->hz());
-  ZG_RETURN_IF_ERROR(PrepareLanes(spec, start_tsc, &out));
+  uint64_t start_tsc = 0;
+  ZG_RETURN_IF_ERROR(PrepareLanes(spec, &out, &start_tsc));
   size_t launched = 0;
   absl::Status launch_error;
   for (const LaneSlot& s : lanes_) {

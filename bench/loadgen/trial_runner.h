@@ -87,8 +87,10 @@ class TrialRunner {
               GeneratorClock* clock)
       : config_(config), lanes_(std::move(lanes)), clock_(clock) {}
   absl::Status ConnectRings();
-  absl::Status PrepareLanes(const TrialSpec& spec, uint64_t start_tsc,
-                            TrialOutcome* out);
+  // Fresh engines and paces for every lane, then a common start time (the
+  // TSC at which sending starts, written to *start_tsc) just ahead.
+  absl::Status PrepareLanes(const TrialSpec& spec, TrialOutcome* out,
+                            uint64_t* start_tsc);
   // Sums the lanes' snapshots; true when every lane is done.
   bool Snapshot(ProgressSample* sample, uint64_t* send_end_tsc) const;
   // Re-anchors the clock and prints progress until every lane is done.

@@ -358,6 +358,7 @@ absl::StatusOr<RunSummary> RunSweep(Generator& g, const LoadgenOptions& o) {
     s.mix = AbslUnparseFlag(o.mix);
     s.lanes = static_cast<uint32_t>(g.lanes.size());
     s.clients = o.clients;
+    s.timeout_s = absl::ToDoubleSeconds(o.timeout);
     s.reflector = absl::GetFlag(FLAGS_reflector);
   }
   s.sweep = result;
