@@ -11,8 +11,12 @@ json_dir=""
 if [ "${1:-}" = "--json" ]; then json_dir=$2; shift 2; mkdir -p "$json_dir"; fi
 filter=${1:-.}
 zg_configure build-bench -Dbuildtype=release -Db_ndebug=true
-ninja -C build-bench >/dev/null
-mapfile -t suites < <(find build-bench/bench -maxdepth 1 -type f -name '*_benchmark' -perm -u+x | sort)
+# Only the benchmark executables (not every test): bench/<name>_benchmark.
+mapfile -t targets < <(ninja -C build-bench -t targets all |
+                       sed -n 's|^\(bench/[a-z0-9_]*_benchmark\):.*|\1|p' | sort -u)
+[ "${#targets[@]}" -gt 0 ] || zg_die "no benchmark targets in build-bench"
+ninja -C build-bench "${targets[@]}" >/dev/null
+mapfile -t suites < <(printf 'build-bench/%s\n' "${targets[@]}")
 [ "${#suites[@]}" -gt 0 ] || zg_die "no benchmarks built in build-bench/bench"
 for b in "${suites[@]}"; do
   name=$(basename "$b")
