@@ -49,6 +49,9 @@ class FakeServer {
     Mode mode = Mode::kNtp;
     uint32_t drop_every = 0;  // drop request n when n % drop_every == 0
     uint32_t dup_every = 0;   // send reply n twice when n % dup_every == 0
+    // Reply on the next queue, not the request's (as RSS may): the
+    // generator's lanes must hand replies to each other.
+    bool misroute = false;
   };
 
   FakeServer(const dataplane::testing::RingPort& ring, rte_mempool* pool,
@@ -71,15 +74,23 @@ class FakeServer {
   void Loop() {
     void* objs[32];
     while (!stop_.load()) {
-      const unsigned n = rte_ring_dequeue_burst(ring_.tx[0], objs, 32, nullptr);
-      for (unsigned i = 0; i < n; ++i) Serve(static_cast<rte_mbuf*>(objs[i]));
-      if (n == 0) std::this_thread::yield();
+      unsigned total = 0;
+      for (size_t q = 0; q < ring_.tx.size(); ++q) {
+        const unsigned n =
+            rte_ring_dequeue_burst(ring_.tx[q], objs, 32, nullptr);
+        const size_t out = b_.misroute ? (q + 1) % ring_.rx.size() : q;
+        for (unsigned i = 0; i < n; ++i) {
+          Serve(static_cast<rte_mbuf*>(objs[i]), out);
+        }
+        total += n;
+      }
+      if (total == 0) std::this_thread::yield();
     }
   }
-  void Send(rte_mbuf* m) {
-    if (rte_ring_enqueue(ring_.rx[0], m) != 0) rte_pktmbuf_free(m);
+  void Send(rte_mbuf* m, size_t queue) {
+    if (rte_ring_enqueue(ring_.rx[queue], m) != 0) rte_pktmbuf_free(m);
   }
-  void Serve(rte_mbuf* m) {
+  void Serve(rte_mbuf* m, size_t queue) {
     uint8_t* data = rte_pktmbuf_mtod(m, uint8_t*);
     const core::FrameInfo info = core::ClassifyFrame(data, m->data_len, local_);
     if (info.kind == core::FrameKind::kArpRequest) {
@@ -89,7 +100,7 @@ class FakeServer {
         m->data_len = static_cast<uint16_t>(len);
         m->pkt_len = len;
         ++arp_;
-        return Send(m);
+        return Send(m, queue);
       }
     } else if (info.kind == core::FrameKind::kNtp && b_.mode != Mode::kSilent) {
       const uint64_t k = ++requests_;
@@ -100,10 +111,10 @@ class FakeServer {
           rte_mbuf* copy = rte_pktmbuf_copy(m, pool_, 0, UINT32_MAX);
           if (copy != nullptr) {
             ++duplicated_;
-            Send(copy);
+            Send(copy, queue);
           }
         }
-        return Send(m);
+        return Send(m, queue);
       }
     }
     rte_pktmbuf_free(m);
@@ -146,10 +157,12 @@ class FakeServer {
 
 class LoadgenRingTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { SetUpPort(1); }
+  void SetUpPort(uint16_t queues) {
     static int n = 0;
-    ring_ = dataplane::testing::MakeRingPort(absl::StrCat("lg", n++), 1);
-    auto port = dataplane::Port::Open({.name = ring_.name}, &pools_);
+    ring_ = dataplane::testing::MakeRingPort(absl::StrCat("lg", n++), queues);
+    auto port = dataplane::Port::Open(
+        {.name = ring_.name, .num_queues = queues}, &pools_);
     ASSERT_TRUE(port.ok()) << port.status();
     port_ = std::move(*port);
     ASSERT_TRUE(port_->Start().ok());
@@ -175,23 +188,30 @@ class LoadgenRingTest : public ::testing::Test {
     net_.rx_tsc_offset = RegisterRxTscField().value();
   }
 
-  // One lane on the worker lcore; a 2 s reply timeout absorbs a loaded
-  // machine's scheduling.
+  // One lane per queue on the worker lcores; a 2 s reply timeout absorbs a
+  // loaded machine's scheduling.
   absl::StatusOr<TrialOutcome> RunTrial(uint64_t count, bool reflector) {
     const std::vector<unsigned> lcores = dataplane::WorkerLcores();
-    EXPECT_EQ(lcores.size(), 1u);
-    lane_ = std::make_unique<DpdkLane>(0, port_->queue(0), pool_, &net_,
-                                       &clock_->published());
+    const uint32_t n = port_->num_queues();
+    EXPECT_GE(lcores.size(), n);
+    lanes_.clear();
+    std::vector<LaneSlot> slots;
+    for (uint32_t i = 0; i < n; ++i) {
+      lanes_.push_back(
+          std::make_unique<DpdkLane>(i, port_->queue(static_cast<uint16_t>(i)),
+                                     pool_, &net_, &clock_->published()));
+      slots.push_back({lanes_.back().get(), lcores[i]});
+    }
     auto space = ClientSpace::Create({.clients = options_.clients,
                                       .addresses = options_.source_addresses,
                                       .first_port = 20000,
-                                      .lanes = 1});
+                                      .lanes = n});
     EXPECT_TRUE(space.ok());
     auto runner = TrialRunner::Create({.space = *space,
                                        .timeout = absl::Seconds(2),
                                        .burst = 16,
                                        .reflector = reflector},
-                                      {{lane_.get(), lcores[0]}}, clock_.get());
+                                      std::move(slots), clock_.get());
     if (!runner.ok()) return runner.status();
     return (*runner)->Run(
         {.rate_pps = 20'000, .duration = absl::Seconds(10), .count = count},
@@ -206,7 +226,7 @@ class LoadgenRingTest : public ::testing::Test {
   std::unique_ptr<GeneratorClock> clock_;
   LoadgenOptions options_;
   LaneNetwork net_;
-  std::unique_ptr<DpdkLane> lane_;
+  std::vector<std::unique_ptr<DpdkLane>> lanes_;
 };
 
 TEST_F(LoadgenRingTest, EveryRequestAnsweredAndMeasured) {
@@ -264,6 +284,23 @@ TEST_F(LoadgenRingTest, ReflectedRequestsCountInReflectorModeOnly) {
   EXPECT_EQ(u->measurements.counts.answered, 0u);
   EXPECT_EQ(u->measurements.counts.lost, 200u);
   EXPECT_EQ(u->measurements.counts.unmatched, 200u);
+}
+
+// Two lanes; the server answers every request on the other queue. Each
+// lane hands the replies it gets to the lane that sent the request.
+TEST_F(LoadgenRingTest, LanesHandRepliesToTheirOwners) {
+  port_.reset();
+  SetUpPort(2);
+  FakeServer server(ring_, pool_, &clock_->published(), {.misroute = true});
+  auto t = RunTrial(2000, false);
+  ASSERT_TRUE(t.ok()) << t.status();
+  const RequestCounts& c = t->measurements.counts;
+  EXPECT_EQ(c.sent, 2000u);
+  EXPECT_EQ(c.answered, 2000u);
+  EXPECT_EQ(t->frames.handed_off, 2000u);
+  EXPECT_EQ(t->frames.handoff_dropped, 0u);
+  EXPECT_EQ(t->measurements.DefectTotal(), 0u) << absl::StrJoin(
+      t->measurements.DefectNames(), ", ", absl::PairFormatter("="));
 }
 
 TEST_F(LoadgenRingTest, ArpResolvesTheServer) {

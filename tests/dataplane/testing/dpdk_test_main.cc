@@ -1,7 +1,7 @@
 // main() of the dataplane integration tests: one EAL per test binary
 // (no hugepages, no shared config files, no PCI, a --file-prefix unique to this
 // process, lcore 0 = main on the first allowed CPU, lcore 1 = worker on the
-// second).
+// second; -DZG_DPDK_TEST_WORKERS=N adds workers 2..N on the same CPUs).
 #include <sched.h>
 #include <unistd.h>
 
@@ -12,6 +12,21 @@
 #include "absl/strings/str_cat.h"
 #include "dataplane/eal.h"
 #include "gtest/gtest.h"
+
+// Worker lcores beyond the first, for binaries compiled with
+// -DZG_DPDK_TEST_WORKERS=N (N > 1): lcore k on the two CPUs in turn.
+std::string MoreWorkers(const int* cpus) {
+#ifdef ZG_DPDK_TEST_WORKERS
+  std::string out;
+  for (int k = 2; k <= ZG_DPDK_TEST_WORKERS; ++k) {
+    absl::StrAppend(&out, ",", k, "@", cpus[k % 2]);
+  }
+  return out;
+#else
+  (void)cpus;
+  return "";
+#endif
+}
 
 // One EAL for the whole test binary.
 int main(int argc, char** argv) {
@@ -32,7 +47,7 @@ int main(int argc, char** argv) {
       "256",
       "--no-pci",
       absl::StrCat("--file-prefix=zgtest", getpid()),
-      absl::StrCat("--lcores=0@", cpus[0], ",1@", cpus[1]),
+      absl::StrCat("--lcores=0@", cpus[0], ",1@", cpus[1], MoreWorkers(cpus)),
       "--no-telemetry",
       "--log-level=lib.eal:warning"};
   auto eal = zg::dataplane::Eal::Init(args);
