@@ -8,19 +8,6 @@
 namespace zg::core {
 namespace {
 
-TEST(NetHeadersTest, BigEndianLoadsAndStoresAtAnyAlignment) {
-  uint8_t buf[16] = {};
-  for (int off = 0; off < 8; ++off) {
-    StoreBe32(buf + off, 0x0A630001);
-    EXPECT_EQ(buf[off], 0x0A);
-    EXPECT_EQ(buf[off + 3], 0x01);
-    EXPECT_EQ(LoadBe32(buf + off), 0x0A630001u);
-    StoreBe16(buf + off, 0x86DD);
-    EXPECT_EQ(buf[off], 0x86);
-    EXPECT_EQ(LoadBe16(buf + off), 0x86DD);
-  }
-}
-
 TEST(NetHeadersTest, Ipv4AddrIsHostOrder) {
   const Ipv4Addr a = Ipv4Addr::FromOctets(10, 99, 0, 1);
   EXPECT_EQ(a.value, 0x0A630001u);
