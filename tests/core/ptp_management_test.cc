@@ -7,7 +7,7 @@
 
 #include "core/ptp_tlv.h"
 #include "gtest/gtest.h"
-#include "tests/core/ptp_pcap.h"
+#include "tests/util/pcap_frames.h"
 
 namespace zg::core {
 namespace {
@@ -439,9 +439,11 @@ std::string Diff(const Bytes& a, const Bytes& b) {
 // supports GET PRIORITY1, which we do not.)
 TEST(PtpManagementTest, AnswersPmcExactlyAsPtp4lDoes) {
   // The management messages (the capture also has ptp4l's Announce etc.).
+  absl::StatusOr<std::vector<Bytes>> all =
+      testutil::Ptp4lFixtureMessages("pmc.pcap");
+  ASSERT_TRUE(all.ok()) << all.status();
   std::vector<Bytes> msgs;
-  for (Bytes& b : testing::ReadPtpPcap(std::string(ZG_TEST_DATA_DIR "/ptp/") +
-                                       "pmc.pcap")) {
+  for (Bytes& b : *all) {
     PtpHeader h;
     ASSERT_EQ(ParsePtpHeader(b, &h), PtpDrop::kOk);
     if (h.message_type == PtpMessageType::kManagement) msgs.push_back(b);

@@ -7,7 +7,7 @@
 #include "core/ptp_fields.h"
 #include "core/ptp_tlv.h"
 #include "gtest/gtest.h"
-#include "tests/core/ptp_pcap.h"
+#include "tests/util/pcap_frames.h"
 
 namespace zg::core {
 namespace {
@@ -665,8 +665,12 @@ TEST(PtpWireTest, AddToCorrectionField) {
 
 // ---- Real ptp4l traffic -----------------------------------------------------
 
+// The PTP messages of tests/data/ptp/<name>, through ClassifyFrame.
 std::vector<Bytes> Fixture(const char* name) {
-  return testing::ReadPtpPcap(std::string(ZG_TEST_DATA_DIR "/ptp/") + name);
+  absl::StatusOr<std::vector<Bytes>> msgs =
+      testutil::Ptp4lFixtureMessages(name);
+  EXPECT_TRUE(msgs.ok()) << msgs.status();
+  return msgs.ok() ? *std::move(msgs) : std::vector<Bytes>{};
 }
 
 TEST(PtpWireTest, EveryPtp4lMessageParsesAndReserializesByteForByte) {
