@@ -290,4 +290,55 @@ absl::Status CheckClean(const std::vector<DissectedPacket>& packets) {
                    " packets:\n  ", absl::StrJoin(bad, "\n  ")));
 }
 
+absl::Status CheckFields(const DissectedPacket& p, const FieldValues& want) {
+  std::vector<std::string> bad;
+  for (const auto& field : want) {
+    const std::string& name = field.first;
+    const std::string& value = field.second;
+    const std::vector<std::string> got = p.FieldValues(name);
+    const bool ok = !got.empty() && std::all_of(got.begin(), got.end(),
+                                                [&](const std::string& v) {
+                                                  return v == value;
+                                                });
+    if (!ok) {
+      bad.push_back(absl::StrCat(
+          name, " is ",
+          got.empty() ? "absent" : "\"" + absl::StrJoin(got, "\", \"") + "\"",
+          ", want \"", value, "\""));
+    }
+  }
+  if (bad.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrJoin(bad, "; "));
+}
+
+absl::Status DissectAndCheck(const std::vector<FrameCheck>& checks,
+                             const TsharkOptions& options) {
+  std::vector<std::vector<uint8_t>> frames;
+  for (const FrameCheck& c : checks) frames.push_back(c.frame);
+  ZG_ASSIGN_OR_RETURN(std::vector<DissectedPacket> packets,
+                      DissectFrames(frames, options));
+  std::vector<std::string> bad;
+  for (size_t i = 0; i < checks.size(); ++i) {
+    const DissectedPacket& p = packets[i];
+    std::vector<std::string> why;
+    if (!p.Clean()) why.push_back(p.Summary());
+    if (absl::Status s = CheckFields(p, checks[i].want); !s.ok()) {
+      why.push_back(std::string(s.message()));
+    }
+    if (checks[i].extra) {
+      if (absl::Status s = checks[i].extra(p); !s.ok()) {
+        why.push_back(std::string(s.message()));
+      }
+    }
+    if (!why.empty()) {
+      bad.push_back(absl::StrCat(checks[i].name, " (frame ", i + 1,
+                                 "): ", absl::StrJoin(why, "; ")));
+    }
+  }
+  if (bad.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat(bad.size(), " of ", checks.size(), " frames differ:\n  ",
+                   absl::StrJoin(bad, "\n  ")));
+}
+
 }  // namespace zg::testutil
