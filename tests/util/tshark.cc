@@ -291,20 +291,32 @@ absl::Status CheckClean(const std::vector<DissectedPacket>& packets) {
 }
 
 absl::Status CheckFields(const DissectedPacket& p, const FieldValues& want) {
-  std::vector<std::string> bad;
+  // Wanted values per name, names in first-mention order.
+  std::vector<std::string> names;
+  std::map<std::string, std::vector<std::string>> wanted;
   for (const auto& field : want) {
-    const std::string& name = field.first;
-    const std::string& value = field.second;
+    std::vector<std::string>& values = wanted[field.first];
+    if (values.empty()) names.push_back(field.first);
+    values.push_back(field.second);
+  }
+  const auto quoted = [](const std::vector<std::string>& v) {
+    return "\"" + absl::StrJoin(v, "\", \"") + "\"";
+  };
+  std::vector<std::string> bad;
+  for (const std::string& name : names) {
+    const std::vector<std::string>& values = wanted[name];
     const std::vector<std::string> got = p.FieldValues(name);
-    const bool ok = !got.empty() && std::all_of(got.begin(), got.end(),
-                                                [&](const std::string& v) {
-                                                  return v == value;
-                                                });
+    const bool ok =
+        values.size() == 1
+            ? !got.empty() && std::all_of(got.begin(), got.end(),
+                                          [&](const std::string& v) {
+                                            return v == values.front();
+                                          })
+            : got == values;
     if (!ok) {
-      bad.push_back(absl::StrCat(
-          name, " is ",
-          got.empty() ? "absent" : "\"" + absl::StrJoin(got, "\", \"") + "\"",
-          ", want \"", value, "\""));
+      bad.push_back(absl::StrCat(name, " is ",
+                                 got.empty() ? "absent" : quoted(got),
+                                 ", want ", quoted(values)));
     }
   }
   if (bad.empty()) return absl::OkStatus();

@@ -122,11 +122,13 @@ absl::StatusOr<std::vector<DissectedPacket>> ParseTsharkJson(
 // Summary(). Usage: EXPECT_TRUE(CheckClean(p).ok()) << CheckClean(p);
 absl::Status CheckClean(const std::vector<DissectedPacket>& packets);
 
-// Field name -> the value tshark must show for it. A field tshark shows
-// several times (a repeated TLV field) must have that value every time.
+// Field name -> the value tshark must show for it. A name listed once must
+// have that value every time tshark shows it (a flag repeated in subtrees);
+// a name listed several times must be shown exactly those values in that
+// order (one per TLV, say).
 using FieldValues = std::vector<std::pair<std::string, std::string>>;
 
-// OK if `p` shows every field of `want` with exactly that value; otherwise an
+// OK if `p` shows every field of `want` as FieldValues says; otherwise an
 // error listing each missing or different field and what tshark showed.
 absl::Status CheckFields(const DissectedPacket& p, const FieldValues& want);
 

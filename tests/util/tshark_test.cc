@@ -217,7 +217,7 @@ TEST_F(TsharkTest, DissectAndCheckNamesEveryFrameThatDiffers) {
   EXPECT_THAT(m, HasSubstr("extra says no (frame 4): no!"));
 }
 
-TEST(TsharkJsonTest, CheckFieldsWantsEveryValueOfARepeatedField) {
+TEST(TsharkJsonTest, CheckFieldsOnRepeatedFields) {
   const char* json = R"([{"_source": {"layers": {"ptp": {
     "ptp.v2.sequenceid": "7",
     "ptp.v2.tlv": [{"ptp.v2.tlv.type": "3"}, {"ptp.v2.tlv.type": "3"}],
@@ -231,6 +231,17 @@ TEST(TsharkJsonTest, CheckFieldsWantsEveryValueOfARepeatedField) {
   EXPECT_TRUE(CheckFields(p, {}).ok());
   const absl::Status s = CheckFields(p, {{"ptp.v2.tlv.kind", "3"}});
   EXPECT_EQ(s.message(), "ptp.v2.tlv.kind is \"3\", \"8\", want \"3\"");
+  // Listed several times: exactly those values, in order.
+  EXPECT_TRUE(
+      CheckFields(p, {{"ptp.v2.tlv.kind", "3"}, {"ptp.v2.tlv.kind", "8"}})
+          .ok());
+  EXPECT_FALSE(
+      CheckFields(p, {{"ptp.v2.tlv.kind", "8"}, {"ptp.v2.tlv.kind", "3"}})
+          .ok());
+  EXPECT_FALSE(CheckFields(p, {{"ptp.v2.tlv.type", "3"},
+                               {"ptp.v2.tlv.type", "3"},
+                               {"ptp.v2.tlv.type", "3"}})
+                   .ok());
 }
 
 TEST(TsharkJsonTest, FlattensNestedFieldsRepeatsAndExpertArrays) {
