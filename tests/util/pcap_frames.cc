@@ -150,4 +150,23 @@ absl::StatusOr<std::vector<std::vector<uint8_t>>> Ptp4lFixtureMessages(
                               core::kRxL4ChecksumGood);
 }
 
+absl::StatusOr<std::map<std::string, std::vector<std::vector<uint8_t>>>>
+AllPtpFixtureMessages() {
+  std::map<std::string, std::vector<std::vector<uint8_t>>> out;
+  for (const char* name :
+       {"ptp_e2e_udp4.pcap", "ptp_e2e_l2.pcap", "ptp_p2p_l2.pcap",
+        "ptp_unicast_udp4.pcap", "ptp_management_udp4.pcap",
+        "ptp_management_l2.pcap"}) {
+    ZG_ASSIGN_OR_RETURN(out[name],
+                        PtpMessagesInFixture(name, PeerPairEndpoints()));
+  }
+  for (const char* name :
+       {"ptp4l_e2e.pcap", "ptp4l_p2p.pcap", "ptp4l_l2_gptp.pcap",
+        "ptp4l_unicast.pcap", "pmc.pcap"}) {
+    ZG_ASSIGN_OR_RETURN(out[absl::StrCat("ptp/", name)],
+                        Ptp4lFixtureMessages(name));
+  }
+  return out;
+}
+
 }  // namespace zg::testutil

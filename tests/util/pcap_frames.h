@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -80,6 +81,10 @@ absl::StatusOr<std::vector<std::vector<uint8_t>>> PtpMessagesInFixture(
 // Ptp4lFixtureEndpoints() says.
 absl::StatusOr<std::vector<std::vector<uint8_t>>> Ptp4lFixtureMessages(
     const std::string& name);
+// Every PTP fixture of both sets: file name under tests/data/ -> its PTP
+// messages.
+absl::StatusOr<std::map<std::string, std::vector<std::vector<uint8_t>>>>
+AllPtpFixtureMessages();
 
 }  // namespace zg::testutil
 
