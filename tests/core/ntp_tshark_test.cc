@@ -34,6 +34,7 @@
 #include "core/ntp_wire.h"
 #include "gtest/gtest.h"
 #include "tests/core/frame_test_util.h"
+#include "tests/util/hex.h"
 #include "tests/util/paths.h"
 #include "tests/util/pcap_frames.h"
 #include "tests/util/tshark.h"
@@ -83,12 +84,6 @@ ClockModel Leap(LeapPending leap) {
   return m;
 }
 
-std::string Hex(const uint8_t* p, size_t n) {
-  std::string s;
-  for (size_t i = 0; i < n; ++i) absl::StrAppendFormat(&s, "%02x", p[i]);
-  return s;
-}
-
 // tshark shows an NTP timestamp as "Nov 14, 2023 22:13:20.123456789 UTC"
 // (era 1 when the top bit of the seconds is clear, RFC 4330), "NULL" for 0,
 // and with -x its eight bytes as "<field>_raw".
@@ -99,11 +94,11 @@ absl::Status NtpTimeShown(const DissectedPacket& p, const std::string& field,
   const std::string raw = p.Field(field + "_raw").value_or("absent");
   const std::string text = p.Field(field).value_or("absent");
   const auto bad = [&](absl::string_view why) {
-    return absl::FailedPreconditionError(absl::StrCat(field, " is \"", text,
-                                                      "\" (", raw, "), want ",
-                                                      Hex(wire, 8), ": ", why));
+    return absl::FailedPreconditionError(
+        absl::StrCat(field, " is \"", text, "\" (", raw, "), want ",
+                     testutil::ToHex(wire), ": ", why));
   };
-  if (raw != Hex(wire, 8)) return bad("other bytes");
+  if (raw != testutil::ToHex(wire)) return bad("other bytes");
   if (want.IsZero()) return text == "NULL" ? absl::OkStatus() : bad("not NULL");
   const int64_t ntp_s = int64_t{want.seconds} +
                         ((want.seconds & 0x80000000u) ? 0 : int64_t{1} << 32);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/util/hex.h"
 #include "tests/util/paths.h"
 #include "tests/util/pcap_frames.h"
 
@@ -16,14 +17,7 @@ namespace {
 using Bytes = std::vector<uint8_t>;
 using Step = NtpExtensionWalker::Step;
 
-Bytes FromHex(const std::string& hex) {
-  Bytes out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    out.push_back(
-        static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-  }
-  return out;
-}
+using testutil::FromHex;
 
 // Captured on loopback (a UDP listener on 127.0.0.1:123 in a private network
 // namespace): `ntpdig 127.0.0.1` (ntpsec 1.2.2) and

@@ -23,6 +23,7 @@
 #include "core/ptp_wire.h"
 #include "gtest/gtest.h"
 #include "tests/core/frame_test_util.h"
+#include "tests/util/hex.h"
 #include "tests/util/tshark.h"
 
 namespace zg::core::testing {
@@ -36,9 +37,7 @@ std::string Dec(int64_t v) { return absl::StrCat(v); }
 std::string Hex8(uint8_t v) { return absl::StrFormat("0x%02x", v); }
 std::string Hex16(uint16_t v) { return absl::StrFormat("0x%04x", v); }
 std::string Id(const PtpClockIdentity& id) {
-  std::string s = "0x";
-  for (uint8_t b : id.octets) absl::StrAppendFormat(&s, "%02x", b);
-  return s;
+  return "0x" + testutil::ToHex(id.octets);
 }
 // tshark 4.0 shows the (signed) nanoseconds of a TimeInterval as an
 // unsigned 64-bit number: -7 ns is 18446744073709551609.
@@ -47,9 +46,9 @@ std::string IntervalNs(PtpCorrection c) {
 }
 // A 48-bit field tshark shows as bytes: "00:00:66:08:b5:90".
 std::string Bytes48(uint64_t v) {
-  return absl::StrFormat("%02x:%02x:%02x:%02x:%02x:%02x", (v >> 40) & 0xff,
-                         (v >> 32) & 0xff, (v >> 24) & 0xff, (v >> 16) & 0xff,
-                         (v >> 8) & 0xff, v & 0xff);
+  uint8_t b[6];
+  StoreBe48(b, v);
+  return testutil::ToHex(b, ":");
 }
 void Add(FieldValues& to, const FieldValues& more) {
   to.insert(to.end(), more.begin(), more.end());
