@@ -7,10 +7,10 @@
 //    classified (ClassifyFrame), answered in place (BuildNtpReply or
 //    WriteNtpKissOfDeath), addressed (PrepareUdpReply, FinalizeUdpChecksum),
 //    and T3 written late (StampNtpTransmit + UpdateUdpChecksum). Answered:
-//    our own v3/v4 requests over both IP versions with a synchronised model,
-//    an unsynchronised one, a pending inserted and deleted leap second, and
-//    a RATE kiss-o'-death; and the real ntpdig and chronyd requests of
-//    tests/data/ (v4 and v6).
+//    our own v3/v4 requests over both IP versions with a synchronised model
+//    (in 2023 and in NTP era 1, 2040), an unsynchronised one, a pending
+//    inserted and deleted leap second, and a RATE kiss-o'-death; and the real
+//    ntpdig and chronyd requests of tests/data/ (v4 and v6).
 // Timestamps are checked byte for byte (tshark -x) and as the calendar time
 // tshark renders. One tshark run for all frames.
 #include <algorithm>
@@ -47,19 +47,21 @@ using testutil::FieldValues;
 using testutil::FrameCheck;
 
 constexpr int64_t kS = kNanosPerSecond;
-// Receive time of every request: 2023-11-14T22:13:20.123456789Z (TAI-UTC
-// 37 s); the reply leaves 25 us later.
+// Receive time of the requests: 2023-11-14T22:13:20.123456789Z (TAI-UTC
+// 37 s), or in NTP era 1: 2040-01-01T00:00:00.987654321Z. Replies leave
+// kHoldNs later.
 constexpr TaiNs kRx{(1'700'000'000 + 37) * kS + 123'456'789};
-constexpr TaiNs kTx = kRx + 25'000;
+constexpr TaiNs kRxEra1{(2'208'988'800 + 37) * kS + 987'654'321};
+constexpr int64_t kHoldNs = 25'000;
 constexpr int8_t kPoll = 6;
 
 std::string Dec(int64_t v) { return absl::StrCat(v); }
 
 // A stratum-1 GPS model, locked, 0.25 ms root delay, 1 ms error bound at
-// an anchor 2 s before kRx growing 50 ns/s.
-ClockModel Synced() {
+// an anchor 2 s before `rx` growing 50 ns/s.
+ClockModel Synced(TaiNs rx = kRx) {
   ClockModel m;
-  m.tai_anchor = kRx - 2 * kS;
+  m.tai_anchor = rx - 2 * kS;
   m.ns_per_tick_q32 = uint64_t{1} << 32;
   m.error_bound_ns = 1'000'000;
   m.error_growth_ns_per_s = 50;
@@ -175,31 +177,32 @@ NtpTimestamp ToNtp(TaiNs t, const ClockModel& m) {
 }
 
 // How a reply to `request` (as parsed) under `m` must read.
-NtpWant ReplyWant(const NtpHeader& request, const ClockModel& m) {
-  const bool synced = m.IsSynchronized(kRx);
+NtpWant ReplyWant(const NtpHeader& request, const ClockModel& m, TaiNs rx) {
+  const bool synced = m.IsSynchronized(rx);
   NtpWant w;
-  w.li = static_cast<int>(m.NtpLeapAt(kRx));
+  w.li = static_cast<int>(m.NtpLeapAt(rx));
   w.vn = request.version;
   w.stratum = synced ? m.stratum : 0;
   w.poll = std::clamp<int>(request.poll_log2, kNtpReplyMinPollLog2,
                            kNtpReplyMaxPollLog2);
   w.precision = m.precision_log2;
   w.root_delay = NtpShortCeilFromNanos(m.root_delay_ns);
-  const int64_t bound = m.ErrorBoundNs(kRx);
+  const int64_t bound = m.ErrorBoundNs(rx);
   w.root_dispersion =
       NtpShortCeilFromNanos(synced ? bound : std::max(bound, 16 * kS));
   w.refid = synced ? "47:50:53:00" : "00:00:00:00";  // "GPS\0"
   w.reftime = ToNtp(m.reference_time, m);
   w.org = request.transmit_time;
-  w.rec = ToNtp(kRx, m);
-  w.xmt = ToNtp(kTx, m);
+  w.rec = ToNtp(rx, m);
+  w.xmt = ToNtp(rx + kHoldNs, m);
   return w;
 }
 
 // Answers the request frame `f` in place as the data plane does; returns the
 // reply frame and describes it in *reply.
 std::vector<uint8_t> Answer(std::vector<uint8_t> f, const LocalAddresses& local,
-                            const ClockModel* model, FrameInfo* reply) {
+                            const ClockModel* model, TaiNs rx,
+                            FrameInfo* reply) {
   const FrameInfo req = ClassifyFrame(f.data(), f.size(), local);
   EXPECT_EQ(req.kind, FrameKind::kNtp) << FrameDropName(req.drop);
   uint8_t* payload = f.data() + req.payload_offset;
@@ -209,7 +212,7 @@ std::vector<uint8_t> Answer(std::vector<uint8_t> f, const LocalAddresses& local,
     EXPECT_EQ(check.drop, NtpDrop::kNone);
     len = WriteNtpKissOfDeath(payload, check, kNtpKissRate, 8);
   } else {
-    EXPECT_EQ(BuildNtpReply(payload, req.payload_len, kRx, *model, &len),
+    EXPECT_EQ(BuildNtpReply(payload, req.payload_len, rx, *model, &len),
               NtpDrop::kNone);
   }
   const uint32_t n =
@@ -221,7 +224,7 @@ std::vector<uint8_t> Answer(std::vector<uint8_t> f, const LocalAddresses& local,
     uint8_t* t3 = f.data() + reply->payload_offset + kNtpOffsetTransmitTime;
     uint8_t old_t3[8];
     std::memcpy(old_t3, t3, 8);
-    StampNtpTransmit(f.data() + reply->payload_offset, kTx, *model);
+    StampNtpTransmit(f.data() + reply->payload_offset, rx + kHoldNs, *model);
     UpdateUdpChecksum(f.data(), *reply, kNtpOffsetTransmitTime, old_t3, t3, 8);
   }
   return f;
@@ -259,12 +262,14 @@ void AddOwnRequestsAndReplies(std::vector<FrameCheck>& out) {
   struct Model {
     const char* name;
     ClockModel model;
+    TaiNs rx = kRx;
   };
   const std::vector<Model> models = {
       {"synced", Synced()},
       {"unsynchronised", Unsynced()},
       {"leap insert pending", Leap(LeapPending::kInsert)},
-      {"leap delete pending", Leap(LeapPending::kDelete)}};
+      {"leap delete pending", Leap(LeapPending::kDelete)},
+      {"synced in era 1 (2040)", Synced(kRxEra1), kRxEra1}};
   int n = 0;
   for (const uint8_t version : {3, 4}) {
     for (const bool v6 : {false, true}) {
@@ -284,15 +289,15 @@ void AddOwnRequestsAndReplies(std::vector<FrameCheck>& out) {
       const NtpHeader request = Parse(req, info);
       for (const Model& m : models) {
         FrameInfo reply;
-        std::vector<uint8_t> f = Answer(req, ours, &m.model, &reply);
+        std::vector<uint8_t> f = Answer(req, ours, &m.model, m.rx, &reply);
         out.push_back(NtpCheck(absl::StrCat(what, " reply, ", m.name), f,
                                UdpAddressing(reply),
-                               ReplyWant(request, m.model)));
+                               ReplyWant(request, m.model, m.rx)));
       }
       // RATE kiss-o'-death: LI 3, stratum 0, refid "RATE", poll raised to 8,
       // every timestamp the client's own.
       FrameInfo reply;
-      std::vector<uint8_t> f = Answer(req, ours, nullptr, &reply);
+      std::vector<uint8_t> f = Answer(req, ours, nullptr, kRx, &reply);
       NtpWant kod;
       kod.li = 3;
       kod.vn = version;
@@ -319,9 +324,9 @@ void AddRealClientReplies(std::vector<FrameCheck>& out) {
     const NtpHeader request = Parse(req.frame, req.info);
     const ClockModel m = Synced();
     FrameInfo reply;
-    std::vector<uint8_t> f = Answer(req.frame, ends[0], &m, &reply);
+    std::vector<uint8_t> f = Answer(req.frame, ends[0], &m, kRx, &reply);
     out.push_back(NtpCheck(absl::StrCat("reply to ", file), f,
-                           UdpAddressing(reply), ReplyWant(request, m)));
+                           UdpAddressing(reply), ReplyWant(request, m, kRx)));
   }
 }
 
@@ -330,7 +335,7 @@ TEST(NtpTsharkTest, RequestsAndRepliesDissectCleanWithEveryFieldAsSet) {
   std::vector<FrameCheck> checks;
   AddOwnRequestsAndReplies(checks);
   AddRealClientReplies(checks);
-  ASSERT_EQ(checks.size(), 4u * 6 + 4);
+  ASSERT_EQ(checks.size(), 4u * 7 + 4);
   testutil::TsharkOptions options;
   options.extra_args = {"-x"};  // <field>_raw: the bytes of each field
   const absl::Status s = testutil::DissectAndCheck(checks, options);
