@@ -21,6 +21,10 @@ int HexValue(char c) {
   return -1;
 }
 
+bool HasNul(absl::string_view text) {
+  return text.find('\0') != absl::string_view::npos;
+}
+
 }  // namespace
 
 std::string MacAddr::ToString() const {
@@ -73,7 +77,8 @@ absl::StatusOr<MacAddr> ParseMacAddr(absl::string_view text) {
 absl::StatusOr<Ipv4Addr> ParseIpv4Addr(absl::string_view text) {
   const std::string s(text);
   uint8_t bytes[4];
-  if (inet_pton(AF_INET, s.c_str(), bytes) != 1) {
+  // inet_pton reads a C string: a NUL would hide whatever follows it.
+  if (HasNul(text) || inet_pton(AF_INET, s.c_str(), bytes) != 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid IPv4 address \"", text,
                      "\": expected a dotted quad like 10.99.0.1"));
@@ -84,7 +89,7 @@ absl::StatusOr<Ipv4Addr> ParseIpv4Addr(absl::string_view text) {
 absl::StatusOr<Ipv6Addr> ParseIpv6Addr(absl::string_view text) {
   const std::string s(text);
   Ipv6Addr a;
-  if (inet_pton(AF_INET6, s.c_str(), a.b.data()) != 1) {
+  if (HasNul(text) || inet_pton(AF_INET6, s.c_str(), a.b.data()) != 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "invalid IPv6 address \"", text,
         "\": expected RFC 4291 text like 2001:db8::1 (no zone index)"));

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <sstream>
+#include <string>
 
 #include "gtest/gtest.h"
 
@@ -88,6 +89,17 @@ TEST(NetHeadersTest, MulticastMappings) {
   // The 25th bit is not mapped.
   EXPECT_EQ(Ipv4MulticastMac(Ipv4Addr::FromOctets(239, 129, 0, 1)).ToString(),
             "01:00:5e:01:00:01");
+}
+
+TEST(NetHeadersTest, TextWithANulIsNotAnAddress) {
+  // inet_pton stops at a NUL: "10.99.0.1\0junk" used to parse as 10.99.0.1.
+  using namespace std::string_literals;
+  EXPECT_FALSE(ParseIpv4Addr("10.99.0.1\0junk"s).ok());
+  EXPECT_FALSE(ParseIpv4Addr("10.99.0.1\0"s).ok());
+  EXPECT_FALSE(ParseIpv6Addr("2001:db8::1\0junk"s).ok());
+  EXPECT_FALSE(ParseIpAddress("2001:db8::1\0"s).ok());
+  EXPECT_FALSE(ParseIpPrefix("10.99.0.1\0/24"s).ok());
+  EXPECT_FALSE(ParseMacAddr("02:00:5e:10:00:0\0"s).ok());
 }
 
 TEST(NetHeadersTest, ParseIpPrefix) {
