@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <ostream>
 #include <string>
 
@@ -116,8 +117,9 @@ absl::StatusOr<IpPrefix> ParseIpPrefix(absl::string_view text) {
   uint32_t len = max_len;
   if (slash != absl::string_view::npos) {
     const absl::string_view len_text = text.substr(slash + 1);
+    // Digits only: SimpleAtoi alone would accept surrounding whitespace.
     if (len_text.empty() || len_text.size() > 3 ||
-        !absl::ascii_isdigit(len_text[0]) ||
+        !std::all_of(len_text.begin(), len_text.end(), absl::ascii_isdigit) ||
         !absl::SimpleAtoi(len_text, &len) || len > max_len) {
       return absl::InvalidArgumentError(absl::StrCat(
           "invalid prefix length in \"", text, "\": expected /0../", max_len));

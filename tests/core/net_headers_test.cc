@@ -102,6 +102,16 @@ TEST(NetHeadersTest, TextWithANulIsNotAnAddress) {
   EXPECT_FALSE(ParseMacAddr("02:00:5e:10:00:0\0"s).ok());
 }
 
+TEST(NetHeadersTest, PrefixLengthIsDigitsOnly) {
+  // absl::SimpleAtoi skips surrounding whitespace: "/10\r" (a CRLF config
+  // line) used to parse as /10. Found by net_addr_fuzzer.
+  for (const char* bad : {"fe80::1/10\r", "10.99.0.1/24 ", "10.99.0.1/2\n",
+                          "10.99.0.1/+8", "10.99.0.1/ 8"}) {
+    EXPECT_FALSE(ParseIpPrefix(bad).ok()) << bad;
+  }
+  EXPECT_EQ(ParseIpPrefix("10.99.0.1/024").value().length, 24);
+}
+
 TEST(NetHeadersTest, ParseIpPrefix) {
   IpPrefix p = ParseIpPrefix("10.99.0.1/24").value();
   EXPECT_FALSE(p.addr.is_v6());
