@@ -71,7 +71,8 @@ using PortAddressTable = std::vector<std::pair<uint16_t, core::LocalAddresses>>;
 // --address / --vlan of `setup`, on each of its ports (with that port's MAC).
 absl::StatusOr<PortAddressTable> BuildPortAddresses(const WorkerSetup& setup);
 
-// core::FrameDrop hints from an mbuf's RX checksum offload flags.
+// ClassifyFrame's rx_flags from an mbuf's RX checksum offload flags: the
+// checks the NIC already passed are skipped.
 inline uint32_t RxChecksumHints(uint64_t ol_flags) {
   uint32_t hints = 0;
   if ((ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) == RTE_MBUF_F_RX_IP_CKSUM_GOOD)

@@ -29,7 +29,7 @@ class L2L3Handler final : public FrameHandler {
         core::AnswerL2L3(pkt.data(), pkt.capacity(), p.info, *p.local, &why);
     if (len == 0) return HandleResult::Drop(drops_.Of(why));
     // Within capacity(): AnswerL2L3 was given it as the buffer size.
-    pkt.Resize(len);
+    (void)pkt.Resize(len);
     return HandleResult::Transmit();
   }
 

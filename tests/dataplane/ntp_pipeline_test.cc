@@ -93,6 +93,37 @@ class TestPolicyFactory final : public NtpPolicyFactory {
   uint8_t reason_ = 0;
 };
 
+// A protocol plugin (as the PTP grandmaster will be): a handler for PTP
+// general messages that counts them under its own drop reason, or one that
+// (wrongly) claims NTP.
+class CountingHandler final : public FrameHandler {
+ public:
+  explicit CountingHandler(uint8_t reason) : reason_(reason) {}
+  HandleResult Handle(Packet& pkt, const BurstContext&) override {
+    const ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
+    return p.info.dst_port == 320 ? HandleResult::Drop(reason_)
+                                  : HandleResult::Drop(0);
+  }
+
+ private:
+  uint8_t reason_;
+};
+class TestPlugin final : public ProtocolPlugin {
+ public:
+  explicit TestPlugin(core::FrameKind kind) : kind_(kind) {}
+  absl::Status RegisterNames(CounterNames& names) override {
+    absl::StatusOr<uint8_t> base = names.AddDropReasons("plugin", {"seen"});
+    if (!base.ok()) return base.status();
+    reason_ = *base;
+    return absl::OkStatus();
+  }
+  absl::Status AddHandlers(const WorkerSetup&, Pipeline& p) override {
+    return p.SetHandler(kind_, std::make_unique<CountingHandler>(reason_));
+  }
+  core::FrameKind kind_;
+  uint8_t reason_ = 0;
+};
+
 // What one PollOnce did with the injected frames.
 struct Exchange {
   std::vector<rte_mbuf*> out;
@@ -105,7 +136,8 @@ class NtpPipelineTest : public ::testing::Test {
   // The server: MAC 02:00:00:00:00:01, 10.99.0.1/24, 2001:db8::1/64 and
   // fe80::1/64 (the addresses of tests/core's frame vectors).
   void SetUpServer(std::optional<uint16_t> vlan = std::nullopt,
-                   NtpPolicyFactory* policy = nullptr) {
+                   NtpPolicyFactory* policy = nullptr,
+                   std::vector<ProtocolPlugin*> plugins = {}) {
     static int instance = 0;
     ring_ = testing::MakeRingPort("np" + std::to_string(instance++), 1);
     PortOptions opts;
@@ -120,7 +152,7 @@ class NtpPipelineTest : public ::testing::Test {
     tsc_clock_.Write(model_);
 
     factory_ = std::make_unique<ProtocolPipelineFactory>(
-        ProtocolPipelineFactory::Options{policy, {}});
+        ProtocolPipelineFactory::Options{policy, std::move(plugins)});
     ASSERT_TRUE(factory_->RegisterNames(names_).ok());
     for (auto [ip, len] :
          {std::pair{core::IpAddress::V4(ct::kOur4), 24},
@@ -647,6 +679,46 @@ TEST_F(NtpPipelineTest, PolicyDropsAndKissesOfDeathAreCountedAndSent) {
   EXPECT_EQ(names_.DropReasonName(policy.reason_), "policy_denied");
   EXPECT_EQ(e.delta.replied[kNtpKind], 2u);
   Free(e);
+}
+
+TEST_F(NtpPipelineTest, PluginsAddHandlersNextToNtp) {
+  TestPlugin ptp(core::FrameKind::kPtpGeneral);
+  SetUpServer(std::nullopt, nullptr, {&ptp});
+  const std::vector<uint8_t> ptp_general = ct::FromHex(ct::kPtp4GeneralHex);
+  Exchange e = Run({ptp_general, testing::UdpFrame(Flow4(),
+                                                   testing::NtpRequest(4, kT1))});
+  ASSERT_EQ(e.out.size(), 1u) << "NTP is still answered";
+  EXPECT_EQ(e.delta.handled[static_cast<size_t>(core::FrameKind::kPtpGeneral)],
+            1u);
+  EXPECT_EQ(e.delta.dropped[ptp.reason_], 1u);
+  EXPECT_EQ(names_.DropReasonName(ptp.reason_), "plugin_seen");
+  Free(e);
+}
+
+TEST(ProtocolPipelineFactoryTest, APluginCannotTakeAKindThatHasAHandler) {
+  TestPlugin grabby(core::FrameKind::kNtp);
+  ProtocolPipelineFactory factory(
+      ProtocolPipelineFactory::Options{nullptr, {&grabby}});
+  CounterNames names;
+  ASSERT_TRUE(factory.RegisterNames(names).ok());
+  rte_ether_addr mac = {{0x02, 0, 0, 0, 0, 0x01}};
+  absl::StatusOr<Pipeline> p = factory.Create(testing::ServerSetup(0, mac));
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kAlreadyExists)
+      << p.status();
+}
+
+TEST(ProtocolPipelineFactoryTest, CreateNeedsNamesAndAUnicastMac) {
+  ProtocolPipelineFactory factory;
+  rte_ether_addr mac = {{0x02, 0, 0, 0, 0, 0x01}};
+  EXPECT_EQ(factory.Create(testing::ServerSetup(0, mac)).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  CounterNames names;
+  ASSERT_TRUE(factory.RegisterNames(names).ok());
+  EXPECT_FALSE(factory.RegisterNames(names).ok()) << "registered twice";
+  rte_ether_addr group = {{0x01, 0, 0x5e, 0, 0, 1}};
+  absl::StatusOr<Pipeline> p = factory.Create(testing::ServerSetup(0, group));
+  EXPECT_FALSE(p.ok());
+  EXPECT_TRUE(factory.Create(testing::ServerSetup(0, mac)).ok());
 }
 
 }  // namespace
