@@ -122,8 +122,8 @@ std::optional<uint32_t> OwnerLaneOf(const ClientSpace& space, uint16_t ntp_port,
   std::optional<uint32_t> client;
   if (from.src_port == ntp_port) {
     client = space.ClientOf(from.dst_address_offset, from.dst_port);
-  } else if (from.src_port == core::kPtpEventUdpPort ||
-             from.src_port == core::kPtpGeneralUdpPort) {
+  } else if (from.src_port == core::kPtpEventPort ||
+             from.src_port == core::kPtpGeneralPort) {
     // The identity's offset: Delay_Resp body or the common header.
     const auto type =
         static_cast<core::PtpMessageType>(len > 0 ? payload[0] & 0x0F : 0xF);

@@ -351,7 +351,7 @@ TEST(LaneEngineTest, ReflectorEchoesAreAnswers) {
   auto e = Engine("ntp4:1,ntp3:1,ptp:1", 6, 1, 0, 4, /*reflector=*/true);
   for (int i = 0; i < 12; ++i) {
     const Exchange x = Send(*e, 1000 + i * 50'000);
-    const bool ptp = x.req.dst_port == core::kPtpEventUdpPort;
+    const bool ptp = x.req.dst_port == core::kPtpEventPort;
     ReplyAddress from = ptp ? PtpTo(x) : To(x);
     e->OnReply(from, x.payload.data(), x.req.payload_len, RxTsc(x));
     // The same frame again is a duplicate.
@@ -402,7 +402,7 @@ TEST(LaneEngineTest, OwnerLaneOfEveryReply) {
     ASSERT_TRUE(space.ok());
     for (int i = 0; i < 8; ++i) {
       const Exchange x = Send(*e, 1000 + i * 1000);
-      if (x.req.dst_port == core::kPtpEventUdpPort) {
+      if (x.req.dst_port == core::kPtpEventPort) {
         const PtpReply r = PtpServer(x);
         EXPECT_EQ(OwnerLaneOf(*space, 123, PtpTo(x), r.bytes.data(), r.len),
                   lane);
