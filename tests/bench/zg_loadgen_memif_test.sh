@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# zg-loadgen against the real zeitgeberd over net_memif, short and bounded
+# (about 10 s; no hugepages): zeitgeberd serves 10.98.0.1 on one worker,
+# zg-loadgen resolves it by ARP and sends 20k NTP requests/s for 2 s from 64
+# clients over 4 addresses. Every request must be answered with a valid
+# synchronised reply (no KoD, no bad or invalid reply, no duplicate), the
+# round trip and residence must be measured, and the offset the generator
+# computes must be within 5 ms (both processes read this host's clock).
+# Bench-memif.sh runs the same pair as an RFC 2544 sweep.
+#   tests/bench/zg_loadgen_memif_test.sh BUILD/dataplane/zeitgeberd \
+#     BUILD/bench/loadgen/zg-loadgen
+set -uo pipefail
+ZGD=$(realpath "$1")
+LG=$(realpath "$2")
+WORK=$(mktemp -d /tmp/zg_lg_memif.XXXXXX)
+SOCK=$WORK/memif.sock
+ZGD_PID=
+cleanup() {
+  if [ -n "$ZGD_PID" ]; then
+    kill -TERM "$ZGD_PID" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$ZGD_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$ZGD_PID" 2>/dev/null
+    wait "$ZGD_PID" 2>/dev/null
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; cat "$WORK"/*.log "$WORK"/*.txt 2>/dev/null; exit 1; }
+eal() {  # unique prefix per process; no hugepages; quiet EAL
+  echo --no-huge -m 512 --no-shconf --no-pci --no-telemetry \
+    --file-prefix "zglgm$$$1" --log-level=lib.eal:error
+}
+
+timeout 60 "$ZGD" $(eal s) -l 0-1 \
+  --vdev="net_memif0,role=server,socket=$SOCK,mac=02:5a:47:00:02:01" -- \
+  --port=net_memif0 --address=10.98.0.1/24 --metrics_address= \
+  --require_system_clock_sync=false >"$WORK/zeitgeberd.log" 2>&1 &
+ZGD_PID=$!
+for _ in $(seq 200); do
+  grep -q "zeitgeberd running" "$WORK/zeitgeberd.log" && break
+  kill -0 "$ZGD_PID" 2>/dev/null || fail "zeitgeberd exited during start-up"
+  sleep 0.1
+done
+grep -q "zeitgeberd running" "$WORK/zeitgeberd.log" || fail "zeitgeberd not running after 20 s"
+
+timeout 30 "$LG" $(eal g) -l 0-1 --main-lcore 1 \
+  --vdev="net_memif0,role=client,socket=$SOCK,mac=02:5a:47:00:02:02" -- \
+  --target=10.98.0.1 --rate=20k --duration=2s --timeout=1s --clients=64 \
+  --source_ip=10.98.0.100 --source_addresses=4 --progress=false \
+  --json="$WORK/summary.json" >"$WORK/loadgen.txt" 2>"$WORK/loadgen.log" ||
+  fail "zg-loadgen exit status $?"
+cat "$WORK/loadgen.txt"
+
+/usr/bin/python3 - "$WORK/summary.json" <<'PYEOF' || fail "summary checks"
+import json, sys
+s = json.load(open(sys.argv[1]))
+c = s["counts"]
+problems = []
+def want(ok, what):
+    if not ok:
+        problems.append(what)
+want(c["sent"] >= 20000, f"sent {c['sent']} < 20000 (2 s at 20k/s)")
+want(c["answered"] == c["sent"], f"answered {c['answered']} of {c['sent']}")
+for k in ("kod", "bad_reply", "late", "lost", "in_flight", "duplicate"):
+    want(c[k] == 0, f"{k} = {c[k]}")
+want(not s["invalid"], f"invalid replies {s['invalid']}")
+want(s["rtt_ns"]["count"] == c["answered"], "rtt not measured for every reply")
+want(0 < s["rtt_ns"]["p50"] < 1e9, f"rtt p50 {s['rtt_ns']['p50']} ns")
+want(s["residence_ns"]["count"] > 0, "no residence times")
+want(abs(s["offset_ns"]["p50"]) < 5e6, f"offset p50 {s['offset_ns']['p50']} ns")
+for p in problems:
+    print("FAIL:", p)
+sys.exit(1 if problems else 0)
+PYEOF
+echo PASS
