@@ -351,7 +351,8 @@ void Daemon::Report() {
       " rx_bytes=", total.rx_bytes, " tx_packets=", total.tx_packets,
       " tx_bytes=", total.tx_bytes, " tx_dropped=", total.tx_dropped,
       " model_refresh_failures=", total.model_refresh_failures,
-      " hw_stamped=", total.hw_stamped, " sw_stamped=", total.sw_stamped));
+      " hw_stamped=", total.hw_stamped, " sw_stamped=", total.sw_stamped,
+      " bursts=", total.bursts, " empty_polls=", total.empty_polls));
   LogInfo(absl::StrCat("final handled:", kinds.empty() ? " none" : kinds));
   LogInfo(absl::StrCat("final dropped:", drops.empty() ? " none" : drops));
   rte_eth_stats ps{};
