@@ -9,7 +9,7 @@
 #   sudo scripts/bench-memif.sh [BUILD_DIR]        (default: build)
 #
 # Environment (defaults in brackets):
-#   ZG_BENCH_ROUNDS [1]      rounds of (zeitgeberd, testpmd); ratios per round
+#   ZG_BENCH_ROUNDS [3]      rounds of (zeitgeberd, testpmd); ratios per round
 #   ZG_BENCH_TRIAL [2s]      sending time of each sweep trial
 #   ZG_BENCH_CLIENTS [1000]  simulated clients (over 100 source addresses)
 #   ZG_BENCH_MIX [ntp4]      zg-loadgen --mix
@@ -17,7 +17,12 @@
 #   ZG_BENCH_GEN_MAIN [1]    EAL lcores: the server's worker (or testpmd's
 #                            forwarding core) is its second lcore; the
 #                            generator's lane is the lcore that is not main.
+#   ZG_BENCH_NICE [-20]      nice level of every server and the generator
+#                            (poll-mode processes on cores shared with other
+#                            work: preempted pollers overflow their rings)
 #   ZG_BENCH_OUT [none]      directory to keep the JSON summaries in
+# Prints the machine's load average before and after (figures from a loaded
+# machine are comparable only as ratios within one run).
 # Needs root (hugepages). Starts and stops everything itself (trap).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -29,13 +34,15 @@ for b in "$ZGD" "$LG"; do
   [ -x "$b" ] || zg_die "$b missing: ninja -C $BUILD dataplane/zeitgeberd bench/loadgen/zg-loadgen"
 done
 command -v dpdk-testpmd >/dev/null || zg_die "dpdk-testpmd missing (apt-get install dpdk)"
-ROUNDS=${ZG_BENCH_ROUNDS:-1}
+ROUNDS=${ZG_BENCH_ROUNDS:-3}
 TRIAL=${ZG_BENCH_TRIAL:-2s}
 CLIENTS=${ZG_BENCH_CLIENTS:-1000}
 MIX=${ZG_BENCH_MIX:-ntp4}
 SERVER_LCORES=${ZG_BENCH_SERVER_LCORES:-0,1}
 GEN_LCORES=${ZG_BENCH_GEN_LCORES:-0,1}
 GEN_MAIN=${ZG_BENCH_GEN_MAIN:-1}
+NICE=${ZG_BENCH_NICE:--20}
+[ -n "${ZG_BENCH_SESSION:-}" ] || { zg_bench_session "$NICE" "$0" "$@"; exit; }
 
 "$ZG_ROOT/scripts/hugepages.sh" 512 >/dev/null
 WORK=$(mktemp -d /tmp/zg_bench_memif.XXXXXX)
@@ -47,13 +54,14 @@ stop_pid() {  # stop_pid PID: SIGTERM, then SIGKILL after 10 s
   kill -TERM "$pid" 2>/dev/null || return 0
   for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
+  STOP_RC=0
+  wait "$pid" 2>/dev/null || STOP_RC=$?
 }
 cleanup() {
   [ -n "$GEN_PID" ] && stop_pid "$GEN_PID"
   [ -n "$SERVER_PID" ] && stop_pid "$SERVER_PID"
   if [ -n "${ZG_BENCH_OUT:-}" ]; then
-    mkdir -p "$ZG_BENCH_OUT" && cp "$WORK"/*.json "$WORK"/*.txt "$ZG_BENCH_OUT"/ 2>/dev/null || true
+    mkdir -p "$ZG_BENCH_OUT" && cp "$WORK"/*.json "$WORK"/*.txt "$WORK"/*.log "$ZG_BENCH_OUT"/ 2>/dev/null || true
   fi
   rm -rf "$WORK"
 }
@@ -76,9 +84,10 @@ wait_for() {  # wait_for LOG PATTERN WHAT
 
 start_zeitgeberd() {
   rm -f "$SOCK"
-  timeout 900 "$ZGD" "${EAL[@]}" --file-prefix "zgbm$$s" -l "$SERVER_LCORES" \
+  timeout 300 nice -n "$NICE" "$ZGD" "${EAL[@]}" --file-prefix "zgbm$$s" -l "$SERVER_LCORES" \
     --vdev="net_memif0,role=server,socket=$SOCK,mac=$SERVER_MAC" -- \
     --port=net_memif0 --address="$SRV/24" --metrics_address= \
+    --require_system_clock_sync=false \
     >"$WORK/zeitgeberd.log" 2>&1 &
   SERVER_PID=$!
   wait_for "$WORK/zeitgeberd.log" "zeitgeberd running" zeitgeberd
@@ -87,7 +96,7 @@ start_zeitgeberd() {
 start_testpmd() {
   rm -f "$SOCK"
   # --stats-period keeps testpmd forwarding without a terminal.
-  timeout 900 dpdk-testpmd "${EAL[@]}" --file-prefix "zgbm$$t" -l "$SERVER_LCORES" \
+  timeout 300 nice -n "$NICE" dpdk-testpmd "${EAL[@]}" --file-prefix "zgbm$$t" -l "$SERVER_LCORES" \
     --vdev="net_memif0,role=server,socket=$SOCK,mac=$SERVER_MAC" -- \
     --forward-mode=5tswap --nb-cores=1 --stats-period=3600 \
     >"$WORK/testpmd.log" 2>&1 &
@@ -95,8 +104,13 @@ start_testpmd() {
   wait_for "$WORK/testpmd.log" "5tswap packet forwarding" testpmd
 }
 
-stop_server() {
+stop_server() {  # stop_server NAME: stop it; a server that crashed fails the run
   stop_pid "$SERVER_PID"
+  # 0: stopped cleanly; 124: timeout's TERM; anything else is a crash.
+  if [ "$STOP_RC" -ne 0 ] && [ "$STOP_RC" -ne 124 ]; then
+    tail -n 30 "$WORK/$1.log"
+    zg_die "$1 ended with status $STOP_RC when stopped (signal $((STOP_RC - 128)) if > 128)"
+  fi
   SERVER_PID=
 }
 
@@ -104,7 +118,7 @@ stop_server() {
 # server now running.
 run_generator() {
   local name=$1; shift
-  timeout 900 "$LG" "${EAL[@]}" --file-prefix "zgbm$$g" -l "$GEN_LCORES" \
+  timeout 180 nice -n "$NICE" "$LG" "${EAL[@]}" --file-prefix "zgbm$$g" -l "$GEN_LCORES" \
     --main-lcore "$GEN_MAIN" \
     --vdev="net_memif0,role=client,socket=$SOCK,mac=$GEN_MAC" -- \
     --target="$SRV" --sweep --rate=max --sweep_trial="$TRIAL" \
@@ -122,18 +136,29 @@ run_generator() {
   cat "$WORK/$name.txt"
 }
 
+# zeitgeberd_counters: the stopped server's final counters (what its worker
+# received, answered and dropped; bursts and empty_polls: its rx_burst calls
+# that returned frames and that returned none, over the whole run).
+zeitgeberd_counters() {
+  grep -E ' I final (counters|dropped)' "$WORK/zeitgeberd.log" | sed 's/^.* I /  zeitgeberd: /' || true
+}
+
+LOAD_START=$(cut -d" " -f1-3 /proc/loadavg)
 zg_log "memif rig: $ROUNDS round(s), $CLIENTS clients, mix $MIX, trials of $TRIAL; server lcores $SERVER_LCORES, generator lcores $GEN_LCORES (main $GEN_MAIN)"
 for r in $(seq "$ROUNDS"); do
   zg_log "round $r: zeitgeberd (net_memif, one worker)"
   start_zeitgeberd
   run_generator "zeitgeberd_$r"
-  stop_server
+  stop_server zeitgeberd
+  zeitgeberd_counters | tee "$WORK/zeitgeberd_$r.counters.txt"
   zg_log "round $r: dpdk-testpmd --forward-mode=5tswap (baseline)"
   start_testpmd
   run_generator "testpmd_$r" --reflector --target_mac="$SERVER_MAC"
-  stop_server
+  stop_server testpmd
 done
 
+echo
+echo "machine: $(nproc) cores,$(sed -n 's/^model name[^:]*://p' /proc/cpuinfo | head -1); load average (1/5/15 min) $LOAD_START at the start, $(cut -d" " -f1-3 /proc/loadavg) at the end"
 /usr/bin/python3 - "$WORK" "$ROUNDS" <<'PYEOF'
 import json, statistics, sys
 work, rounds = sys.argv[1], int(sys.argv[2])
@@ -157,6 +182,13 @@ for r in range(1, rounds + 1):
         if s["sweep"]["generator_limited"]:
             print(f"       ({name} kept up with the generator's maximum: "
                   "its no-drop rate is at least this)")
+if all(load(f"{n}_{r}")["sweep"]["generator_limited"]
+       for r in range(1, rounds + 1) for n in ("zeitgeberd", "testpmd")):
+    print("Both servers kept up with everything one generator lane could send: the"
+          "\nratio compares what the generator drives in NTP mode (it builds, matches"
+          "\nand times every reply) with reflector mode (echoes only); the servers'"
+          "\ncapacities lie above these rates. More generator lcores than server lcores"
+          "\n(ZG_BENCH_GEN_LCORES) make the server the bottleneck.")
 if rounds > 1:
     print(f"median ratio zeitgeberd / testpmd: {statistics.median(ratios):.3f}")
 else:

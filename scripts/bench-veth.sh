@@ -27,7 +27,9 @@
 # Environment: ZG_BENCH_TRIAL [2s], ZG_BENCH_DURATION [5s] (fixed-rate run),
 #   ZG_BENCH_CLIENTS [1000], ZG_BENCH_FIXED_RATE [auto],
 #   ZG_BENCH_SERVER_LCORES [0,1], ZG_BENCH_GEN_LCORES [0,1],
-#   ZG_BENCH_GEN_MAIN [1], ZG_BENCH_OUT [none: keep JSON summaries there].
+#   ZG_BENCH_GEN_MAIN [1], ZG_BENCH_NICE [-20] (every server, chronyd too,
+#   and the generator), ZG_BENCH_OUT [none: keep JSON summaries there].
+# Prints the machine's load average before and after.
 # Needs root. Creates and removes its namespaces, veth pair and processes.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -48,6 +50,8 @@ CLIENTS=${ZG_BENCH_CLIENTS:-1000}
 SERVER_LCORES=${ZG_BENCH_SERVER_LCORES:-0,1}
 GEN_LCORES=${ZG_BENCH_GEN_LCORES:-0,1}
 GEN_MAIN=${ZG_BENCH_GEN_MAIN:-1}
+NICE=${ZG_BENCH_NICE:--20}
+[ -n "${ZG_BENCH_SESSION:-}" ] || { zg_bench_session "$NICE" "$0" "$@"; exit; }
 
 RIG=zgbv$$
 SRV=10.97.0.1
@@ -59,14 +63,15 @@ stop_pid() {  # stop_pid PID: SIGTERM, then SIGKILL after 10 s
   kill -TERM "$pid" 2>/dev/null || return 0
   for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
+  STOP_RC=0
+  wait "$pid" 2>/dev/null || STOP_RC=$?
 }
 cleanup() {
   [ -n "$GEN_PID" ] && stop_pid "$GEN_PID"
   [ -n "$SERVER_PID" ] && stop_pid "$SERVER_PID"
   zg_pair_down "$RIG"
   if [ -n "${ZG_BENCH_OUT:-}" ]; then
-    mkdir -p "$ZG_BENCH_OUT" && cp "$WORK"/*.json "$WORK"/*.txt "$ZG_BENCH_OUT"/ 2>/dev/null || true
+    mkdir -p "$ZG_BENCH_OUT" && cp "$WORK"/*.json "$WORK"/*.txt "$WORK"/*.log "$ZG_BENCH_OUT"/ 2>/dev/null || true
   fi
   rm -rf "$WORK"
 }
@@ -91,9 +96,10 @@ wait_for() {  # wait_for LOG PATTERN WHAT
 }
 
 start_zeitgeberd() {
-  timeout 900 ip netns exec "$SRV_NS" "$ZGD" "${EAL[@]}" --file-prefix "zgbv$$s" \
+  timeout 300 nice -n "$NICE" ip netns exec "$SRV_NS" "$ZGD" "${EAL[@]}" --file-prefix "zgbv$$s" \
     -l "$SERVER_LCORES" --vdev="net_af_xdp0,iface=$SRV_IF,xdp_prog=$XDP" -- \
     --port=net_af_xdp0 --address="$SRV/24" --metrics_address= \
+    --require_system_clock_sync=false \
     >"$WORK/zeitgeberd.log" 2>&1 &
   SERVER_PID=$!
   wait_for "$WORK/zeitgeberd.log" "zeitgeberd running" zeitgeberd
@@ -109,22 +115,27 @@ port 123
 cmdport 0
 pidfile $WORK/chronyd.pid
 EOF
-  timeout 900 ip netns exec "$SRV_NS" "$CHRONYD" -x -u root -d \
+  timeout 300 nice -n "$NICE" ip netns exec "$SRV_NS" "$CHRONYD" -x -u root -d \
     -f "$WORK/chrony.conf" >"$WORK/chronyd.log" 2>&1 &
   SERVER_PID=$!
   wait_for "$WORK/chronyd.log" "Disabled control of system clock" chronyd
   sleep 0.5  # sockets open right after
 }
 
-stop_server() {
+stop_server() {  # stop_server NAME: stop it; a server that crashed fails the run
   stop_pid "$SERVER_PID"
+  # 0: stopped cleanly; 124: timeout's TERM; anything else is a crash.
+  if [ "$STOP_RC" -ne 0 ] && [ "$STOP_RC" -ne 124 ]; then
+    tail -n 30 "$WORK/$1.log"
+    zg_die "$1 ended with status $STOP_RC when stopped (signal $((STOP_RC - 128)) if > 128)"
+  fi
   SERVER_PID=
 }
 
 # run_generator NAME [zg-loadgen flags...]
 run_generator() {
   local name=$1; shift
-  timeout 900 ip netns exec "$GEN_NS" "$LG" "${EAL[@]}" --file-prefix "zgbv$$g" \
+  timeout 180 nice -n "$NICE" ip netns exec "$GEN_NS" "$LG" "${EAL[@]}" --file-prefix "zgbv$$g" \
     -l "$GEN_LCORES" --main-lcore "$GEN_MAIN" \
     --vdev="net_af_xdp0,iface=$GEN_IF" -- \
     --port=net_af_xdp0 --target="$SRV" --clients="$CLIENTS" \
@@ -141,21 +152,29 @@ run_generator() {
   cat "$WORK/$name.txt"
 }
 
+# zeitgeberd_counters: the stopped server's final counters (received,
+# answered, dropped; what zg_xdp.o steered to it and passed to the kernel).
+zeitgeberd_counters() {
+  grep -E ' I final (counters|dropped|xdp)' "$WORK/zeitgeberd.log" | sed 's/^.* I /  zeitgeberd: /' || true
+}
+
 no_drop() {  # no_drop NAME: the sweep's no-drop rate (0 if none)
   /usr/bin/python3 -c 'import json,sys
 s=json.load(open(sys.argv[1]))["sweep"]
 print(int(s["no_drop_pps"]) if s["found"] else 0)' "$WORK/$1.json"
 }
 
+LOAD_START=$(cut -d" " -f1-3 /proc/loadavg)
 zg_log "veth rig $SRV_IF <-> $GEN_IF: $CLIENTS clients over 100 addresses, sweep trials of $TRIAL"
 zg_log "zeitgeberd (AF_XDP + zg_xdp.o): no-drop sweep"
 start_zeitgeberd
 run_generator zeitgeberd_sweep --sweep --rate=max --sweep_trial="$TRIAL"
-stop_server
+stop_server zeitgeberd
+zeitgeberd_counters
 zg_log "chronyd: no-drop sweep"
 start_chronyd
 run_generator chronyd_sweep --sweep --rate=max --sweep_trial="$TRIAL"
-stop_server
+stop_server chronyd
 
 ZR=$(no_drop zeitgeberd_sweep) CR=$(no_drop chronyd_sweep)
 FIXED=${ZG_BENCH_FIXED_RATE:-$(( (ZR < CR ? ZR : CR) / 2 ))}
@@ -163,11 +182,14 @@ FIXED=${ZG_BENCH_FIXED_RATE:-$(( (ZR < CR ? ZR : CR) / 2 ))}
 zg_log "fixed rate $FIXED pps for $DURATION against each"
 start_zeitgeberd
 run_generator zeitgeberd_fixed --rate="$FIXED" --duration="$DURATION"
-stop_server
+stop_server zeitgeberd
+zeitgeberd_counters
 start_chronyd
 run_generator chronyd_fixed --rate="$FIXED" --duration="$DURATION"
-stop_server
+stop_server chronyd
 
+echo
+echo "machine: $(nproc) cores,$(sed -n 's/^model name[^:]*://p' /proc/cpuinfo | head -1); load average (1/5/15 min) $LOAD_START at the start, $(cut -d" " -f1-3 /proc/loadavg) at the end"
 /usr/bin/python3 - "$WORK" "$FIXED" <<'PYEOF'
 import json, sys
 work, fixed = sys.argv[1], int(sys.argv[2])
@@ -194,6 +216,11 @@ for name, nd, limited, fx in rows:
           f"{us(off['p50'])+' ['+us(off['min'])+'..'+us(off['p99'])+']':>28}")
     if fx["invalid"]:
         print(f"{'':<11} invalid replies: {fx['invalid']}")
+print("\nFlooded (the sweep's first trial, offered as fast as the generator sends):")
+for name in ("zeitgeberd", "chronyd"):
+    t = load(f"{name}_sweep")["sweep"]["trials"][0]
+    print(f"  {name:<11} sent {t['achieved_pps']:>12,.0f}/s, answered "
+          f"{t['achieved_pps'] * (1 - t['loss']):>12,.0f}/s (loss {t['loss'] * 100:.2f} %)")
 z, c = rows[0][1], rows[1][1]
 print("(+: the server kept up with the generator's maximum)" if rows[0][2] or rows[1][2] else "")
 print(f"ratio zeitgeberd / chronyd (no-drop rate): "

@@ -18,3 +18,23 @@ zg_configure() {
   meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; return 1; }
   echo "$want" >"$dir/.zg-options"
 }
+
+# zg_bench_session NICE SCRIPT [ARGS...]: run a benchmark rig in a session of
+# its own whose scheduler autogroup gets nice level NICE. With
+# kernel.sched_autogroup_enabled=1 a process's nice only weighs against its
+# own session: a poll-mode rig on cores shared with other sessions' builds
+# needs its whole group weighted. Returns the rig's exit status; SIGINT and
+# SIGTERM reach the rig (whose trap cleans up). Use at the top of a rig:
+#   [ -n "${ZG_BENCH_SESSION:-}" ] || { zg_bench_session -20 "$0" "$@"; exit; }
+zg_bench_session() {
+  local nice=$1; shift
+  ZG_BENCH_SESSION=1 setsid --wait bash -c \
+    'echo "$0" >/proc/self/autogroup 2>/dev/null; exec "$@"' "$nice" "$@" &
+  local child=$! rc=0
+  trap 'kill -TERM "$child" 2>/dev/null' INT TERM
+  wait "$child" || rc=$?
+  # wait returns early when a trapped signal arrives: wait for the clean-up.
+  while kill -0 "$child" 2>/dev/null; do wait "$child" || rc=$?; done
+  trap - INT TERM
+  return "$rc"
+}
