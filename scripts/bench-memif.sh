@@ -49,12 +49,13 @@ WORK=$(mktemp -d /tmp/zg_bench_memif.XXXXXX)
 SOCK=$WORK/memif.sock
 SERVER_PID=
 GEN_PID=
-stop_pid() {  # stop_pid PID: SIGTERM, then SIGKILL after 10 s
+stop_pid() {  # stop_pid PID: SIGTERM, then SIGKILL after 10 s; STOP_RC: its status
   local pid=$1
-  kill -TERM "$pid" 2>/dev/null || return 0
-  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$pid" 2>/dev/null || true
   STOP_RC=0
+  if kill -TERM "$pid" 2>/dev/null; then
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
   wait "$pid" 2>/dev/null || STOP_RC=$?
 }
 cleanup() {
@@ -114,24 +115,28 @@ stop_server() {  # stop_server NAME: stop it; a server that crashed fails the ru
   SERVER_PID=
 }
 
-# run_generator NAME [zg-loadgen flags...]: a no-drop sweep against the
-# server now running.
+# run_generator NAME SERVER [zg-loadgen flags...]: a no-drop sweep against
+# the server now running, which is stopped once the summary is written and
+# before the generator leaves: a net_memif server (DPDK 22.11) whose worker
+# polls while its client disconnects can crash in rx_burst (the PMD unmaps
+# the client's regions under it), so the generator lingers until then.
 run_generator() {
-  local name=$1; shift
+  local name=$1 server=$2; shift 2
   timeout 180 nice -n "$NICE" "$LG" "${EAL[@]}" --file-prefix "zgbm$$g" -l "$GEN_LCORES" \
     --main-lcore "$GEN_MAIN" \
     --vdev="net_memif0,role=client,socket=$SOCK,mac=$GEN_MAC" -- \
     --target="$SRV" --sweep --rate=max --sweep_trial="$TRIAL" \
     --clients="$CLIENTS" --source_ip=10.99.0.100 --source_addresses=100 \
-    --mix="$MIX" --progress=false --json="$WORK/$name.json" "$@" \
+    --mix="$MIX" --progress=false --json="$WORK/$name.json" --linger=60s "$@" \
     >"$WORK/$name.txt" 2>"$WORK/$name.log" &
   GEN_PID=$!
-  local rc=0
-  wait "$GEN_PID" || rc=$?
+  while kill -0 "$GEN_PID" 2>/dev/null && [ ! -e "$WORK/$name.json" ]; do sleep 0.2; done
+  stop_server "$server"
+  stop_pid "$GEN_PID"
   GEN_PID=
-  if [ "$rc" -ne 0 ]; then
+  if [ "$STOP_RC" -ne 0 ]; then
     cat "$WORK/$name.log" "$WORK/$name.txt"
-    zg_die "zg-loadgen against $name failed (exit $rc)"
+    zg_die "zg-loadgen against $name failed (exit $STOP_RC)"
   fi
   cat "$WORK/$name.txt"
 }
@@ -148,13 +153,11 @@ zg_log "memif rig: $ROUNDS round(s), $CLIENTS clients, mix $MIX, trials of $TRIA
 for r in $(seq "$ROUNDS"); do
   zg_log "round $r: zeitgeberd (net_memif, one worker)"
   start_zeitgeberd
-  run_generator "zeitgeberd_$r"
-  stop_server zeitgeberd
+  run_generator "zeitgeberd_$r" zeitgeberd
   zeitgeberd_counters | tee "$WORK/zeitgeberd_$r.counters.txt"
   zg_log "round $r: dpdk-testpmd --forward-mode=5tswap (baseline)"
   start_testpmd
-  run_generator "testpmd_$r" --reflector --target_mac="$SERVER_MAC"
-  stop_server testpmd
+  run_generator "testpmd_$r" testpmd --reflector --target_mac="$SERVER_MAC"
 done
 
 echo

@@ -58,12 +58,13 @@ SRV=10.97.0.1
 WORK=$(mktemp -d /tmp/zg_bench_veth.XXXXXX)
 SERVER_PID=
 GEN_PID=
-stop_pid() {  # stop_pid PID: SIGTERM, then SIGKILL after 10 s
+stop_pid() {  # stop_pid PID: SIGTERM, then SIGKILL after 10 s; STOP_RC: its status
   local pid=$1
-  kill -TERM "$pid" 2>/dev/null || return 0
-  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$pid" 2>/dev/null || true
   STOP_RC=0
+  if kill -TERM "$pid" 2>/dev/null; then
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
   wait "$pid" 2>/dev/null || STOP_RC=$?
 }
 cleanup() {

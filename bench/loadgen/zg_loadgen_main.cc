@@ -30,6 +30,8 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "bench/loadgen/config.h"
 #include "bench/loadgen/dpdk_lane.h"
 #include "bench/loadgen/generator_clock.h"
@@ -103,6 +105,11 @@ ABSL_FLAG(uint32_t, vlan, 0, "802.1Q VLAN id of our frames (0: untagged).");
 ABSL_FLAG(uint32_t, rx_desc, 1024, "RX descriptors per queue.");
 ABSL_FLAG(uint32_t, tx_desc, 1024, "TX descriptors per queue.");
 ABSL_FLAG(bool, progress, true, "Print a progress line every second.");
+ABSL_FLAG(absl::Duration, linger, absl::ZeroDuration(),
+          "After the summary (and --json) is written, keep the port open this "
+          "long or until SIGINT/SIGTERM, so that a rig can stop the server "
+          "before its peer leaves (DPDK 22.11's net_memif can crash a server "
+          "whose worker polls while its client disconnects).");
 
 namespace zg::bench {
 namespace {
@@ -122,6 +129,15 @@ enum ExitCode : int {
 std::atomic<bool> g_abort{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
 void OnSignal(int) { g_abort.store(true, std::memory_order_relaxed); }
+
+// After the run: returns when `d` has passed or a signal arrived (also one
+// that arrived during the run).
+void Linger(absl::Duration d) {
+  const absl::Time end = absl::Now() + d;
+  while (!g_abort.load(std::memory_order_relaxed) && absl::Now() < end) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+}
 
 LoadgenOptions OptionsFromFlags() {
   LoadgenOptions o;
@@ -450,6 +466,7 @@ int Main(int argc, char** argv) {
       return kExitRun;
     }
   }
+  Linger(absl::GetFlag(FLAGS_linger));
   return kExitOk;
 }
 
