@@ -59,8 +59,8 @@ ABSL_FLAG(Target, target, Target{},
 ABSL_FLAG(std::string, target_mac, "",
           "The server's MAC address; empty: resolve it with ARP (IPv4).");
 ABSL_FLAG(std::string, source_mac, "",
-          "Our frames' source MAC; empty: the port's (ports without one, "
-          "such as net_ring, need it).");
+          "Our frames' source MAC; empty: the port's (a MAC-less vdev such "
+          "as net_ring gets a random one when the port is set up).");
 ABSL_FLAG(Rate, rate, Rate{},
           "Requests per second from all lanes together (250000, 1.5M), or "
           "'max'. With --sweep: the first trial's rate.");

@@ -35,7 +35,7 @@ expect 1 10 "unknown traffic kind" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 
 expect 1 10 "Unknown command line flag 'bogus'" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 --bogus
 expect 1 10 "must be in (0, 24h]" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 --duration=0s
 expect 1 10 "include the target" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 --source_ip=10.99.0.0 --source_addresses=4 $mac
-expect 1 10 "has no MAC address" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1
+expect 1 10 "--source_mac=02:zz" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 --source_mac=02:zz
 expect 2 10 "no lanes" -- $(eal -l 0 $ring) -- --target=10.99.0.1
 expect 3 10 "no DPDK port named 'net_nope'" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 --port=net_nope
 # Nobody answers ARP on a loopback ring: a bounded wait, then the advice.
