@@ -262,7 +262,8 @@ absl::Status Port::Start() {
     rte_eth_random_addr(mac_.addr_bytes);
     (void)rte_eth_dev_default_mac_addr_set(id_, &mac_);
     LogWarning(absl::StrCat(label, ": the device has no MAC address; using ",
-                            FormatMac(mac_), " (random, locally administered)"));
+                            FormatMac(mac_),
+                            " (random, locally administered)"));
   }
   rte_eth_dev_get_mtu(id_, &mtu_);
   PollLink();

@@ -115,8 +115,8 @@ TEST(ParseDaemonFlagsTest, RepeatedAddressesFromArgvAndFlagfile) {
 
 TEST(ParseDaemonFlagsTest, SystemClockMayBeTrustedUnsynchronised) {
   absl::FlagSaver saver;
-  auto c = Parse({"--address=192.0.2.10/24",
-                  "--require_system_clock_sync=false"});
+  auto c =
+      Parse({"--address=192.0.2.10/24", "--require_system_clock_sync=false"});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_FALSE(c->require_system_clock_sync);
 }

@@ -685,8 +685,8 @@ TEST_F(NtpPipelineTest, PluginsAddHandlersNextToNtp) {
   TestPlugin ptp(core::FrameKind::kPtpGeneral);
   SetUpServer(std::nullopt, nullptr, {&ptp});
   const std::vector<uint8_t> ptp_general = ct::FromHex(ct::kPtp4GeneralHex);
-  Exchange e = Run({ptp_general, testing::UdpFrame(Flow4(),
-                                                   testing::NtpRequest(4, kT1))});
+  Exchange e = Run(
+      {ptp_general, testing::UdpFrame(Flow4(), testing::NtpRequest(4, kT1))});
   ASSERT_EQ(e.out.size(), 1u) << "NTP is still answered";
   EXPECT_EQ(e.delta.handled[static_cast<size_t>(core::FrameKind::kPtpGeneral)],
             1u);
@@ -703,8 +703,7 @@ TEST(ProtocolPipelineFactoryTest, APluginCannotTakeAKindThatHasAHandler) {
   ASSERT_TRUE(factory.RegisterNames(names).ok());
   rte_ether_addr mac = {{0x02, 0, 0, 0, 0, 0x01}};
   absl::StatusOr<Pipeline> p = factory.Create(testing::ServerSetup(0, mac));
-  EXPECT_EQ(p.status().code(), absl::StatusCode::kAlreadyExists)
-      << p.status();
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kAlreadyExists) << p.status();
 }
 
 TEST(ProtocolPipelineFactoryTest, CreateNeedsNamesAndAUnicastMac) {
