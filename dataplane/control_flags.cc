@@ -20,13 +20,14 @@ ABSL_FLAG(std::string, source, "system",
           "Reference source, repeatable: system, gpsd[:HOST:PORT], "
           "phc:/dev/ptpN, pps:/dev/ppsN, sim[:NAME], each with ,KEY=VALUE "
           "options (priority=N: lower is preferred; see doc/sources.md).");
-ABSL_FLAG(std::string, system_clock_trust, "require_synchronized",
-          "require_synchronized: an unsynchronised system clock (STA_UNSYNC) "
-          "is down. assume_synchronized: serve it anyway with "
-          "--system_clock_assumed_error as its error (labs and demos only).");
+ABSL_FLAG(bool, require_system_clock_sync, true,
+          "Serve the system clock source as synchronised only while the "
+          "kernel says it is (adjtimex without STA_UNSYNC). false: serve it "
+          "anyway, with --system_clock_assumed_error as its error; for rigs "
+          "and demos on hosts that run no NTP client.");
 ABSL_FLAG(absl::Duration, system_clock_assumed_error, absl::Microseconds(100),
           "Error assumed for an unsynchronised system clock under "
-          "--system_clock_trust=assume_synchronized; must stay below "
+          "--require_system_clock_sync=false; must stay below "
           "--freerun_limit.");
 ABSL_FLAG(std::string, oscillator, "tcxo",
           "The raw clock's oscillator, for holdover: tcxo, ocxo, rubidium, or "
@@ -110,16 +111,9 @@ absl::Status ParseSources(const std::vector<std::string>& args,
 }
 
 absl::Status ApplySystemTrust(servo::ControlPlaneConfig* c) {
-  const std::string trust = absl::GetFlag(FLAGS_system_clock_trust);
+  const bool require = absl::GetFlag(FLAGS_require_system_clock_sync);
   const absl::Duration assumed =
       absl::GetFlag(FLAGS_system_clock_assumed_error);
-  bool require = true;
-  if (trust == "assume_synchronized") {
-    require = false;
-  } else if (trust != "require_synchronized") {
-    return FlagError("system_clock_trust", trust,
-                     "must be require_synchronized or assume_synchronized");
-  }
   const int64_t freerun = c->discipline.holdover.freerun_limit_ns;
   if (!require && (assumed <= absl::ZeroDuration() || Ns(assumed) >= freerun)) {
     return FlagError(
@@ -243,7 +237,8 @@ std::vector<std::pair<std::string, std::string>> Settings() {
       {"servo", absl::GetFlag(FLAGS_servo)},
       {"oscillator", absl::GetFlag(FLAGS_oscillator)},
       {"clock_class_profile", absl::GetFlag(FLAGS_clock_class_profile)},
-      {"system_clock_trust", absl::GetFlag(FLAGS_system_clock_trust)},
+      {"require_system_clock_sync",
+       absl::GetFlag(FLAGS_require_system_clock_sync) ? "true" : "false"},
       {"holdover_in_spec_limit",
        absl::FormatDuration(absl::GetFlag(FLAGS_holdover_in_spec_limit))},
       {"freerun_limit",

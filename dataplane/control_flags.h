@@ -8,7 +8,7 @@
 //
 // --source may be repeated (flagfiles included); without it the system clock
 // is the one source. An unsynchronised system clock (STA_UNSYNC) is not
-// served unless --system_clock_trust=assume_synchronized says so, with
+// served unless --require_system_clock_sync=false says so, with
 // --system_clock_assumed_error as its error bound (labs and demos).
 //
 //   ZG_ASSIGN_OR_RETURN(servo::ControlPlaneConfig c, ParseControlFlags(args));

@@ -66,7 +66,7 @@ TEST(ControlFlagsTest, RepeatedSourcesAndEverySetting) {
       Parse({"--source=gpsd:127.0.0.1:2947,priority=1",
              "--flagfile=" + file,
              "--source=system,priority=100",
-             "--system_clock_trust=assume_synchronized",
+             "--require_system_clock_sync=false",
              "--system_clock_assumed_error=250us",
              "--oscillator=ocxo",
              "--servo=pi",
@@ -134,9 +134,7 @@ TEST(ControlFlagsTest, CustomOscillator) {
 TEST(ControlFlagsTest, ErrorsSayWhatToDo) {
   EXPECT_THAT(Error({"--source=ntp:pool"}),
               HasSubstr("--source=ntp:pool: unknown source kind 'ntp'"));
-  EXPECT_THAT(Error({"--system_clock_trust=maybe"}),
-              HasSubstr("require_synchronized or assume_synchronized"));
-  EXPECT_THAT(Error({"--system_clock_trust=assume_synchronized",
+  EXPECT_THAT(Error({"--require_system_clock_sync=false",
                      "--system_clock_assumed_error=100ms"}),
               HasSubstr("below --freerun_limit (1ms)"));
   EXPECT_THAT(Error({"--servo=kalman"}), HasSubstr("must be linreg or pi"));
