@@ -189,7 +189,9 @@ TEST(ZeitgeberdGpsdTest, SelectsGpsdAndExportsGpsAndBeidou) {
     if (event == "selection_switch" && v->GetString("new") == source) {
       selected_gpsd = true;
     }
-    if (event == "source_up") EXPECT_EQ(v->GetString("source"), source);
+    if (event == "source_up") {
+      EXPECT_EQ(v->GetString("source"), source);
+    }
   }
   EXPECT_EQ(events.front(), "start");
   EXPECT_EQ(events.back(), "stop");
