@@ -101,7 +101,9 @@ class NtpResponderTest : public RigTest,
 // ntpdig until one sample is precise enough to judge by (synchronisation
 // distance under 1 ms: ntpdig is Python and times itself around user-space
 // work, so on a busy machine its own delays dominate), at most ten times.
-// Every query is answered at stratum 2 without a leap warning; the sample
+// Every query is answered at stratum 3 (the system clock source is taken
+// to be a stratum-2 clock, disciplined by chronyd or ptp4l) without a leap
+// warning; the sample
 // with the shortest distance (the least path asymmetry it can hide, as NTP's
 // clock filter picks) is within 1 ms of the host clock.
 void ExpectNtpdigAgrees(const NetnsRig& rig, const std::string& server) {
@@ -109,7 +111,7 @@ void ExpectNtpdigAgrees(const NetnsRig& rig, const std::string& server) {
   for (int i = 0; i < 10 && best_distance >= 1e-3; ++i) {
     absl::StatusOr<NtpdigSample> s = Ntpdig(rig, server);
     ASSERT_TRUE(s.ok()) << s.status();
-    EXPECT_EQ(s->stratum, 2);
+    EXPECT_EQ(s->stratum, 3);
     EXPECT_EQ(s->leap, "no-leap");
     std::printf("ntpdig %s: offset %+.6f s, distance %.6f s\n", server.c_str(),
                 s->offset_s, s->distance_s);
@@ -189,7 +191,7 @@ TEST_P(NtpResponderTest, RealClientsAgreeWithTheHostClockOverIpv4AndIpv6) {
     EXPECT_EQ(p.Field("ntp.flags.mode"), "4");
     EXPECT_EQ(p.Field("ntp.flags.vn"), "4");
     EXPECT_EQ(p.Field("ntp.flags.li"), "0");
-    EXPECT_EQ(p.Field("ntp.stratum"), "2");
+    EXPECT_EQ(p.Field("ntp.stratum"), "3");
     EXPECT_EQ(p.Field("udp.length"), "56") << "a 48-byte NTP reply";
   }
   EXPECT_GT(requests, 0);
