@@ -19,8 +19,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -171,7 +173,21 @@ TEST(ZeitgeberdGpsdTest, SelectsGpsdAndExportsGpsAndBeidou) {
   ASSERT_TRUE(check.ok());
   EXPECT_TRUE(check->ok()) << check->Describe();
 
+  // gpsfake gone (and its gpsd with it): the source is down within
+  // --source_timeout (5 s) of its last sample, and audited so.
   (*gpsfake)->Stop();
+  const absl::Time lost = absl::Now();
+  bool down = false;
+  while (!down && absl::Now() < lost + absl::Seconds(15)) {
+    absl::SleepFor(absl::Milliseconds(200));
+    std::ifstream log(audit);
+    const std::string text((std::istreambuf_iterator<char>(log)),
+                           std::istreambuf_iterator<char>());
+    down = text.find("\"event\":\"source_down\"") != std::string::npos;
+  }
+  EXPECT_TRUE(down) << "no source_down 15 s after gpsd went away";
+  std::printf("source_down audited %.1f s after gpsfake stopped\n",
+              absl::ToDoubleSeconds(absl::Now() - lost));
   const testutil::CommandResult done = (*zg)->Stop(absl::Seconds(20));
   EXPECT_EQ(done.exit_code, 0) << done.stderr_text;
 
