@@ -57,7 +57,8 @@ TEST(SourceSpecTest, GpsdAddressesAndOptions) {
   EXPECT_EQ(s.sample_interval_ns, kS);  // gpsd reports once a second
   s = Parse(
       "gpsd:192.0.2.7:3000,priority=1,device=/dev/ttyS0,pps_error=2us,"
-      "toff=off,toff_error=100ms,toff_delay=-20ms,timeout=8s");
+      "toff=off,toff_error=100ms,toff_delay=-20ms,timeout=8s,"
+      "reconnect_max=250ms");
   EXPECT_EQ(s.gpsd.host, "192.0.2.7");
   EXPECT_EQ(s.gpsd.port, 3000);
   EXPECT_EQ(s.priority, 1);
