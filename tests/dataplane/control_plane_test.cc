@@ -79,8 +79,11 @@ TEST_F(ControlPlaneDpdkTest, TscModelTracksTheReference) {
   // Generous for a shared, noisy machine (and a slewed host clock).
   EXPECT_NEAR(static_cast<double>(model_utc), static_cast<double>(utc), 1e6);
   const servo::ControlPlaneStatus st = control_->Snapshot();
+  // DPDK's figure is nominal (CPUID or a short sleep); ours is measured
+  // against CLOCK_MONOTONIC_RAW. In a VM they differ by 0.2% (2.096 vs
+  // 2.1 GHz seen here).
   EXPECT_NEAR(st.tsc.hz, static_cast<double>(testing::TscHz()),
-              static_cast<double>(testing::TscHz()) * 1e-4);
+              static_cast<double>(testing::TscHz()) * 1e-2);
   EXPECT_GE(st.sources[0].discipline.accepted, 10u);
 }
 
@@ -114,9 +117,9 @@ TEST_F(ControlPlaneDpdkTest, NicModelsAreComposedAndFollowSteps) {
   ASSERT_EQ(st.nics.size(), 2u);
   EXPECT_EQ(st.nics[0].steps, 1u);
   EXPECT_EQ(st.nics[1].steps, 0u);
-  EXPECT_NEAR(st.nics[1].ticks_per_second,
-              0.37 * static_cast<double>(testing::TscHz()),
-              0.37 * static_cast<double>(testing::TscHz()) * 1e-6);
+  // 0.37 ticks per TSC tick, per second of the measured TSC rate.
+  EXPECT_NEAR(st.nics[1].ticks_per_second, 0.37 * st.tsc.hz,
+              0.37 * st.tsc.hz * 1e-6);
   control_.reset();  // before the NIC clocks it reads
 }
 

@@ -212,8 +212,9 @@ TEST(ControlMetricsTest, ExportsSourcesGnssDisciplineTscNicAndAudit) {
            "zeitgeber_source_offset_seconds{" + src + "} -2.5e-06",
            "zeitgeber_source_samples_total{" + src + "} 100",
            "zeitgeber_source_samples_accepted_total{" + src + "} 90",
-           "zeitgeber_source_samples_rejected_total{" + src +
-               ",reason=\"jump\"} 7",
+           // Labels come out sorted by name.
+           std::string("zeitgeber_source_samples_rejected_total{kind=\"gpsd\","
+                       "reason=\"jump\",source=\"gpsd:127.0.0.1:2947\"} 7"),
            "zeitgeber_source_poll_errors_total{" + src + "} 3",
            std::string("zeitgeber_gnss_fix_mode{source=\"gpsd:127.0.0.1:"
                        "2947\"} 3"),

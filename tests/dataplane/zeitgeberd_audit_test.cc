@@ -106,12 +106,15 @@ class ZeitgeberdAuditTest : public ::testing::Test {
   }
 
   // Waits until `path` holds a record of `event` (up to 60 s).
+  // Waits until `path` holds `count` records of `event` (an appended log
+  // already holds those of earlier runs).
   bool WaitFor(const std::string& path, const std::string& event,
-               testutil::Subprocess* p) {
+               testutil::Subprocess* p, int count = 1) {
     const absl::Time deadline = absl::Now() + absl::Seconds(60);
     while (absl::Now() < deadline) {
+      int seen = 0;
       for (const Record& r : ReadAudit(path)) {
-        if (r.event == event) return true;
+        if (r.event == event && ++seen >= count) return true;
       }
       if (!p->Running()) return false;
       absl::SleepFor(absl::Milliseconds(100));
@@ -177,7 +180,8 @@ TEST_F(ZeitgeberdAuditTest, SigkillLeavesAnIntactLogThatTheNextRunExtends) {
   // The next run appends: what the killed run wrote stays as it was.
   auto again = Start(3);
   ASSERT_NE(again, nullptr);
-  ASSERT_TRUE(WaitFor(audit_, "lock", again.get())) << again->Stderr();
+  ASSERT_TRUE(WaitFor(audit_, "lock", again.get(), /*count=*/2))
+      << again->Stderr();
   const testutil::CommandResult done = again->Stop(absl::Seconds(20));
   EXPECT_EQ(done.exit_code, 0) << done.stderr_text;
   const std::vector<Record> after = ReadAudit(audit_, &torn);
