@@ -326,15 +326,23 @@ TEST_P(NtpResponderTest, MalformedFloodIsCountedWhileClientsAreAnswered) {
       NamespacePacketSocket::Open(rig_->ns(), rig_->client_if());
   ASSERT_TRUE(sock.ok()) << sock.status();
 
-  // The flood: every kind in turn, about 4000 frames/s, until the clients
-  // are done (paced so that a briefly descheduled worker's AF_XDP ring
-  // never overflows: every frame sent must be counted).
+  // The flood: every kind in turn, up to about 4000 frames/s, until the
+  // clients are done and over 1000 frames went out (paced so that a briefly
+  // descheduled worker's AF_XDP ring never overflows: every frame sent must
+  // be counted; on a loaded machine the pacing sleeps run long, so the
+  // count, not the clients' duration, ends the flood).
   std::atomic<bool> stop{false};
+  std::atomic<uint64_t> sent_total{0};
   std::vector<uint64_t> sent(kinds.size(), 0);
   std::thread flood([&] {
-    while (!stop.load()) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(60);
+    while (!(stop.load() && sent_total.load() > 1000) &&
+           absl::Now() < deadline) {
       for (size_t k = 0; k < kinds.size(); ++k) {
-        if (sock->Send(kinds[k].frame).ok()) ++sent[k];
+        if (sock->Send(kinds[k].frame).ok()) {
+          ++sent[k];
+          sent_total.fetch_add(1);
+        }
         std::this_thread::sleep_for(std::chrono::microseconds(250));
       }
     }
