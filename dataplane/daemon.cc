@@ -19,7 +19,6 @@
 #include "core/status_macros.h"
 #include "dataplane/eal.h"
 #include "dataplane/flags.h"
-#include "dataplane/interim_clock_publisher.h"
 #include "dataplane/log.h"
 #include "dataplane/mempools.h"
 #include "dataplane/metrics_exporter.h"
@@ -28,15 +27,20 @@
 #include "dataplane/worker.h"
 #include "dataplane/worker_stats.h"
 #include "dataplane/xdp_steering.h"
+#include "servo/control_plane.h"
+#include "servo/holdover.h"
 
 namespace zg::dataplane {
 namespace {
 
-// Written by: the signal handler. Read by: the control loop.
-std::atomic<int> g_signal{0};
+// Written by: the signal handlers. Read by: the control loop.
+std::atomic<int> g_signal{0};       // SIGINT/SIGTERM: stop
+std::atomic<bool> g_hangup{false};  // SIGHUP: re-open the audit log
 static_assert(std::atomic<int>::is_always_lock_free);
+static_assert(std::atomic<bool>::is_always_lock_free);
 
 void OnSignal(int sig) { g_signal.store(sig, std::memory_order_relaxed); }
+void OnHangup(int) { g_hangup.store(true, std::memory_order_relaxed); }
 
 void InstallSignalHandlers() {
   struct sigaction sa {};
@@ -44,6 +48,25 @@ void InstallSignalHandlers() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  struct sigaction hup {};
+  hup.sa_handler = &OnHangup;
+  sigemptyset(&hup.sa_mask);
+  hup.sa_flags = SA_RESTART;
+  sigaction(SIGHUP, &hup, nullptr);
+}
+
+void ControlLog(servo::LogLevel level, const std::string& message) {
+  switch (level) {
+    case servo::LogLevel::kInfo:
+      LogInfo(message);
+      break;
+    case servo::LogLevel::kWarning:
+      LogWarning(message);
+      break;
+    case servo::LogLevel::kError:
+      LogError(message);
+      break;
+  }
 }
 
 uint32_t AutoMbufs(const DaemonConfig& c, unsigned queues) {
@@ -65,12 +88,15 @@ class Daemon {
  private:
   absl::Status SetUpPort();
   absl::Status SetUpXdpSteering();
-  absl::Status SetUpClocks();
+  absl::Status SetUpNicClock();
+  absl::Status SetUpControlPlane();
   absl::Status SetUpWorkers();
   absl::Status StartMetrics();
-  void ControlLoop();
+  // Returns why it stopped (for the audit log's stop record).
+  std::string ControlLoop();
   void StopWorkers();
   void Report();
+  void ReportClock();
 
   DaemonConfig config_;
   PipelineFactory* factory_;
@@ -87,7 +113,8 @@ class Daemon {
   std::unique_ptr<EthdevNicClock> ethdev_nic_;
   std::unique_ptr<FakeNicClock> fake_nic_;
   NicClock* nic_ = nullptr;  // one of the two above, if any
-  std::unique_ptr<InterimClockPublisher> publisher_;
+  // Reads nic_ (declared after it: destroyed first).
+  std::unique_ptr<servo::ControlPlane> control_;
   CounterNames names_;
   // Written by: worker i. Read by: control thread.
   std::unique_ptr<WorkerStats[]> stats_;
@@ -120,9 +147,13 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     LogError(s.message());
     return kExitPort;
   }
-  if (absl::Status s = SetUpClocks(); !s.ok()) {
+  if (absl::Status s = SetUpNicClock(); !s.ok()) {
     LogError(s.message());
     return kExitPort;
+  }
+  if (absl::Status s = SetUpControlPlane(); !s.ok()) {
+    LogError(s.message());
+    return kExitControl;
   }
   if (absl::Status s = SetUpWorkers(); !s.ok()) {
     LogError(s.message());
@@ -166,8 +197,9 @@ int Daemon::Run(std::vector<char*> eal_argv) {
   LogInfo(absl::StrCat("zeitgeberd running: ", lcores_.size(),
                        " worker(s) on lcore(s) ", absl::StrJoin(lcores_, ","),
                        ", port ", port_->name()));
-  ControlLoop();
+  const std::string why = ControlLoop();
   StopWorkers();
+  control_->Stop(why);
   Report();
   return kExitOk;
 }
@@ -222,17 +254,13 @@ absl::Status Daemon::SetUpXdpSteering() {
   return absl::OkStatus();
 }
 
-absl::Status Daemon::SetUpClocks() {
-  InterimClockPublisher::Options po;
-  po.tsc_hz = static_cast<double>(rte_get_tsc_hz());
-  po.fallback_tai_offset_s = config_.tai_offset_s;
-  po.require_synchronized = config_.require_system_clock_sync;
-  publisher_ = std::make_unique<InterimClockPublisher>(&tsc_clock_, po);
+absl::Status Daemon::SetUpNicClock() {
+  const double tsc_hz = static_cast<double>(rte_get_tsc_hz());
   if (config_.fake_nic_clock) {
     ZG_ASSIGN_OR_RETURN(const NicStampField field, RegisterNicStampField());
     // A 1 GHz clock (ns ticks, like most NICs) with its own epoch.
     fake_nic_ = std::make_unique<FakeNicClock>(
-        field, /*offset_ticks=*/1'000'000'000'000ULL, 1e9 / po.tsc_hz);
+        field, /*offset_ticks=*/1'000'000'000'000ULL, 1e9 / tsc_hz);
     for (uint16_t q = 0; q < port_->num_queues(); ++q) {
       ZG_RETURN_IF_ERROR(fake_nic_->AttachRx(port_->id(), q));
     }
@@ -244,21 +272,35 @@ absl::Status Daemon::SetUpClocks() {
     ethdev_nic_ = std::make_unique<EthdevNicClock>(std::move(clock));
     nic_ = ethdev_nic_.get();
   }
-  if (nic_ != nullptr) publisher_->AddNicClock(nic_, &nic_clock_);
-  // Publish before any worker runs, so the first burst has a model.
-  absl::Status s = publisher_->Step();
-  const auto& sys = publisher_->system_clock();
-  LogInfo(absl::StrCat(
-      "INTERIM clock publisher (until servo/ lands): TSC ", rte_get_tsc_hz(),
-      " Hz vs CLOCK_REALTIME; system clock ",
-      sys.kernel_synchronized ? "synchronised (stratum 2)"
-      : sys.synchronized
-          ? "NOT synchronised, served as synchronised "
-            "(--require_system_clock_sync=false; stratum 2, 100 ms error)"
-          : "NOT synchronised (stratum 16, LI=3)",
-      ", TAI-UTC ", sys.tai_offset_s, " s",
-      sys.tai_offset_from_kernel ? " (kernel)" : " (--tai_offset)"));
-  return s;
+  return absl::OkStatus();
+}
+
+absl::Status Daemon::SetUpControlPlane() {
+  servo::ControlPlaneConfig c = config_.control;
+  c.version = ZG_VERSION;
+  c.log = &ControlLog;
+  c.settings.push_back({"port", port_->name()});
+  c.settings.push_back(
+      {"publish_interval", absl::FormatDuration(config_.publish_interval)});
+  if (c.audit.path.empty()) {
+    LogWarning(
+        "no --audit_log: source, selection and holdover changes go to this "
+        "log only");
+  }
+  ZG_ASSIGN_OR_RETURN(control_,
+                      servo::ControlPlane::Create(std::move(c), &tsc_clock_));
+  if (nic_ != nullptr) {
+    // Before any worker runs: the first Tick publishes the NIC model too.
+    control_->AddNicClock(nic_->name(), NicClockReader(nic_), &nic_clock_);
+    control_->Tick();
+  }
+  const servo::TscCalibration cal = control_->tsc().calibration();
+  LogInfo(absl::StrCat("control plane: TSC ", static_cast<int64_t>(cal.hz),
+                       " Hz (+-", cal.uncertainty_ppb,
+                       " ppb against CLOCK_MONOTONIC_RAW; DPDK says ",
+                       rte_get_tsc_hz(), " Hz), ",
+                       control_->discipline().source_count(), " source(s)"));
+  return absl::OkStatus();
 }
 
 absl::Status Daemon::SetUpWorkers() {
@@ -282,6 +324,7 @@ absl::Status Daemon::StartMetrics() {
                                         std::move(workers), std::move(clocks),
                                         {port_.get()},
                                         static_cast<double>(rte_get_tsc_hz())));
+  exporter_->AttachControlPlane(control_.get());
   if (!config_.metrics_address.empty()) {
     LogInfo(absl::StrCat("metrics on http://", config_.metrics_address,
                          "/metrics (port ", exporter_->listening_port(), ")"));
@@ -289,22 +332,23 @@ absl::Status Daemon::StartMetrics() {
   return absl::OkStatus();
 }
 
-void Daemon::ControlLoop() {
+std::string Daemon::ControlLoop() {
   const absl::Time start = absl::Now();
   absl::Time next_stats = start;
-  absl::Status last_publish = absl::OkStatus();
   while (g_signal.load(std::memory_order_relaxed) == 0) {
     const absl::Time now = absl::Now();
     if (config_.run_for > absl::ZeroDuration() &&
         now - start >= config_.run_for) {
-      LogInfo(absl::StrCat("--run_for=", absl::FormatDuration(config_.run_for),
-                           " elapsed: stopping"));
-      return;
+      const std::string why = absl::StrCat(
+          "--run_for=", absl::FormatDuration(config_.run_for), " elapsed");
+      LogInfo(absl::StrCat(why, ": stopping"));
+      return why;
     }
-    absl::Status s = publisher_->Step();
-    if (!s.ok() && s.message() != last_publish.message())
-      LogWarning(s.message());
-    last_publish = s;
+    if (g_hangup.exchange(false, std::memory_order_relaxed)) {
+      LogInfo("SIGHUP: re-opening the audit log, reloading the leap file");
+      control_->Reopen();
+    }
+    control_->Tick();
     if (now >= next_stats) {
       port_->PollLink();
       exporter_->Update();
@@ -312,8 +356,11 @@ void Daemon::ControlLoop() {
     }
     absl::SleepFor(config_.publish_interval);
   }
-  LogInfo(absl::StrCat("signal ", g_signal.load(), " (",
-                       strsignal(g_signal.load()), "): stopping"));
+  const int sig = g_signal.load();
+  const std::string why =
+      absl::StrCat("signal ", sig, " (", strsignal(sig), ")");
+  LogInfo(absl::StrCat(why, ": stopping"));
+  return why;
 }
 
 void Daemon::StopWorkers() {
@@ -321,6 +368,20 @@ void Daemon::StopWorkers() {
   stop_.store(true, std::memory_order_relaxed);
   group_->Join();
   group_.reset();
+}
+
+void Daemon::ReportClock() {
+  const servo::ControlPlaneStatus st = control_->Snapshot();
+  std::string selected = "none";
+  for (const servo::SourceSnapshot& src : st.sources) {
+    if (src.discipline.selected) selected = src.name;
+  }
+  LogInfo(absl::StrCat(
+      "final clock: ", servo::SyncStateName(st.discipline.state), ", class ",
+      st.model.ptp_quality.clock_class, ", stratum ", st.model.stratum,
+      ", bound ", st.discipline.bound_ns, " ns, source ", selected, ", steps ",
+      st.discipline.steps, ", audit records ",
+      st.audit_enabled ? absl::StrCat(st.audit.records) : "off"));
 }
 
 void Daemon::Report() {
@@ -354,6 +415,7 @@ void Daemon::Report() {
       " hw_stamped=", total.hw_stamped, " sw_stamped=", total.sw_stamped,
       " bursts=", total.bursts, " empty_polls=", total.empty_polls));
   LogInfo(absl::StrCat("final handled:", kinds.empty() ? " none" : kinds));
+  ReportClock();
   LogInfo(absl::StrCat("final dropped:", drops.empty() ? " none" : drops));
   rte_eth_stats ps{};
   if (rte_eth_stats_get(port_->id(), &ps) == 0) {

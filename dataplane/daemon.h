@@ -1,6 +1,7 @@
-// The body of zeitgeberd: EAL, port, clocks, workers, metrics, the control
-// loop and a clean shutdown, around a PipelineFactory that supplies the
-// protocol handlers. zeitgeberd_main.cc passes the real pipeline; test
+// The body of zeitgeberd: EAL, port, NIC clock, the control plane
+// (servo::ControlPlane: sources, discipline, audit log), workers, metrics,
+// the control loop and a clean shutdown, around a PipelineFactory that supplies
+// the protocol handlers. zeitgeberd_main.cc passes the real pipeline; test
 // programs pass theirs and get exactly the daemon's behaviour otherwise.
 //
 //   int main(int argc, char** argv) {
@@ -15,6 +16,8 @@
 //   3  port or XDP-steering setup failed
 //   4  the metrics exporter could not start (address in use or invalid)
 //   5  the protocol pipeline could not be built
+//   6  the control plane could not start (a reference source, the audit
+//      log, the TSC)
 #ifndef ZG_DATAPLANE_DAEMON_H_
 #define ZG_DATAPLANE_DAEMON_H_
 
@@ -29,6 +32,7 @@ enum ExitCode : int {
   kExitPort = 3,
   kExitMetrics = 4,
   kExitPipeline = 5,
+  kExitControl = 6,
 };
 
 // Runs zeitgeberd: `zeitgeberd [EAL options] -- [flags]`. Returns an

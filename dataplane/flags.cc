@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/status_macros.h"
+#include "dataplane/control_flags.h"
 
 // --address values, validated by abseil occurrence by occurrence; every
 // occurrence is gathered by CollectRepeatedFlag.
@@ -63,13 +64,6 @@ ABSL_FLAG(bool, fake_nic_clock, false,
 ABSL_FLAG(bool, xdp_steering, true,
           "AF_XDP with xdp_prog=: load --address and --vlan into the XDP "
           "program's maps so only NTP/PTP to them reaches zeitgeberd.");
-ABSL_FLAG(bool, require_system_clock_sync, true,
-          "Serve the system clock as synchronised only while the kernel says "
-          "it is (adjtimex without STA_UNSYNC). false: serve it as "
-          "synchronised anyway, with a 100 ms error bound; for rigs and demos "
-          "on hosts that run no NTP client.");
-ABSL_FLAG(int32_t, tai_offset, 37,
-          "TAI-UTC in seconds, used when the kernel has none (adjtimex).");
 ABSL_FLAG(absl::Duration, publish_interval, absl::Milliseconds(100),
           "How often the clock model is republished.");
 ABSL_FLAG(absl::Duration, stats_interval, absl::Seconds(1),
@@ -237,22 +231,14 @@ absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv) {
   c.tx_checksum_offload = absl::GetFlag(FLAGS_tx_checksum_offload);
   c.fake_nic_clock = absl::GetFlag(FLAGS_fake_nic_clock);
   c.xdp_steering = absl::GetFlag(FLAGS_xdp_steering);
-  c.require_system_clock_sync = absl::GetFlag(FLAGS_require_system_clock_sync);
-  const int32_t tai = absl::GetFlag(FLAGS_tai_offset);
-  if (tai < 10 || tai > 100) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--tai_offset=", tai,
-                     ": TAI-UTC is 37 s since 2017 (10 s in 1972); check the "
-                     "value"));
-  }
-  c.tai_offset_s = tai;
   c.publish_interval = absl::GetFlag(FLAGS_publish_interval);
   c.stats_interval = absl::GetFlag(FLAGS_stats_interval);
   if (c.publish_interval < absl::Milliseconds(1) ||
       c.publish_interval > absl::Seconds(1)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--publish_interval=", absl::FormatDuration(c.publish_interval),
-        ": must be 1ms..1s (the model goes stale after 2 s)"));
+        ": must be 1ms..1s (how often the control thread republishes the "
+        "clock model)"));
   }
   if (c.stats_interval < absl::Milliseconds(10)) {
     return absl::InvalidArgumentError("--stats_interval must be >= 10ms");
@@ -267,6 +253,7 @@ absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv) {
         "--mbufs_per_socket=", mbufs, ": must be 0 (auto) or 1023..16777216"));
   }
   c.mbufs_per_socket = static_cast<uint32_t>(mbufs);
+  ZG_ASSIGN_OR_RETURN(c.control, ParseControlFlags(args));
   return c;
 }
 

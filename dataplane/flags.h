@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "dataplane/interface_address.h"
+#include "servo/control_plane.h"
 
 namespace zg::dataplane {
 
@@ -36,12 +37,12 @@ struct DaemonConfig {
   bool tx_checksum_offload = true;          // --tx_checksum_offload
   bool fake_nic_clock = false;              // --fake_nic_clock
   bool xdp_steering = true;                 // --xdp_steering
-  bool require_system_clock_sync = true;    // --require_system_clock_sync
-  int32_t tai_offset_s = 37;                // --tai_offset
   absl::Duration publish_interval;          // --publish_interval
   absl::Duration stats_interval;            // --stats_interval
   absl::Duration run_for;                   // --run_for (0: until a signal)
   uint32_t mbufs_per_socket = 0;            // --mbufs_per_socket (0: auto)
+  // Sources, servo, holdover, leap seconds, audit log (control_flags.h).
+  servo::ControlPlaneConfig control;
 };
 
 // argv split at the first "--": EAL options before it, zeitgeberd flags

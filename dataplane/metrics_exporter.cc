@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/tsc.h"
+#include "dataplane/control_metrics.h"
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/family.h"
@@ -87,6 +88,8 @@ struct MetricsExporter::ClockSeries {
   Gauge* stratum = nullptr;
   Gauge* age = nullptr;
   Gauge* utc_offset = nullptr;
+  Gauge* clock_class = nullptr;
+  Gauge* clock_accuracy = nullptr;
 };
 
 struct MetricsExporter::PortSeries {
@@ -175,6 +178,9 @@ void MetricsExporter::BuildFamilies() {
   gauge("zeitgeber_clock_model_age_seconds",
         "Time since the published model's anchor.");
   gauge("zeitgeber_clock_utc_offset_seconds", "TAI - UTC in effect.");
+  gauge("zeitgeber_clock_class", "PTP clockClass served.");
+  gauge("zeitgeber_clock_accuracy",
+        "PTP clockAccuracy served (IEEE 1588 enumeration; 254 unknown).");
   gauge("zeitgeber_port_link_up", "1 if the port's link is up.");
   gauge("zeitgeber_port_link_speed_bytes_per_second",
         "Link speed (Mb/s x 125000).");
@@ -195,6 +201,15 @@ void MetricsExporter::Update() {
   if (!clocks_.empty()) clocks_.front()->src.clock->TryRead(&tsc_model);
   for (auto& c : clocks_) UpdateClock(*c, tsc_model);
   for (auto& p : ports_) UpdatePort(*p);
+  if (control_ != nullptr) control_metrics_->Update(control_->Snapshot());
+}
+
+void MetricsExporter::AttachControlPlane(const servo::ControlPlane* control) {
+  control_ = control;
+  if (control_ != nullptr && control_metrics_ == nullptr) {
+    control_metrics_ = std::make_unique<ControlMetrics>(*registry_);
+  }
+  if (control_ != nullptr) Update();
 }
 
 void MetricsExporter::UpdateWorker(WorkerSeries& w) {
@@ -262,6 +277,8 @@ void MetricsExporter::UpdateClock(ClockSeries& c,
     c.stratum = &gauges_["zeitgeber_clock_stratum"]->Add(labels);
     c.age = &gauges_["zeitgeber_clock_model_age_seconds"]->Add(labels);
     c.utc_offset = &gauges_["zeitgeber_clock_utc_offset_seconds"]->Add(labels);
+    c.clock_class = &gauges_["zeitgeber_clock_class"]->Add(labels);
+    c.clock_accuracy = &gauges_["zeitgeber_clock_accuracy"]->Add(labels);
   }
   core::ClockModel m;  // default: never published, unsynchronised
   c.src.clock->TryRead(&m);
@@ -276,6 +293,8 @@ void MetricsExporter::UpdateClock(ClockSeries& c,
   c.age->Set(m.ns_per_tick_q32 == 0 ? 0.0
                                     : static_cast<double>(m.AgeNs(now)) * 1e-9);
   c.utc_offset->Set(m.UtcOffsetAt(now));
+  c.clock_class->Set(m.ptp_quality.clock_class);
+  c.clock_accuracy->Set(m.ptp_quality.clock_accuracy);
 }
 
 void MetricsExporter::UpdatePort(PortSeries& p) {

@@ -18,11 +18,14 @@
 //   worker_heartbeat_age_seconds                  {worker, lcore, port}
 //   clock_sync_state {clock, state} (1 for the current state, else 0),
 //   clock_synchronized, clock_error_bound_seconds, clock_stratum,
-//   clock_model_age_seconds, clock_utc_offset_seconds   {clock}
+//   clock_model_age_seconds, clock_utc_offset_seconds, clock_class,
+//   clock_accuracy                                      {clock}
 //   port_link_up, port_link_speed_bytes_per_second, port_hardware_timestamps,
 //   port_rx_missed_total, port_rx_errors_total, port_rx_nombuf_total,
 //   port_tx_errors_total                                {port}
 //   build_info {version}
+//   and, once AttachControlPlane() is called, the control plane's sources,
+//   GNSS, discipline, TSC, NIC-clock and audit series (control_metrics.h).
 //
 //   ZG_ASSIGN_OR_RETURN(auto exporter, MetricsExporter::Start(
 //       "127.0.0.1:9123", &names, workers, clocks, ports));
@@ -40,6 +43,7 @@
 #include "core/clock_model.h"
 #include "dataplane/port.h"
 #include "dataplane/worker_stats.h"
+#include "servo/control_plane.h"
 
 namespace prometheus {
 class Exposer;
@@ -51,6 +55,8 @@ class Family;
 }  // namespace prometheus
 
 namespace zg::dataplane {
+
+class ControlMetrics;
 
 class MetricsExporter {
  public:
@@ -73,6 +79,10 @@ class MetricsExporter {
       std::vector<WorkerSource> workers, std::vector<ClockSource> clocks,
       std::vector<Port*> ports, double tsc_hz);
   ~MetricsExporter();
+
+  // Exports the control plane's status from the next Update() on. `control`
+  // must outlive the exporter (or be detached with nullptr).
+  void AttachControlPlane(const servo::ControlPlane* control);
 
   // Control thread only.
   void Update();
@@ -100,6 +110,8 @@ class MetricsExporter {
   std::vector<std::unique_ptr<PortSeries>> ports_;
   std::map<std::string, prometheus::Family<prometheus::Counter>*> counters_;
   std::map<std::string, prometheus::Family<prometheus::Gauge>*> gauges_;
+  const servo::ControlPlane* control_ = nullptr;
+  std::unique_ptr<ControlMetrics> control_metrics_;
 };
 
 }  // namespace zg::dataplane

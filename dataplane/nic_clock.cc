@@ -122,4 +122,12 @@ absl::StatusOr<NicTscSample> FakeNicClock::Sample() {
   return s;
 }
 
+servo::NicClockReadFn NicClockReader(NicClock* nic) {
+  return [nic]() -> absl::StatusOr<servo::BracketedRead> {
+    absl::StatusOr<NicTscSample> s = nic->Sample();
+    if (!s.ok()) return s.status();
+    return servo::BracketedRead{s->tsc_before, s->nic_ticks, s->tsc_after};
+  };
+}
+
 }  // namespace zg::dataplane

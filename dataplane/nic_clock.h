@@ -31,6 +31,7 @@
 
 #include "absl/status/statusor.h"
 #include "dataplane/timestamper.h"
+#include "servo/nic_clock_tracker.h"
 
 namespace zg::dataplane {
 
@@ -62,6 +63,10 @@ class EthdevNicClock final : public NicClock {
   explicit EthdevNicClock(uint16_t port_id) : port_id_(port_id) {}
   uint16_t port_id_;
 };
+
+// `nic` as the control plane's NicClockTracker reads it (servo/ has no
+// DPDK): each call is one Sample(). `nic` must outlive the reader.
+servo::NicClockReadFn NicClockReader(NicClock* nic);
 
 // IEEE 1588 timesync registers of a port (PTP event-message stamps latched by
 // the NIC). Control thread / PTP handler use; not per-frame.

@@ -85,6 +85,14 @@ const char* AuditEventName(AuditEvent e) {
       return "leap_applied";
     case AuditEvent::kConfigChange:
       return "config_change";
+    case AuditEvent::kStateChange:
+      return "state_change";
+    case AuditEvent::kFalseticker:
+      return "falseticker";
+    case AuditEvent::kModelOutvoted:
+      return "model_outvoted";
+    case AuditEvent::kSourceHealth:
+      return "source_health";
   }
   return "unknown";
 }

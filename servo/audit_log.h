@@ -64,10 +64,15 @@ enum class AuditEvent : uint8_t {
   kLeapScheduled,
   kLeapApplied,
   kConfigChange,
+  kStateChange,    // any other SyncState change (e.g. holdover out of spec)
+  kFalseticker,    // a source out-voted by the others
+  kModelOutvoted,  // the sources' majority excludes the served time
+  kSourceHealth,   // a source's own health (up/degraded/down) changed
 };
 // "start", "stop", "source_up", "source_down", "selection_switch",
 // "sample_rejected", "step", "lock", "holdover_enter", "holdover_exit",
-// "class_change", "leap_scheduled", "leap_applied", "config_change".
+// "class_change", "leap_scheduled", "leap_applied", "config_change",
+// "state_change", "falseticker", "model_outvoted", "source_health".
 const char* AuditEventName(AuditEvent e);
 
 using AuditValue = std::variant<int64_t, double, bool, std::string>;

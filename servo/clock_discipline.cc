@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "absl/strings/str_format.h"
+#include "servo/refid.h"
 
 namespace zg::servo {
 
@@ -29,13 +30,6 @@ bool ValidSample(const ReferenceSample& s) {
   return s.uncertainty_ns >= 0 && s.uncertainty_ns <= kMaxUncertaintyNs &&
          s.reference_tai.value >= kMinValidTaiNs &&
          s.reference_tai.value <= kMaxValidTaiNs;
-}
-
-// An NTP refid as its wire bytes ("network byte order value").
-uint32_t RefidFromChars(const char (&s)[5]) {
-  uint32_t v;
-  std::memcpy(&v, s, 4);
-  return v;
 }
 
 bool Tracking(SyncState s) {
@@ -604,7 +598,7 @@ void ClockDiscipline::Publish(uint64_t raw_now) {
   m.precision_log2 = config_.precision_log2;
   const Source* src = synced_source_ >= 0 ? &sources_[synced_source_] : nullptr;
   m.stratum = src ? NtpStratumFor(state, src->info.stratum) : 16;
-  m.reference_id = src ? src->info.ntp_refid : RefidFromChars("INIT");
+  m.reference_id = src ? src->info.ntp_refid : NtpRefId("INIT");
   m.root_delay_ns = 0;
   m.reference_time = reference_time_;
   SyncState class_state = state;

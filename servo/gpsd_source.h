@@ -119,7 +119,7 @@ class GpsdSource final : public ReferenceSource {
   absl::Status Poll(std::vector<ReferenceSample>* out) override;
   SourceHealth health() const override { return health_.health(); }
 
-  const absl::Status& problem() const { return health_.problem(); }
+  const absl::Status& problem() const override { return health_.problem(); }
   const GnssStatus& gnss() const { return gnss_; }
 
   // UTC at CLOCK_REALTIME `system_realtime` from the last TOFF (the coarse

@@ -74,7 +74,7 @@ class PhcSource final : public ReferenceSource {
   absl::Status Poll(std::vector<ReferenceSample>* out) override;
   SourceHealth health() const override { return health_.health(); }
 
-  const absl::Status& problem() const { return health_.problem(); }
+  const absl::Status& problem() const override { return health_.problem(); }
   PhcReadMethod method() const { return method_; }
   const PhcCaps& caps() const { return caps_; }
   // Width of the last tightest (system, PHC, system) bracket, ns.

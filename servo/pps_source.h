@@ -91,7 +91,7 @@ class PpsSource final : public ReferenceSource {
   absl::Status Poll(std::vector<ReferenceSample>* out) override;
   SourceHealth health() const override { return health_.health(); }
 
-  const absl::Status& problem() const { return health_.problem(); }
+  const absl::Status& problem() const override { return health_.problem(); }
   const PpsStats& stats() const { return stats_; }
 
  private:

@@ -77,6 +77,9 @@ class ReferenceSource {
   // unusable now; health() reflects it.
   virtual absl::Status Poll(std::vector<ReferenceSample>* out) = 0;
   virtual SourceHealth health() const = 0;
+  // Why the source is down or degraded (OK when up): a message that tells an
+  // operator what to check. For logs, the audit log and metrics.
+  virtual const absl::Status& problem() const = 0;
 };
 
 }  // namespace zg::servo

@@ -82,7 +82,7 @@ class SystemClockSource final : public ReferenceSource {
   SourceHealth health() const override { return health_.health(); }
 
   // Why the source is down or degraded (OK when up).
-  const absl::Status& problem() const { return health_.problem(); }
+  const absl::Status& problem() const override { return health_.problem(); }
   clockid_t clock_id() const { return clock_; }
   const KernelClockStatus& kernel_status() const { return kernel_; }
   uint64_t samples() const { return samples_; }

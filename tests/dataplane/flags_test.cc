@@ -110,7 +110,9 @@ TEST(ParseDaemonFlagsTest, RepeatedAddressesFromArgvAndFlagfile) {
   EXPECT_EQ(c->metrics_address, "[::1]:9200");
   EXPECT_EQ(c->run_for, absl::Seconds(3));
   EXPECT_EQ(c->publish_interval, absl::Milliseconds(100));
-  EXPECT_TRUE(c->require_system_clock_sync) << "by default";
+  ASSERT_EQ(c->control.sources.size(), 1u);
+  EXPECT_TRUE(c->control.sources[0].system.require_synchronized)
+      << "by default";
 }
 
 TEST(ParseDaemonFlagsTest, SystemClockMayBeTrustedUnsynchronised) {
@@ -118,7 +120,8 @@ TEST(ParseDaemonFlagsTest, SystemClockMayBeTrustedUnsynchronised) {
   auto c =
       Parse({"--address=192.0.2.10/24", "--require_system_clock_sync=false"});
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_FALSE(c->require_system_clock_sync);
+  ASSERT_EQ(c->control.sources.size(), 1u);
+  EXPECT_FALSE(c->control.sources[0].system.require_synchronized);
 }
 
 TEST(ParseDaemonFlagsTest, InvalidValuesSayWhatToDo) {

@@ -11,12 +11,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "core/tsc.h"
+#include "dataplane/control_metrics.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "prometheus/registry.h"
+#include "prometheus/text_serializer.h"
+#include "servo/control_plane.h"
+#include "servo/source_spec.h"
 
 namespace zg::dataplane {
 namespace {
@@ -26,6 +32,23 @@ using ::testing::Not;
 
 constexpr int64_t kS = core::kNanosPerSecond;
 constexpr double kTscHz = 2e9;
+
+// `promtool check metrics` on an exposition; "" when it passes.
+std::string PromtoolProblems(const std::string& body) {
+  const std::string path =
+      ::testing::TempDir() + "/zg_metrics_" + std::to_string(getpid()) + ".txt";
+  std::ofstream(path) << body;
+  const std::string cmd =
+      absl::StrCat("promtool check metrics < ", path, " 2>&1");
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return "cannot run promtool";
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof(buf), p) != nullptr) out += buf;
+  const int rc = pclose(p);
+  std::remove(path.c_str());
+  return rc == 0 ? "" : absl::StrCat("promtool check metrics:\n", out);
+}
 
 // GET http://127.0.0.1:port/metrics (HTTP/1.0: the server closes).
 std::string Scrape(int port) {
@@ -128,19 +151,123 @@ TEST_F(MetricsExporterTest, HttpExpositionPassesPromtool) {
   (*e)->Update();
   const std::string body = Scrape((*e)->listening_port());
   ASSERT_THAT(body, HasSubstr("zeitgeber_rx_packets_total"));
-  const std::string path =
-      ::testing::TempDir() + "/zg_metrics_" + std::to_string(getpid()) + ".txt";
-  std::ofstream(path) << body;
-  const std::string cmd =
-      absl::StrCat("promtool check metrics < ", path, " 2>&1");
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof(buf), p) != nullptr) out += buf;
-  const int rc = pclose(p);
-  EXPECT_EQ(rc, 0) << "promtool check metrics:\n" << out;
-  std::remove(path.c_str());
+  EXPECT_EQ(PromtoolProblems(body), "");
+}
+
+// A snapshot as a gpsd-fed control plane in holdover would report it.
+servo::ControlPlaneStatus GnssHoldoverStatus() {
+  servo::ControlPlaneStatus st;
+  st.discipline.state = core::SyncState::kHoldoverInSpec;
+  st.discipline.bound_ns = 1'200;
+  st.discipline.frequency_ppb = -12'345.5;
+  st.discipline.holdover_s = 42;
+  st.discipline.steps = 1;
+  st.tsc.hz = 2'999'998'123.0;
+  st.tsc.uncertainty_ppb = 3.5;
+  st.tsc.drift_ppb_per_s = 0.25;
+  servo::SourceSnapshot gps;
+  gps.name = "gpsd:127.0.0.1:2947";
+  gps.kind = servo::SourceKind::kGpsd;
+  gps.priority = 10;
+  gps.health = servo::SourceHealth::kDown;
+  gps.discipline.samples = 100;
+  gps.discipline.accepted = 90;
+  gps.discipline.jumps = 7;
+  gps.discipline.last_offset_ns = -2'500;
+  gps.poll_errors = 3;
+  servo::GnssStatus g;
+  g.connected = true;
+  g.fix_mode = 3;
+  g.satellites[static_cast<size_t>(servo::GnssSystem::kGps)] = {7, 5};
+  g.satellites[static_cast<size_t>(servo::GnssSystem::kBeidou)] = {6, 4};
+  g.tpv_messages = 5;
+  gps.gnss = g;
+  st.sources.push_back(gps);
+  servo::NicClockStatus nic;
+  nic.name = "port0";
+  nic.ticks_per_second = 1e9;
+  nic.drift_ppb_per_s = -0.5;
+  nic.steps = 2;
+  st.nics.push_back(nic);
+  st.audit_enabled = true;
+  st.audit.records = 17;
+  st.leap_table_expiry = core::UtcNs{1'782'604'800 * kS};
+  return st;
+}
+
+TEST(ControlMetricsTest, ExportsSourcesGnssDisciplineTscNicAndAudit) {
+  prometheus::Registry registry;
+  ControlMetrics m(registry);
+  m.Update(GnssHoldoverStatus());
+  m.Update(GnssHoldoverStatus());  // counters do not double
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, registry.Collect());
+  const std::string text = out.str();
+  const std::string src = "kind=\"gpsd\",source=\"gpsd:127.0.0.1:2947\"";
+  for (const std::string& want : {
+           "zeitgeber_source_up{" + src + "} 0",
+           "zeitgeber_source_health{health=\"down\"," + src + "} 1",
+           "zeitgeber_source_health{health=\"up\"," + src + "} 0",
+           "zeitgeber_source_priority{" + src + "} 10",
+           "zeitgeber_source_offset_seconds{" + src + "} -2.5e-06",
+           "zeitgeber_source_samples_total{" + src + "} 100",
+           "zeitgeber_source_samples_accepted_total{" + src + "} 90",
+           // Labels come out sorted by name.
+           std::string("zeitgeber_source_samples_rejected_total{kind=\"gpsd\","
+                       "reason=\"jump\",source=\"gpsd:127.0.0.1:2947\"} 7"),
+           "zeitgeber_source_poll_errors_total{" + src + "} 3",
+           std::string("zeitgeber_gnss_fix_mode{source=\"gpsd:127.0.0.1:"
+                       "2947\"} 3"),
+           std::string("zeitgeber_gnss_satellites_used{constellation=\"gps\","
+                       "source=\"gpsd:127.0.0.1:2947\"} 5"),
+           std::string("zeitgeber_gnss_satellites_seen{constellation="
+                       "\"beidou\",source=\"gpsd:127.0.0.1:2947\"} 6"),
+           std::string("zeitgeber_gnss_satellites_used{constellation="
+                       "\"beidou\",source=\"gpsd:127.0.0.1:2947\"} 4"),
+           std::string("zeitgeber_discipline_state{state=\"holdover_in_spec\"} "
+                       "1"),
+           std::string("zeitgeber_discipline_state{state=\"locked\"} 0"),
+           std::string("zeitgeber_discipline_error_bound_seconds 1.2e-06"),
+           std::string("zeitgeber_discipline_frequency_offset_ppb -12345.5"),
+           std::string("zeitgeber_discipline_holdover_seconds 42"),
+           std::string("zeitgeber_discipline_steps_total 1"),
+           std::string("zeitgeber_tsc_frequency_hz 2999998123"),
+           std::string("zeitgeber_tsc_frequency_drift_ppb_per_second 0.25"),
+           std::string("zeitgeber_nic_clock_drift_ppb_per_second{clock="
+                       "\"nic:port0\"} -0.5"),
+           std::string("zeitgeber_nic_clock_steps_total{clock=\"nic:port0\"} "
+                       "2"),
+           std::string("zeitgeber_audit_records_total 17"),
+           std::string("zeitgeber_leap_table_expiry_timestamp_seconds "
+                       "1782604800"),
+       }) {
+    EXPECT_THAT(text, HasSubstr(want));
+  }
+  EXPECT_EQ(PromtoolProblems(text), "");
+}
+
+TEST_F(MetricsExporterTest, AttachedControlPlaneIsScraped) {
+  servo::ControlPlaneConfig c;
+  c.sources.push_back(*servo::ParseSourceSpec("sim:lab"));
+  core::PublishedClock published;
+  auto control = servo::ControlPlane::Create(std::move(c), &published);
+  ASSERT_TRUE(control.ok()) << control.status();
+  auto e = StartExporter("127.0.0.1:0");
+  ASSERT_TRUE(e.ok()) << e.status();
+  (*e)->AttachControlPlane(control->get());
+  (*control)->Tick();
+  (*e)->Update();
+  const std::string body = Scrape((*e)->listening_port());
+  EXPECT_THAT(body, HasSubstr("zeitgeber_source_up{kind=\"sim\","
+                              "source=\"sim:lab\"} 1"));
+  EXPECT_THAT(body, HasSubstr("zeitgeber_source_selected{kind=\"sim\","
+                              "source=\"sim:lab\"} 1"));
+  EXPECT_THAT(body, HasSubstr("zeitgeber_discipline_state{state=\"locking\"} "
+                              "1"));
+  EXPECT_THAT(body, HasSubstr("zeitgeber_tsc_frequency_hz "));
+  EXPECT_THAT(body, HasSubstr("zeitgeber_clock_class{clock=\"tsc\"} 248"));
+  EXPECT_EQ(PromtoolProblems(body), "");
+  (*e)->AttachControlPlane(nullptr);
 }
 
 TEST_F(MetricsExporterTest, BusyAddressIsAnActionableError) {

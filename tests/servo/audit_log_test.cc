@@ -122,14 +122,16 @@ TEST(FormatAuditRecordTest, HostileStringsStayOnOneLine) {
 
 TEST(AuditEventNameTest, EveryEventHasAStableName) {
   std::set<std::string> names;
-  for (int e = 0; e <= static_cast<int>(AuditEvent::kConfigChange); ++e) {
+  for (int e = 0; e <= static_cast<int>(AuditEvent::kSourceHealth); ++e) {
     names.insert(AuditEventName(static_cast<AuditEvent>(e)));
   }
-  EXPECT_EQ(names, (std::set<std::string>{
-                       "start", "stop", "source_up", "source_down",
-                       "selection_switch", "sample_rejected", "step", "lock",
-                       "holdover_enter", "holdover_exit", "class_change",
-                       "leap_scheduled", "leap_applied", "config_change"}));
+  EXPECT_EQ(
+      names,
+      (std::set<std::string>{
+          "start", "stop", "source_up", "source_down", "selection_switch",
+          "sample_rejected", "step", "lock", "holdover_enter", "holdover_exit",
+          "class_change", "leap_scheduled", "leap_applied", "config_change",
+          "state_change", "falseticker", "model_outvoted", "source_health"}));
 }
 
 TEST_F(AuditLogTest, AppendsNumberedRecords) {

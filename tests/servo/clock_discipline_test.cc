@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "servo/refid.h"
 
 namespace zg::servo {
 namespace {
@@ -24,7 +25,7 @@ SourceInfo Gps(int priority = 0) {
   SourceInfo i;
   i.name = "gps";
   i.kind = SourceKind::kGpsd;
-  std::memcpy(&i.ntp_refid, "GPS\0", 4);
+  i.ntp_refid = NtpRefId("GPS");
   i.stratum = 0;
   i.ptp_time_source = core::PtpTimeSource::kGnss;
   i.time_traceable = true;
@@ -86,7 +87,7 @@ TEST_F(DisciplineTest, BeforeAnySampleItIsUnsynchronised) {
   EXPECT_EQ(m.ptp_quality.clock_class, 248);
   EXPECT_EQ(m.ptp_quality.clock_accuracy, 0xFE);
   EXPECT_EQ(m.ptp_quality.offset_scaled_log_variance, 0xFFFF);
-  EXPECT_EQ(std::memcmp(&m.reference_id, "INIT", 4), 0);
+  EXPECT_EQ(m.reference_id, NtpRefId("INIT"));  // ClockModel: BE value
   EXPECT_GT(m.error_bound_ns, int64_t{1} << 60);
   EXPECT_EQ(d_->status().bound_ns, -1);
 }
@@ -96,7 +97,7 @@ TEST_F(DisciplineTest, FirstSampleSetsTheTimeAndIsAudited) {
   EXPECT_EQ(m.RawToTai(RawAt(0)), kT0);
   EXPECT_EQ(m.state, SyncState::kLocking);
   EXPECT_EQ(m.stratum, 1);
-  EXPECT_EQ(std::memcmp(&m.reference_id, "GPS", 3), 0);
+  EXPECT_EQ(m.reference_id, NtpRefId("GPS"));
   EXPECT_EQ(m.error_bound_ns, 50 + 1);  // uncertainty + anchor rounding
   ASSERT_GE(events_.size(), 4u);
   EXPECT_EQ(events_[0].kind, EventKind::kSourceUp);

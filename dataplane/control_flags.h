@@ -1,0 +1,42 @@
+// zeitgeberd's control-plane flags: reference sources, servo, oscillator,
+// holdover limits, step policy, leap-second file and audit log, validated
+// into the servo::ControlPlaneConfig the control thread runs with.
+//
+//   zeitgeberd ... -- --source=gpsd:127.0.0.1:2947,priority=1
+//       --source=system,priority=100 --oscillator=ocxo
+//       --audit_log=/var/log/zeitgeber/audit.jsonl --audit_fsync=every_record
+//
+// --source may be repeated (flagfiles included); without it the system clock
+// is the one source. An unsynchronised system clock (STA_UNSYNC) is not
+// served unless --require_system_clock_sync=false says so, with
+// --system_clock_assumed_error as its error bound (labs and demos).
+//
+//   ZG_ASSIGN_OR_RETURN(servo::ControlPlaneConfig c, ParseControlFlags(args));
+//
+// Called by ParseDaemonFlags after absl::ParseCommandLine (the flags are
+// abseil flags; `args` are the raw arguments, for the repeated --source).
+#ifndef ZG_DATAPLANE_CONTROL_FLAGS_H_
+#define ZG_DATAPLANE_CONTROL_FLAGS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "servo/control_plane.h"
+#include "servo/oscillator.h"
+
+namespace zg::dataplane {
+
+absl::StatusOr<servo::ControlPlaneConfig> ParseControlFlags(
+    const std::vector<std::string>& args);
+
+// --oscillator: "tcxo", "ocxo", "rubidium", or
+// "custom:floor_ppb=F,aging_ppb_per_day=A,temperature_ppb_per_k=T,
+//  random_walk_ppb2_per_s=Q,category=1|2|3" (every field required).
+absl::StatusOr<servo::OscillatorProfile> ParseOscillatorFlag(
+    absl::string_view text);
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_CONTROL_FLAGS_H_

@@ -1,0 +1,260 @@
+// Reference loss, end to end: zeitgeberd on the veth rig
+// (tests/e2e/zeitgeberd_rig.h) disciplined by a simulated reference that
+// goes away (--source=sim:lab,up_for=...), watched by ntpdig (ntpsec) from
+// the client namespace, once a second.
+//
+// The oscillator profile is a deliberately poor one (50 ppm frequency
+// floor) so the holdover bound grows fast enough to watch within a test:
+// 50 us/s. What must be seen, by ntpdig, in this order:
+//  1. LOCKED: answers with LI=0 and stratum 1 (the simulated source stands
+//     in for a primary reference), root dispersion well below 1 ms;
+//  2. HOLDOVER in spec after the loss: still LI=0, but root dispersion
+//     growing from answer to answer at the profile's rate (~50 us/s);
+//  3. past --holdover_in_spec_limit (1 ms): LI=3 (unsynchronised, stratum 0
+//     on the wire), which ntpdig refuses to use ("Response dropped").
+// The audit log holds the lock, the source going down and the holdover,
+// and the exporter ends in holdover_out_of_spec or freerun.
+//
+// ntpdig -dd dumps each reply in hex; the test reads LI, stratum and root
+// dispersion from that dump (what the client received), and ntpdig's own
+// JSON verdict or refusal.
+//
+// Needs root (namespaces, XDP); skipped otherwise. The rig and zeitgeberd
+// are removed by RAII, also when an assertion fails. About 60 s.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "tests/e2e/zeitgeberd_rig.h"
+#include "tests/util/netns.h"
+#include "tests/util/subprocess.h"
+#include "tests/util/temp_dir.h"
+
+namespace zg::e2e {
+namespace {
+
+using testutil::NetnsRig;
+using testutil::RigConfig;
+
+// One ntpdig exchange as the client saw it.
+struct Probe {
+  double t_s = 0;                 // since the test started
+  int li = -1;                    // from the reply's first octet
+  int stratum = -1;               // as on the wire
+  double root_dispersion_s = -1;  // NTP short format, seconds
+  double receive_s = 0;           // the reply's receive timestamp (NTP s)
+  bool accepted = false;          // ntpdig printed a JSON sample
+  std::string refusal;            // ntpdig's "Response dropped: ..." reason
+};
+
+// The first 16 bytes of the reply from ntpdig -dd's hex dump.
+bool ParseHexRow(absl::string_view line, uint8_t out[16]) {
+  std::vector<absl::string_view> words =
+      absl::StrSplit(line, ' ', absl::SkipEmpty());
+  if (words.size() < 16) return false;
+  for (int i = 0; i < 16; ++i) {
+    int v = 0;
+    if (words[i].size() != 2 || !absl::SimpleHexAtoi(words[i], &v)) {
+      return false;
+    }
+    out[i] = static_cast<uint8_t>(v);
+  }
+  return true;
+}
+
+uint32_t Be32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) |
+         (uint32_t{p[2]} << 8) | p[3];
+}
+
+absl::StatusOr<Probe> ProbeOnce(const NetnsRig& rig, const std::string& server,
+                                absl::Time start) {
+  // SCHED_FIFO where chrt works: ntpdig is Python and slow on a busy host.
+  std::vector<std::string> argv = {"ntpdig", "-dd", "-j", "-t", "1", server};
+  if (testutil::ProgramAvailable("chrt")) {
+    argv.insert(argv.begin(), {"chrt", "-f", "10"});
+  }
+  absl::StatusOr<testutil::CommandResult> r = rig.Run(argv, absl::Seconds(15));
+  if (!r.ok()) return r.status();
+  Probe p;
+  p.t_s = absl::ToDoubleSeconds(absl::Now() - start);
+  // -dd dumps the request and the reply, 16 bytes a row: the reply's first
+  // row is the one in server mode (4); its 48 bytes are three rows.
+  uint8_t reply[48];
+  int rows = 0;
+  for (absl::string_view line : absl::StrSplit(r->stdout_text, '\n')) {
+    uint8_t* row = reply + 16 * rows;
+    if (rows < 3 && ParseHexRow(line, row) && (rows > 0 || (row[0] & 7) == 4)) {
+      ++rows;
+    } else if (rows < 3) {
+      rows = 0;
+    }
+    if (absl::StartsWith(line, "{") &&
+        line.find("\"offset\"") != absl::string_view::npos) {
+      p.accepted = true;
+    }
+  }
+  const std::string key = "Response dropped: ";
+  const size_t at = r->stderr_text.find(key);
+  if (at != std::string::npos) {
+    p.refusal = r->stderr_text.substr(at + key.size());
+    p.refusal = p.refusal.substr(0, p.refusal.find('\n'));
+  }
+  if (rows < 3) {
+    return absl::UnavailableError(
+        absl::StrCat("no reply in ntpdig's dump: ", r->Describe()));
+  }
+  p.li = reply[0] >> 6;
+  p.stratum = reply[1];
+  p.root_dispersion_s = Be32(reply + 8) / 65536.0;
+  p.receive_s = Be32(reply + 32) + Be32(reply + 36) / 4294967296.0;
+  return p;
+}
+
+TEST(ReferenceLossTest, DispersionGrowsThenLeapIndicatorSaysUnsynchronised) {
+  if (!testutil::CanCreateNamespaces()) GTEST_SKIP() << "needs root";
+  for (const char* tool : {"ntpdig", "curl"}) {
+    if (!testutil::ProgramAvailable(tool)) GTEST_SKIP() << tool << " missing";
+  }
+  absl::StatusOr<testutil::TempDir> dir = testutil::TempDir::Create("refloss");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  const std::string audit = dir->File("audit.jsonl");
+
+  RigConfig config;
+  config.name = testutil::UniqueRigName("zgl");
+  config.server_cidr6.clear();
+  absl::StatusOr<std::unique_ptr<NetnsRig>> rig = NetnsRig::Create(config);
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  ZeitgeberdOptions options;
+  options.mode = DeployMode::kXdpSteering;
+  options.nice = -20;
+  options.extra_flags = {
+      // The reference: up for 20 s from zeitgeberd's start, then gone.
+      "--source=sim:lab,up_for=20s,uncertainty=1us",
+      "--source_timeout=2s",
+      "--oscillator=custom:floor_ppb=50000,aging_ppb_per_day=0,"
+      "temperature_ppb_per_k=0,random_walk_ppb2_per_s=0,category=3",
+      "--holdover_in_spec_limit=1ms",
+      "--freerun_limit=5ms",
+      "--audit_log=" + audit,
+      "--audit_fsync=every_record",
+  };
+  const absl::Time start = absl::Now();
+  absl::StatusOr<std::unique_ptr<Zeitgeberd>> zg =
+      Zeitgeberd::Start(**rig, config, options);
+  ASSERT_TRUE(zg.ok()) << zg.status();
+
+  // Probe once a second (ntpdig itself may take longer on a busy machine)
+  // until ntpdig has seen LI=3 twice.
+  std::vector<Probe> probes;
+  int unsynced = 0;
+  const absl::Time deadline = start + absl::Seconds(75);
+  while (absl::Now() < deadline && unsynced < 2) {
+    const absl::Time next = absl::Now() + absl::Seconds(1);
+    absl::StatusOr<Probe> p = ProbeOnce(**rig, (*rig)->server_ip(), start);
+    if (p.ok()) {
+      std::printf("t=%5.1f s LI=%d stratum=%2d root_dispersion=%9.6f s %s%s\n",
+                  p->t_s, p->li, p->stratum, p->root_dispersion_s,
+                  p->accepted ? "accepted" : "refused: ", p->refusal.c_str());
+      if (p->li == 3) ++unsynced;
+      probes.push_back(*p);
+    } else {
+      std::printf("no answer: %s\n", p.status().ToString().c_str());
+    }
+    const absl::Duration left = next - absl::Now();
+    if (left > absl::ZeroDuration()) absl::SleepFor(left);
+  }
+  absl::StatusOr<std::string> metrics = (*zg)->ScrapeMetrics();
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_TRUE((*zg)->Stop().ok()) << (*zg)->Log();
+
+  // 1. Locked: synchronised answers from the (stratum 0) reference.
+  size_t i = 0;
+  while (i < probes.size() && !(probes[i].li == 0 && probes[i].stratum == 1)) {
+    ++i;
+  }
+  ASSERT_LT(i, probes.size()) << "never served as synchronised\n"
+                              << (*zg)->Log();
+  const double first_synced_s = probes[i].t_s;
+  double locked_min = 1;
+  for (; i < probes.size() && probes[i].li == 0; ++i) {
+    EXPECT_TRUE(probes[i].accepted)
+        << "ntpdig refused LI=0 at t=" << probes[i].t_s;
+    EXPECT_EQ(probes[i].stratum, 1);
+    locked_min = std::min(locked_min, probes[i].root_dispersion_s);
+  }
+  EXPECT_LT(locked_min, 200e-6) << "while the reference is up";
+  // 2. Holdover in spec: the last synchronised answers, dispersion rising.
+  // The synchronised run ends at i; look back over its rising tail.
+  // Tracking answers carry under 150 us here (the servo's own bound);
+  // holdover ones grow past that at the profile's rate.
+  size_t rise_start = i;
+  while (rise_start > 0 && probes[rise_start - 1].root_dispersion_s > 150e-6) {
+    --rise_start;
+  }
+  ASSERT_GE(i - rise_start, 2u) << "fewer than 2 answers in holdover";
+  for (size_t k = rise_start + 1; k < i; ++k) {
+    EXPECT_GT(probes[k].root_dispersion_s, probes[k - 1].root_dispersion_s);
+  }
+  const Probe& a = probes[rise_start];
+  const Probe& b = probes[i - 1];
+  // Over the served time between the two exchanges (ntpdig's own run time
+  // varies by seconds on a busy host).
+  const double dt = b.receive_s - a.receive_s;
+  const double slope = (b.root_dispersion_s - a.root_dispersion_s) / dt;
+  std::printf(
+      "synchronised from t=%.1f s; holdover dispersion %.6f -> %.6f s over "
+      "%.1f s: %.1f us/s\n",
+      first_synced_s, a.root_dispersion_s, b.root_dispersion_s, dt,
+      slope * 1e6);
+  EXPECT_GT(slope, 45e-6) << "the 50 ppm profile";
+  EXPECT_LT(slope, 55e-6) << "the 50 ppm profile";
+  EXPECT_LE(b.root_dispersion_s, 1e-3 + 50e-6)
+      << "synchronised beyond --holdover_in_spec_limit";
+  // 3. Unsynchronised: LI=3, stratum 0, refused by ntpdig.
+  ASSERT_LT(i, probes.size()) << "never LI=3";
+  EXPECT_EQ(probes[i].li, 3);
+  EXPECT_EQ(probes[i].stratum, 0);
+  EXPECT_FALSE(probes[i].accepted);
+  EXPECT_FALSE(probes[i].refusal.empty());
+  EXPECT_GT(probes[i].root_dispersion_s, 1e-3);
+  for (size_t k = i; k < probes.size(); ++k) {
+    EXPECT_EQ(probes[k].li, 3)
+        << "back in sync without a reference at t=" << probes[k].t_s;
+  }
+
+  // The exporter and the audit log agree.
+  EXPECT_EQ(
+      MetricSum(*metrics, "zeitgeber_discipline_state", {{"state", "locked"}}),
+      0);
+  EXPECT_EQ(MetricSum(*metrics, "zeitgeber_discipline_state",
+                      {{"state", "holdover_out_of_spec"}}) +
+                MetricSum(*metrics, "zeitgeber_discipline_state",
+                          {{"state", "freerun"}}),
+            1);
+  std::ifstream in(audit);
+  std::set<std::string> events;
+  for (std::string line; std::getline(in, line);) {
+    const size_t at = line.find("\"event\":\"");
+    if (at == std::string::npos) continue;
+    events.insert(line.substr(at + 9, line.find('"', at + 9) - at - 9));
+  }
+  for (const char* e : {"start", "source_up", "lock", "source_down",
+                        "holdover_enter", "stop"}) {
+    EXPECT_TRUE(events.count(e)) << "no " << e << " in the audit log";
+  }
+}
+
+}  // namespace
+}  // namespace zg::e2e

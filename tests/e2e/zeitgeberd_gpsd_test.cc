@@ -1,0 +1,224 @@
+// zeitgeberd with a GNSS receiver it never saw before: gpsfake (Debian's
+// gpsd-clients) replays tests/data/gpsd_gps_beidou.nmea (GPS $GPGSV/$GPGSA
+// and BeiDou $BDGSV/$BDGSA with $GNGGA/$GNRMC) through the real gpsd into
+// zeitgeberd's --source=gpsd. zeitgeberd must connect, take gpsd's fix and
+// satellite view, select it as its reference and say so in the audit log,
+// and export the fix and the satellites per constellation; the exposition
+// must pass promtool.
+//
+// gpsfake replays the log's own date (2024-03-10T12:00:00Z..04Z) with serial
+// time only (TOFF, 0.5 s error): the first sample sets the served time at
+// start-up (audited as a step), later ones are judged against it. A
+// reference far from the system clock is accepted only this way, at
+// start-up; afterwards a jump is rejected unless --jump_accept_after says
+// otherwise (doc/sources.md).
+//
+// Suite e2e: needs root (gpsfake starts gpsd); skips without gpsfake. Runs
+// zeitgeberd on an in-process net_ring port (no NIC, no rig needed).
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "servo/json.h"
+#include "tests/util/paths.h"
+#include "tests/util/subprocess.h"
+#include "tests/util/temp_dir.h"
+
+namespace zg {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+uint16_t FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a = {};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t len = sizeof(a);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+// Value of the sample whose name and labels are exactly `series` (as
+// printed: name{l1="v1",...}), or -1.
+double Metric(const std::string& text, const std::string& series) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!absl::StartsWith(line, series + " ")) continue;
+    double v = -1;
+    if (absl::SimpleAtod(line.substr(series.size() + 1), &v)) return v;
+  }
+  return -1;
+}
+
+// The metrics port zeitgeberd logged ("metrics on ... (port N)"), or 0.
+int MetricsPort(const std::string& log) {
+  const size_t at = log.find("/metrics (port ");
+  if (at == std::string::npos) return 0;
+  return std::atoi(log.c_str() + at + 15);
+}
+
+TEST(ZeitgeberdGpsdTest, SelectsGpsdAndExportsGpsAndBeidou) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (gpsfake starts gpsd)";
+  for (const char* tool : {"gpsfake", "curl", "promtool"}) {
+    if (!testutil::ProgramAvailable(tool)) GTEST_SKIP() << tool << " missing";
+  }
+  const char* zeitgeberd = std::getenv("ZG_ZEITGEBERD");
+  ASSERT_NE(zeitgeberd, nullptr) << "run through meson test";
+  auto dir = testutil::TempDir::Create("gpsd-e2e");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  const std::string audit = dir->File("audit.jsonl");
+  const uint16_t port = FreeLoopbackPort();
+  const std::string source = absl::StrCat("gpsd:127.0.0.1:", port);
+
+  // zeitgeberd first, retrying gpsd every 250 ms, so it is watching when
+  // gpsfake starts feeding the log.
+  auto zg = testutil::Subprocess::Start(
+      {zeitgeberd, "--no-huge", "-m", "256", "--no-shconf", "--no-pci",
+       "--no-telemetry", "--file-prefix", absl::StrCat("zggpsd", getpid()),
+       "--log-level=lib.eal:error", "-l", "0-1", "--vdev=net_ring0", "--",
+       "--metrics_address=127.0.0.1:0", "--stats_interval=100ms",
+       "--source=" + source + ",reconnect_max=250ms", "--audit_log=" + audit,
+       "--audit_fsync=every_record"});
+  ASSERT_TRUE(zg.ok()) << zg.status();
+  int metrics_port = 0;
+  for (int i = 0; i < 600 && metrics_port == 0; ++i) {
+    ASSERT_TRUE((*zg)->Running()) << (*zg)->Stderr();
+    if ((*zg)->Stderr().find("zeitgeberd running") != std::string::npos) {
+      metrics_port = MetricsPort((*zg)->Stderr());
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_GT(metrics_port, 0) << (*zg)->Stderr();
+
+  auto gpsfake = testutil::Subprocess::Start(
+      {"gpsfake", "-P", absl::StrCat(port), "-1", "-q", "-c", "0.125",
+       testutil::TestDataPath("gpsd_gps_beidou.nmea")});
+  ASSERT_TRUE(gpsfake.ok()) << gpsfake.status();
+
+  // Scrape until gpsd's fix and sky view and the selection have been seen.
+  const std::string url =
+      absl::StrCat("http://127.0.0.1:", metrics_port, "/metrics");
+  const std::string g = absl::StrCat("source=\"", source, "\"");
+  const std::string l = absl::StrCat("kind=\"gpsd\",", g);
+  bool selected = false, fix = false;
+  std::string scrape;
+  const absl::Time deadline = absl::Now() + absl::Seconds(90);
+  while (absl::Now() < deadline && !(selected && fix)) {
+    absl::StatusOr<testutil::CommandResult> r =
+        testutil::RunCommand({"curl", "-sf", url}, absl::Seconds(5));
+    ASSERT_TRUE(r.ok()) << r.status();
+    if (r->ok()) {
+      const std::string& t = r->stdout_text;
+      if (Metric(t, "zeitgeber_source_selected{" + l + "}") == 1) {
+        selected = true;
+      }
+      if (Metric(t, "zeitgeber_gnss_fix_mode{" + g + "}") == 3 &&
+          Metric(t, "zeitgeber_gnss_satellites_used{constellation=\"beidou\"," +
+                        g + "}") == 4) {
+        fix = true;
+        scrape = t;
+      }
+    }
+    absl::SleepFor(absl::Milliseconds(150));
+  }
+  EXPECT_TRUE(selected) << (*zg)->Stderr();
+  ASSERT_TRUE(fix) << (*zg)->Stderr() << "\ngpsfake: " << (*gpsfake)->Stderr();
+  EXPECT_EQ(Metric(scrape,
+                   "zeitgeber_gnss_satellites_seen{constellation="
+                   "\"gps\"," +
+                       g + "}"),
+            7);
+  EXPECT_EQ(Metric(scrape,
+                   "zeitgeber_gnss_satellites_used{constellation="
+                   "\"gps\"," +
+                       g + "}"),
+            5);
+  EXPECT_EQ(Metric(scrape,
+                   "zeitgeber_gnss_satellites_seen{constellation="
+                   "\"beidou\"," +
+                       g + "}"),
+            6);
+  EXPECT_EQ(Metric(scrape,
+                   "zeitgeber_gnss_satellites_seen{constellation="
+                   "\"galileo\"," +
+                       g + "}"),
+            0);
+  EXPECT_GE(Metric(scrape, "zeitgeber_source_samples_total{" + l + "}"), 1);
+  EXPECT_GE(
+      Metric(scrape, "zeitgeber_gnss_messages_total{class=\"tpv\"," + g + "}"),
+      1);
+  const std::string metrics_file = dir->File("metrics.txt");
+  std::ofstream(metrics_file) << scrape;
+  absl::StatusOr<testutil::CommandResult> check = testutil::RunCommand(
+      {"sh", "-c", "promtool check metrics < " + metrics_file},
+      absl::Seconds(30));
+  ASSERT_TRUE(check.ok());
+  EXPECT_TRUE(check->ok()) << check->Describe();
+
+  // gpsfake gone (and its gpsd with it): the source is down within
+  // --source_timeout (5 s) of its last sample, and audited so.
+  (*gpsfake)->Stop();
+  const absl::Time lost = absl::Now();
+  bool down = false;
+  while (!down && absl::Now() < lost + absl::Seconds(15)) {
+    absl::SleepFor(absl::Milliseconds(200));
+    std::ifstream log(audit);
+    const std::string text((std::istreambuf_iterator<char>(log)),
+                           std::istreambuf_iterator<char>());
+    down = text.find("\"event\":\"source_down\"") != std::string::npos;
+  }
+  EXPECT_TRUE(down) << "no source_down 15 s after gpsd went away";
+  std::printf("source_down audited %.1f s after gpsfake stopped\n",
+              absl::ToDoubleSeconds(absl::Now() - lost));
+  const testutil::CommandResult done = (*zg)->Stop(absl::Seconds(20));
+  EXPECT_EQ(done.exit_code, 0) << done.stderr_text;
+
+  // The audit log tells the story: gpsd up, selected, the time set from it.
+  std::ifstream in(audit);
+  std::vector<std::string> events;
+  std::map<std::string, std::string> first_tai;  // event -> its "tai"
+  bool selected_gpsd = false;
+  for (std::string line; std::getline(in, line);) {
+    absl::StatusOr<servo::json::Value> v = servo::json::Parse(line);
+    ASSERT_TRUE(v.ok()) << line;
+    const std::string event(v->GetString("event").value_or(""));
+    events.push_back(event);
+    first_tai.emplace(event, v->GetString("tai").value_or(""));
+    if (event == "selection_switch" && v->GetString("new") == source) {
+      selected_gpsd = true;
+    }
+    if (event == "source_up") {
+      EXPECT_EQ(v->GetString("source"), source);
+    }
+  }
+  EXPECT_EQ(events.front(), "start");
+  EXPECT_EQ(events.back(), "stop");
+  for (const char* e : {"source_health", "source_up", "selection_switch",
+                        "step", "source_down"}) {
+    EXPECT_THAT(events, Contains(e)) << done.stderr_text;
+  }
+  EXPECT_TRUE(selected_gpsd);
+  // The first sample set the served time to the log's date (TAI = UTC+37 s).
+  EXPECT_THAT(first_tai["step"], HasSubstr("2024-03-10T12:00:"));
+}
+
+}  // namespace
+}  // namespace zg
