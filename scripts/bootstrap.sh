@@ -14,6 +14,7 @@ PACKAGES=(
   libdpdk-dev dpdk dpdk-dev libabsl-dev libgtest-dev libgmock-dev googletest
   libbenchmark-dev prometheus-cpp-dev libbpf-dev libxdp-dev libssl-dev
   libnuma-dev libpcap-dev libelf-dev zlib1g-dev linux-libc-dev
+  nlohmann-json3-dev
   # Real peers and tools the tests run against
   iproute2 iputils-ping ethtool chrony ntpsec-ntpdate linuxptp tshark tcpdump
   gpsd gpsd-clients pps-tools prometheus xdp-tools bpftool curl jq procps

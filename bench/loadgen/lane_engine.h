@@ -1,0 +1,200 @@
+// Everything one zg-loadgen lane does except moving packets: it picks the
+// next client, writes its request (NTP client request or PTP Delay_Req),
+// remembers it, and checks every reply that comes back (matching, validation,
+// round trip, server residence, offset). The DPDK application wraps each
+// UDP payload in headers (core/frame.h) and calls this; tests call it
+// directly with replies built by core's own server code.
+//
+// TX, per burst:
+//   engine.SetClock(model);                       // the lane's clock copy
+//   for (i...) req[i] = engine.Next(payload_i, now_tai);   // then headers
+//   n = tx_burst(...);
+//   engine.Sent(req, n, ReadTsc());               // the first n left
+// RX, per reply frame (after L2-L4 checks):
+//   engine.OnReply({.from_target = ..., .dst_address_offset = ...,
+//                   .src_port = ..., .dst_port = ...}, payload, len, rx_tsc);
+// End (after draining one timeout):
+//   engine.Finish();
+//
+// How a reply is judged (the counts are RequestCounts, see report.h):
+//   - not from the target, to an unknown client, to another lane's client,
+//     or from an unexpected port: a ReplyDefect, nothing else.
+//   - NTP: the origin timestamp's low bits name the request (TagNtpTransmit);
+//     core::ParseNtpServerReply checks the rest against that request. Origin
+//     mismatch: unmatched. Otherwise the request's first reply is answered
+//     (valid), kod (RATE/DENY/RSTR/NTSN), or bad_reply (a defect: bad version
+//     or mode, zero timestamps, unsynchronised, version not the request's);
+//     if it came after the timeout, late; any further reply, duplicate.
+//   - PTP: a Delay_Resp whose requestingPortIdentity is our client's and
+//     whose sequenceId names a tracked request; the same first/late/duplicate
+//     rules.
+// Valid NTP replies feed three histograms (ns): round trip T4 - T1 from TSC
+// stamps taken at tx_burst and rx_burst, residence T3 - T2 from the reply,
+// and offset ((T2 - T1) + (T3 - T4)) / 2 with T1/T4 the generator's own
+// clock: when the generator and server share a clock, the stamping error.
+// Valid PTP replies feed the round trip.
+//
+// One writer (the lane's lcore); no allocation after Create.
+#ifndef ZG_BENCH_LOADGEN_LANE_ENGINE_H_
+#define ZG_BENCH_LOADGEN_LANE_ENGINE_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "bench/loadgen/client_space.h"
+#include "bench/loadgen/config.h"
+#include "bench/loadgen/histogram.h"
+#include "bench/loadgen/report.h"
+#include "bench/loadgen/request_table.h"
+#include "core/clock_model.h"
+#include "core/ntp_wire.h"
+#include "core/ptp_wire.h"
+#include "core/time_types.h"
+
+namespace zg::bench {
+
+// Why a reply was invalid. Names (ReplyDefectName) are report labels.
+enum class ReplyDefect : uint8_t {
+  kBadFrame = 0,        // failed the L2-L4 checks (core/frame.h)
+  kNotFromTarget,       // source address is not the target's
+  kUnexpectedPort,      // neither from the NTP port nor PTP 319/320
+  kUnknownDestination,  // destination address/port is none of our clients
+  kMisrouted,           // a client of another lane: RSS/queue mismatch
+  kNtpTooShort,
+  kNtpBadVersion,
+  kNtpNotServerMode,
+  kNtpZeroTimestamp,
+  kNtpClockOutOfRange,
+  kNtpUnsynchronized,    // LI=3 or stratum 0/16+: a client rejects it
+  kNtpVersionMismatch,   // not the version the request was sent with
+  kPtpMalformed,         // core::ParsePtpMessage rejected it
+  kPtpNotDelayResp,      // another message type
+  kPtpUnknownIdentity,   // requestingPortIdentity is none of our clients
+  kPtpWrongDestination,  // sent to another client's address
+  kCount
+};
+inline constexpr size_t kReplyDefectCount =
+    static_cast<size_t>(ReplyDefect::kCount);
+const char* ReplyDefectName(ReplyDefect defect);
+
+// Kiss codes counted separately (core::NtpKiss values).
+inline constexpr size_t kKissKinds = 6;
+
+// A lane's measurements. Written by: the lane. Read by: the main lcore after
+// the lane stopped (live progress goes through Counts() snapshots).
+struct LaneMeasurements {
+  RequestCounts counts;  // in_flight is not kept here; see Counts()
+  std::array<uint64_t, kReplyDefectCount> defects{};
+  std::array<uint64_t, kKissKinds> kiss{};  // by core::NtpKiss
+  LogHistogram rtt_ns;
+  SignedHistogram residence_ns;  // signed: a negative one is a server bug
+  SignedHistogram offset_ns;
+
+  void Merge(const LaneMeasurements& other);
+  uint64_t DefectTotal() const;
+  NamedCounts DefectNames() const;  // nonzero ones
+  NamedCounts KissNames() const;    // nonzero ones
+};
+
+// Where a reply came from and went to, as the frame said.
+struct ReplyAddress {
+  bool from_target = false;         // source IP == the target's
+  uint64_t dst_address_offset = 0;  // destination IP - first client address
+  uint16_t src_port = 0;
+  uint16_t dst_port = 0;
+};
+
+// One request as built by Next(): what the headers need, and what Sent()
+// records.
+struct OutgoingRequest {
+  uint32_t local_client = 0;
+  uint32_t seq = 0;
+  uint64_t key = 0;
+  ClientEndpoint source;  // source address offset and port
+  uint16_t dst_port = 0;
+  uint16_t payload_len = 0;
+};
+
+// The biggest payload Next() writes.
+inline constexpr uint16_t kMaxRequestPayload = 48;
+
+struct LaneConfig {
+  uint32_t lane = 0;
+  ClientSpace space;  // all clients; this lane owns LaneOf(i) == lane
+  TrafficMix mix;
+  uint16_t ntp_port = 123;  // the target's NTP port
+  int8_t ntp_poll_log2 = 6;
+  uint8_t ptp_domain = 0;
+  uint32_t depth = 16;  // RequestTable depth (power of two)
+  uint64_t timeout_ticks = 0;
+};
+
+class LaneEngine {
+ public:
+  static absl::StatusOr<std::unique_ptr<LaneEngine>> Create(
+      const LaneConfig& config);
+
+  // The clock used to turn TSC stamps into time; call once per burst with
+  // the latest model (core/clock_model.h).
+  void SetClock(const core::ClockModel& model) { model_ = model; }
+
+  // Writes the next client's request into payload[0..kMaxRequestPayload).
+  // `now` (TAI) is only what goes on the wire as the request's own
+  // timestamp; the measurements use the stamp passed to Sent().
+  OutgoingRequest Next(uint8_t* payload, core::TaiNs now);
+
+  // The first `n` of `requests` left at `tx_tsc`.
+  void Sent(const OutgoingRequest* requests, uint32_t n, uint64_t tx_tsc);
+
+  // Judges one reply (UDP payload) received at `rx_tsc`.
+  void OnReply(const ReplyAddress& from, const uint8_t* payload, uint32_t len,
+               uint64_t rx_tsc);
+
+  // A frame that failed before reaching OnReply.
+  void CountDefect(ReplyDefect defect) {
+    ++m_->defects[static_cast<size_t>(defect)];
+  }
+
+  // Ends the run: every request still waiting is lost.
+  void Finish();
+
+  // Totals so far, with in_flight = sent minus every request classified.
+  RequestCounts Counts() const;
+  const LaneMeasurements& measurements() const { return *m_; }
+  const RequestTable& table() const { return *table_; }
+  uint32_t clients() const { return table_->clients(); }
+
+ private:
+  LaneEngine(const LaneConfig& config, std::unique_ptr<RequestTable> table);
+
+  void OnNtpReply(uint32_t local, const uint8_t* payload, uint32_t len,
+                  uint64_t rx_tsc);
+  void OnPtpReply(const ReplyAddress& from, const uint8_t* payload,
+                  uint32_t len, uint64_t rx_tsc);
+  // A reply that is not a request's first in-time one: late, duplicate or
+  // unmatched.
+  void CountRepeat(MatchOutcome outcome);
+  // A request's first in-time reply failed validation.
+  void CountBadFirst(ReplyDefect defect);
+  core::TaiNs TaiOf(uint64_t tsc) const { return model_.RawToTai(tsc); }
+
+  LaneConfig config_;
+  int ntp_tag_bits_;
+  std::unique_ptr<RequestTable> table_;
+  std::unique_ptr<LaneMeasurements> m_;
+  std::vector<TrafficKind> kinds_;  // by local client
+  uint32_t cursor_ = 0;             // next local client
+  core::ClockModel model_;
+};
+
+// The PTP identity of simulated client `client` (< 2^24): EUI-64 from a
+// locally administered MAC 02:7a:67:cc:cc:cc, port 1; and back.
+core::PtpPortIdentity PtpIdentityOf(uint32_t client);
+bool ClientOfPtpIdentity(const core::PtpPortIdentity& id, uint32_t* client);
+
+}  // namespace zg::bench
+
+#endif  // ZG_BENCH_LOADGEN_LANE_ENGINE_H_

@@ -1,0 +1,383 @@
+#include "dataplane/daemon.h"
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "core/status_macros.h"
+#include "dataplane/eal.h"
+#include "dataplane/flags.h"
+#include "dataplane/interim_clock_publisher.h"
+#include "dataplane/log.h"
+#include "dataplane/mempools.h"
+#include "dataplane/metrics_exporter.h"
+#include "dataplane/nic_clock.h"
+#include "dataplane/port.h"
+#include "dataplane/worker.h"
+#include "dataplane/worker_stats.h"
+#include "dataplane/xdp_steering.h"
+
+namespace zg::dataplane {
+namespace {
+
+// Written by: the signal handler. Read by: the control loop.
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+void OnSignal(int sig) { g_signal.store(sig, std::memory_order_relaxed); }
+
+void InstallSignalHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = &OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+uint32_t AutoMbufs(const DaemonConfig& c, unsigned queues) {
+  const uint32_t per_queue = c.rx_desc + c.tx_desc + 2 * kBurstSize;
+  const uint32_t need = per_queue * queues + kMbufCacheSize * (queues + 1);
+  uint32_t n = 4095;
+  while (n < need) n = n * 2 + 1;
+  return n;
+}
+
+class Daemon {
+ public:
+  Daemon(DaemonConfig config, PipelineFactory* factory)
+      : config_(std::move(config)), factory_(factory) {}
+  ~Daemon() { StopWorkers(); }
+
+  int Run(std::vector<char*> eal_argv);
+
+ private:
+  absl::Status SetUpPort();
+  absl::Status SetUpXdpSteering();
+  absl::Status SetUpClocks();
+  absl::Status SetUpWorkers();
+  absl::Status StartMetrics();
+  void ControlLoop();
+  void StopWorkers();
+  void Report();
+
+  DaemonConfig config_;
+  PipelineFactory* factory_;
+  // Declaration order is teardown order, reversed: workers stop first, the
+  // EAL is cleaned up last.
+  std::unique_ptr<Eal> eal_;
+  std::vector<unsigned> lcores_;
+  std::unique_ptr<MbufPools> pools_;
+  std::unique_ptr<Port> port_;
+  std::string xdp_iface_;  // set when the XDP program was configured
+  // Written by: control thread. Read by: workers (once per burst).
+  core::PublishedClock tsc_clock_;
+  core::PublishedClock nic_clock_;
+  std::unique_ptr<EthdevNicClock> ethdev_nic_;
+  std::unique_ptr<FakeNicClock> fake_nic_;
+  NicClock* nic_ = nullptr;  // one of the two above, if any
+  std::unique_ptr<InterimClockPublisher> publisher_;
+  CounterNames names_;
+  // Written by: worker i. Read by: control thread.
+  std::unique_ptr<WorkerStats[]> stats_;
+  // Written by: control thread. Read by: workers.
+  std::atomic<bool> stop_{false};
+  std::unique_ptr<WorkerGroup> group_;
+  std::unique_ptr<MetricsExporter> exporter_;
+};
+
+int Daemon::Run(std::vector<char*> eal_argv) {
+  absl::StatusOr<std::unique_ptr<Eal>> eal =
+      Eal::Init(static_cast<int>(eal_argv.size()), eal_argv.data());
+  if (!eal.ok()) {
+    LogError(eal.status().message());
+    return kExitEal;
+  }
+  eal_ = std::move(*eal);
+  lcores_ = WorkerLcores();
+  if (lcores_.empty()) {
+    LogError(
+        "no worker lcores: give the EAL at least two cores, e.g. -l 0-1 "
+        "(the first runs the control thread, the others one worker each)");
+    return kExitEal;
+  }
+  if (absl::Status s = SetUpPort(); !s.ok()) {
+    LogError(s.message());
+    return kExitPort;
+  }
+  if (absl::Status s = SetUpXdpSteering(); !s.ok()) {
+    LogError(s.message());
+    return kExitPort;
+  }
+  if (absl::Status s = SetUpClocks(); !s.ok()) {
+    LogError(s.message());
+    return kExitPort;
+  }
+  if (absl::Status s = SetUpWorkers(); !s.ok()) {
+    LogError(s.message());
+    return kExitPipeline;
+  }
+  if (absl::Status s = StartMetrics(); !s.ok()) {
+    LogError(s.message());
+    return kExitMetrics;
+  }
+  InstallSignalHandlers();
+  group_ = std::make_unique<WorkerGroup>();
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (size_t i = 0; i < lcores_.size(); ++i) {
+    WorkerSetup setup{lcores_[i],
+                      static_cast<unsigned>(i),
+                      {{port_->id(), static_cast<uint16_t>(i), port_->mac(),
+                        port_->mtu(), port_->tx_offloads()}},
+                      config_.addresses,
+                      config_.vlan_id};
+    absl::StatusOr<Pipeline> pipeline = factory_->Create(setup);
+    if (!pipeline.ok()) {
+      LogError(absl::StrCat("worker ", i, ": ", pipeline.status().message()));
+      return kExitPipeline;
+    }
+    Timestamper::Config stamping{&tsc_clock_, nullptr, {}};
+    if (nic_ != nullptr) {
+      stamping.nic_clock = &nic_clock_;
+      stamping.nic_field =
+          fake_nic_ ? fake_nic_->field() : port_->stamp_field();
+    }
+    workers.push_back(std::make_unique<Worker>(
+        std::vector<WorkerQueue>{{port_->queue(static_cast<uint16_t>(i)),
+                                  stamping, port_->tx_offloads()}},
+        std::move(*pipeline), &stats_[i], &stop_));
+  }
+  if (absl::Status s = group_->Launch(std::move(workers)); !s.ok()) {
+    LogError(s.message());
+    StopWorkers();
+    return kExitPipeline;
+  }
+  LogInfo(absl::StrCat("zeitgeberd running: ", lcores_.size(),
+                       " worker(s) on lcore(s) ", absl::StrJoin(lcores_, ","),
+                       ", port ", port_->name()));
+  ControlLoop();
+  StopWorkers();
+  Report();
+  return kExitOk;
+}
+
+absl::Status Daemon::SetUpPort() {
+  const unsigned queues = static_cast<unsigned>(lcores_.size());
+  pools_ = std::make_unique<MbufPools>(config_.mbufs_per_socket != 0
+                                           ? config_.mbufs_per_socket
+                                           : AutoMbufs(config_, queues));
+  PortOptions o;
+  o.name = config_.port;
+  o.num_queues = static_cast<uint16_t>(queues);
+  o.rx_desc = config_.rx_desc;
+  o.tx_desc = config_.tx_desc;
+  o.mtu = config_.mtu;
+  o.rx_timestamp = config_.hw_timestamps;
+  o.timesync = config_.timesync;
+  o.tx_checksum_offload = config_.tx_checksum_offload;
+  for (unsigned lcore : lcores_) {
+    o.queue_sockets.push_back(static_cast<int>(rte_lcore_to_socket_id(lcore)));
+  }
+  ZG_ASSIGN_OR_RETURN(port_, Port::Open(o, pools_.get()));
+  ZG_RETURN_IF_ERROR(port_->Start());
+  LogInfo(port_->Describe());
+  return absl::OkStatus();
+}
+
+absl::Status Daemon::SetUpXdpSteering() {
+  if (port_->caps().driver != "net_af_xdp") return absl::OkStatus();
+  const std::string devargs = port_->devargs();
+  const std::optional<std::string> iface = DevargValue(devargs, "iface");
+  if (!DevargValue(devargs, "xdp_prog").has_value()) {
+    LogWarning(absl::StrCat(
+        port_->name(),
+        ": AF_XDP without xdp_prog=: the PMD's default program sends every "
+        "frame of the queue to zeitgeberd, so the kernel no longer sees ARP, "
+        "ICMP or SSH on ",
+        iface.value_or("the interface"),
+        ". Use xdp_prog=<builddir>/dataplane/zg_xdp.o"));
+    return absl::OkStatus();
+  }
+  if (!config_.xdp_steering || !iface.has_value()) return absl::OkStatus();
+  if (config_.addresses.empty()) {
+    LogWarning("XDP steering: no --address given, so nothing is steered");
+  }
+  ZG_RETURN_IF_ERROR(
+      ConfigureXdpSteering(*iface, config_.addresses, config_.vlan_id));
+  xdp_iface_ = *iface;
+  LogInfo(absl::StrCat("XDP steering on ", *iface, ": UDP 123/319/320 to ",
+                       config_.addresses.size(), " address(es), vlan ",
+                       config_.vlan_id, "; everything else to the kernel"));
+  return absl::OkStatus();
+}
+
+absl::Status Daemon::SetUpClocks() {
+  InterimClockPublisher::Options po;
+  po.tsc_hz = static_cast<double>(rte_get_tsc_hz());
+  po.fallback_tai_offset_s = config_.tai_offset_s;
+  publisher_ = std::make_unique<InterimClockPublisher>(&tsc_clock_, po);
+  if (config_.fake_nic_clock) {
+    ZG_ASSIGN_OR_RETURN(const NicStampField field, RegisterNicStampField());
+    // A 1 GHz clock (ns ticks, like most NICs) with its own epoch.
+    fake_nic_ = std::make_unique<FakeNicClock>(
+        field, /*offset_ticks=*/1'000'000'000'000ULL, 1e9 / po.tsc_hz);
+    for (uint16_t q = 0; q < port_->num_queues(); ++q) {
+      ZG_RETURN_IF_ERROR(fake_nic_->AttachRx(port_->id(), q));
+    }
+    nic_ = fake_nic_.get();
+    LogWarning("--fake_nic_clock: RX stamps come from a synthetic NIC clock");
+  } else if (config_.hw_timestamps && port_->caps().hardware_rx_stamps()) {
+    ZG_ASSIGN_OR_RETURN(EthdevNicClock clock,
+                        EthdevNicClock::Open(port_->id()));
+    ethdev_nic_ = std::make_unique<EthdevNicClock>(std::move(clock));
+    nic_ = ethdev_nic_.get();
+  }
+  if (nic_ != nullptr) publisher_->AddNicClock(nic_, &nic_clock_);
+  // Publish before any worker runs, so the first burst has a model.
+  absl::Status s = publisher_->Step();
+  const auto& sys = publisher_->system_clock();
+  LogInfo(absl::StrCat(
+      "INTERIM clock publisher (until servo/ lands): TSC ", rte_get_tsc_hz(),
+      " Hz vs CLOCK_REALTIME; system clock ",
+      sys.synchronized ? "synchronised (stratum 2)"
+                       : "NOT synchronised (stratum 16, LI=3)",
+      ", TAI-UTC ", sys.tai_offset_s, " s",
+      sys.tai_offset_from_kernel ? " (kernel)" : " (--tai_offset)"));
+  return s;
+}
+
+absl::Status Daemon::SetUpWorkers() {
+  ZG_RETURN_IF_ERROR(factory_->RegisterNames(names_));
+  stats_ = std::make_unique<WorkerStats[]>(lcores_.size());
+  return absl::OkStatus();
+}
+
+absl::Status Daemon::StartMetrics() {
+  std::vector<MetricsExporter::WorkerSource> workers;
+  for (size_t i = 0; i < lcores_.size(); ++i) {
+    workers.push_back(
+        {&stats_[i], absl::StrCat(i), absl::StrCat(lcores_[i]), port_->name()});
+  }
+  std::vector<MetricsExporter::ClockSource> clocks = {{&tsc_clock_, "tsc"}};
+  if (nic_ != nullptr) {
+    clocks.push_back({&nic_clock_, absl::StrCat("nic:", nic_->name())});
+  }
+  ZG_ASSIGN_OR_RETURN(
+      exporter_, MetricsExporter::Start(config_.metrics_address, &names_,
+                                        std::move(workers), std::move(clocks),
+                                        {port_.get()},
+                                        static_cast<double>(rte_get_tsc_hz())));
+  if (!config_.metrics_address.empty()) {
+    LogInfo(absl::StrCat("metrics on http://", config_.metrics_address,
+                         "/metrics (port ", exporter_->listening_port(), ")"));
+  }
+  return absl::OkStatus();
+}
+
+void Daemon::ControlLoop() {
+  const absl::Time start = absl::Now();
+  absl::Time next_stats = start;
+  absl::Status last_publish = absl::OkStatus();
+  while (g_signal.load(std::memory_order_relaxed) == 0) {
+    const absl::Time now = absl::Now();
+    if (config_.run_for > absl::ZeroDuration() &&
+        now - start >= config_.run_for) {
+      LogInfo(absl::StrCat("--run_for=", absl::FormatDuration(config_.run_for),
+                           " elapsed: stopping"));
+      return;
+    }
+    absl::Status s = publisher_->Step();
+    if (!s.ok() && s.message() != last_publish.message())
+      LogWarning(s.message());
+    last_publish = s;
+    if (now >= next_stats) {
+      port_->PollLink();
+      exporter_->Update();
+      next_stats = now + config_.stats_interval;
+    }
+    absl::SleepFor(config_.publish_interval);
+  }
+  LogInfo(absl::StrCat("signal ", g_signal.load(), " (",
+                       strsignal(g_signal.load()), "): stopping"));
+}
+
+void Daemon::StopWorkers() {
+  if (group_ == nullptr) return;
+  stop_.store(true, std::memory_order_relaxed);
+  group_->Join();
+  group_.reset();
+}
+
+void Daemon::Report() {
+  if (exporter_ != nullptr) exporter_->Update();  // final scrape is accurate
+  WorkerStatsSnapshot total;
+  for (size_t i = 0; i < lcores_.size(); ++i) {
+    const WorkerStatsSnapshot s = WorkerStatsSnapshot::Of(stats_[i]);
+    LogInfo(absl::StrCat("worker ", i, " (lcore ", lcores_[i], "): rx ",
+                         s.rx_packets, " tx ", s.tx_packets, " tx_dropped ",
+                         s.tx_dropped, " dropped ", s.TotalDropped(),
+                         " bursts ", s.bursts, " hw_stamped ", s.hw_stamped));
+    total += s;
+  }
+  std::string kinds, drops;
+  for (size_t k = 0; k < kMaxFrameKinds; ++k) {
+    if (total.handled[k] != 0) {
+      absl::StrAppend(&kinds, " ", names_.KindName(k), "=", total.handled[k]);
+    }
+  }
+  for (size_t r = 0; r < kMaxDropReasons; ++r) {
+    if (total.dropped[r] != 0) {
+      absl::StrAppend(&drops, " ", names_.DropReasonName(r), "=",
+                      total.dropped[r]);
+    }
+  }
+  LogInfo(absl::StrCat(
+      "final counters: rx_packets=", total.rx_packets,
+      " rx_bytes=", total.rx_bytes, " tx_packets=", total.tx_packets,
+      " tx_bytes=", total.tx_bytes, " tx_dropped=", total.tx_dropped,
+      " model_refresh_failures=", total.model_refresh_failures,
+      " hw_stamped=", total.hw_stamped, " sw_stamped=", total.sw_stamped));
+  LogInfo(absl::StrCat("final handled:", kinds.empty() ? " none" : kinds));
+  LogInfo(absl::StrCat("final dropped:", drops.empty() ? " none" : drops));
+  rte_eth_stats ps{};
+  if (rte_eth_stats_get(port_->id(), &ps) == 0) {
+    LogInfo(absl::StrCat("final port ", port_->name(),
+                         ": ipackets=", ps.ipackets, " opackets=", ps.opackets,
+                         " imissed=", ps.imissed, " ierrors=", ps.ierrors,
+                         " rx_nombuf=", ps.rx_nombuf, " oerrors=", ps.oerrors));
+  }
+  if (!xdp_iface_.empty()) {
+    absl::StatusOr<XdpSteeringCounters> x = ReadXdpSteeringCounters(xdp_iface_);
+    if (x.ok()) {
+      LogInfo(absl::StrCat("final xdp ", xdp_iface_, ": steered=", x->steered,
+                           " passed=", x->passed));
+    }
+  }
+}
+
+}  // namespace
+
+int RunDaemon(int argc, char** argv, PipelineFactory& factory) {
+  SplitArgs split = SplitArgs::At(argc, argv);
+  // zeitgeberd's flags first: a typo stops us before the EAL touches devices.
+  absl::StatusOr<DaemonConfig> config = ParseDaemonFlags(split.app);
+  if (!config.ok()) {
+    LogError(config.status().message());
+    return kExitConfig;
+  }
+  Daemon daemon(std::move(*config), &factory);
+  return daemon.Run(std::move(split.eal));
+}
+
+}  // namespace zg::dataplane

@@ -1,0 +1,40 @@
+// The body of zeitgeberd: EAL, port, clocks, workers, metrics, the control
+// loop and a clean shutdown, around a PipelineFactory that supplies the
+// protocol handlers. zeitgeberd_main.cc passes the real pipeline; test
+// programs pass theirs and get exactly the daemon's behaviour otherwise.
+//
+//   int main(int argc, char** argv) {
+//     MyPipelineFactory factory;
+//     return zg::dataplane::RunDaemon(argc, argv, factory);
+//   }
+//
+// Exit codes (also in doc/deployment.md):
+//   0  stopped by SIGINT/SIGTERM or --run_for, after workers drained
+//   1  invalid flags or configuration (abseil's own flag errors also exit 1)
+//   2  EAL initialisation failed (hugepages, devices, lcores, privileges)
+//   3  port or XDP-steering setup failed
+//   4  the metrics exporter could not start (address in use or invalid)
+//   5  the protocol pipeline could not be built
+#ifndef ZG_DATAPLANE_DAEMON_H_
+#define ZG_DATAPLANE_DAEMON_H_
+
+#include "dataplane/pipeline.h"
+
+namespace zg::dataplane {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitConfig = 1,
+  kExitEal = 2,
+  kExitPort = 3,
+  kExitMetrics = 4,
+  kExitPipeline = 5,
+};
+
+// Runs zeitgeberd: `zeitgeberd [EAL options] -- [flags]`. Returns an
+// ExitCode.
+int RunDaemon(int argc, char** argv, PipelineFactory& factory);
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_DAEMON_H_

@@ -1,0 +1,31 @@
+#include "dataplane/log.h"
+
+#include <cstdio>
+#include <ctime>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace zg::dataplane {
+namespace {
+
+void Emit(char severity, absl::string_view message) {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  tm utc{};
+  gmtime_r(&now.tv_sec, &utc);
+  const std::string line = absl::StrFormat(
+      "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ %c %s\n", utc.tm_year + 1900,
+      utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+      static_cast<int>(now.tv_nsec / 1'000'000), severity, message);
+  std::fwrite(line.data(), 1, line.size(), stderr);  // one write per line
+}
+
+}  // namespace
+
+void LogInfo(absl::string_view message) { Emit('I', message); }
+void LogWarning(absl::string_view message) { Emit('W', message); }
+void LogError(absl::string_view message) { Emit('E', message); }
+
+}  // namespace zg::dataplane

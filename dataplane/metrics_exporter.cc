@@ -1,0 +1,307 @@
+#include "dataplane/metrics_exporter.h"
+
+#include <rte_ethdev.h>
+
+#include <array>
+#include <exception>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "core/tsc.h"
+#include "prometheus/counter.h"
+#include "prometheus/exposer.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/registry.h"
+#include "prometheus/text_serializer.h"
+
+namespace zg::dataplane {
+namespace {
+
+using prometheus::Counter;
+using prometheus::Gauge;
+using prometheus::Labels;
+
+// Worker counters that map one-to-one onto a snapshot field.
+struct WorkerCounterDef {
+  const char* name;
+  const char* help;
+  uint64_t WorkerStatsSnapshot::*field;
+};
+constexpr WorkerCounterDef kWorkerCounters[] = {
+    {"zeitgeber_rx_packets_total", "Frames received by the worker.",
+     &WorkerStatsSnapshot::rx_packets},
+    {"zeitgeber_rx_bytes_total", "Frame bytes received (no FCS).",
+     &WorkerStatsSnapshot::rx_bytes},
+    {"zeitgeber_tx_packets_total", "Frames accepted by tx_burst.",
+     &WorkerStatsSnapshot::tx_packets},
+    {"zeitgeber_tx_bytes_total", "Frame bytes accepted by tx_burst.",
+     &WorkerStatsSnapshot::tx_bytes},
+    {"zeitgeber_tx_dropped_total",
+     "Replies tx_burst did not accept (queue full), freed.",
+     &WorkerStatsSnapshot::tx_dropped},
+    {"zeitgeber_worker_bursts_total", "rx_burst calls that returned frames.",
+     &WorkerStatsSnapshot::bursts},
+    {"zeitgeber_worker_empty_polls_total",
+     "rx_burst calls that returned no frames.",
+     &WorkerStatsSnapshot::empty_polls},
+    {"zeitgeber_clock_model_refresh_failures_total",
+     "Per-burst ClockModel reads that were torn or found nothing published.",
+     &WorkerStatsSnapshot::model_refresh_failures},
+};
+constexpr size_t kNumWorkerCounters = std::size(kWorkerCounters);
+
+constexpr const char* kSyncStates[] = {
+    "freerun", "locking", "locked", "holdover_in_spec", "holdover_out_of_spec"};
+
+Labels With(Labels l, const std::string& k, const std::string& v) {
+  l[k] = v;
+  return l;
+}
+
+void Advance(Counter* c, uint64_t now, uint64_t before) {
+  if (c != nullptr && now > before)
+    c->Increment(static_cast<double>(now - before));
+}
+
+}  // namespace
+
+struct MetricsExporter::WorkerSeries {
+  WorkerSource src;
+  Labels labels;
+  WorkerStatsSnapshot last;
+  std::array<Counter*, kNumWorkerCounters> counters = {};
+  Counter* hw_stamps = nullptr;
+  Counter* sw_stamps = nullptr;
+  std::array<Counter*, kMaxFrameKinds> handled = {};
+  std::array<Counter*, kMaxDropReasons> dropped = {};
+  Gauge* heartbeat_age = nullptr;
+};
+
+struct MetricsExporter::ClockSeries {
+  ClockSource src;
+  std::array<Gauge*, std::size(kSyncStates)> state = {};
+  Gauge* synchronized = nullptr;
+  Gauge* error_bound = nullptr;
+  Gauge* stratum = nullptr;
+  Gauge* age = nullptr;
+  Gauge* utc_offset = nullptr;
+};
+
+struct MetricsExporter::PortSeries {
+  Port* port;
+  Gauge* link_up = nullptr;
+  Gauge* speed = nullptr;
+  Gauge* hw = nullptr;
+  Counter* missed = nullptr;
+  Counter* ierrors = nullptr;
+  Counter* nombuf = nullptr;
+  Counter* oerrors = nullptr;
+  rte_eth_stats last = {};
+};
+
+absl::StatusOr<std::unique_ptr<MetricsExporter>> MetricsExporter::Start(
+    const std::string& address, const CounterNames* names,
+    std::vector<WorkerSource> workers, std::vector<ClockSource> clocks,
+    std::vector<Port*> ports, double tsc_hz) {
+  std::unique_ptr<MetricsExporter> e(new MetricsExporter());
+  e->names_ = names;
+  e->tsc_hz_ = tsc_hz;
+  e->registry_ = std::make_shared<prometheus::Registry>();
+  e->BuildFamilies();
+  for (WorkerSource& w : workers) {
+    auto s = std::make_unique<WorkerSeries>();
+    s->src = std::move(w);
+    s->labels = {{"worker", s->src.worker},
+                 {"lcore", s->src.lcore},
+                 {"port", s->src.port}};
+    e->workers_.push_back(std::move(s));
+  }
+  for (ClockSource& c : clocks) {
+    auto s = std::make_unique<ClockSeries>();
+    s->src = std::move(c);
+    e->clocks_.push_back(std::move(s));
+  }
+  for (Port* p : ports) {
+    auto s = std::make_unique<PortSeries>();
+    s->port = p;
+    e->ports_.push_back(std::move(s));
+  }
+  e->Update();  // create every series before the first scrape
+  if (!address.empty()) {
+    try {
+      e->exposer_ = std::make_unique<prometheus::Exposer>(address, 1);
+    } catch (const std::exception& ex) {
+      return absl::UnavailableError(absl::StrCat(
+          "cannot serve metrics on ", address, ": ", ex.what(),
+          ". Is another process (or another zeitgeberd) using that port? "
+          "Pick another with --metrics_address=HOST:PORT, or "
+          "--metrics_address= to disable the exporter"));
+    }
+    e->exposer_->RegisterCollectable(e->registry_);
+  }
+  return e;
+}
+
+MetricsExporter::~MetricsExporter() = default;
+
+void MetricsExporter::BuildFamilies() {
+  auto counter = [&](const std::string& name, const std::string& help) {
+    counters_[name] =
+        &prometheus::BuildCounter().Name(name).Help(help).Register(*registry_);
+  };
+  auto gauge = [&](const std::string& name, const std::string& help) {
+    gauges_[name] =
+        &prometheus::BuildGauge().Name(name).Help(help).Register(*registry_);
+  };
+  for (const WorkerCounterDef& d : kWorkerCounters) counter(d.name, d.help);
+  counter("zeitgeber_rx_timestamps_total",
+          "Receive timestamps by raw clock: nic (hardware) or tsc (software).");
+  counter("zeitgeber_frames_handled_total",
+          "Frames dispatched to the handler of their kind.");
+  counter("zeitgeber_frames_dropped_total", "Frames dropped, by reason.");
+  gauge("zeitgeber_worker_heartbeat_age_seconds",
+        "Time since the worker's last loop iteration.");
+  gauge("zeitgeber_clock_sync_state",
+        "1 for the published clock's current state, 0 for the others.");
+  gauge("zeitgeber_clock_synchronized",
+        "1 if time served now may be called synchronised.");
+  gauge("zeitgeber_clock_error_bound_seconds",
+        "Bound on the published clock's error now, including growth.");
+  gauge("zeitgeber_clock_stratum", "NTP stratum served.");
+  gauge("zeitgeber_clock_model_age_seconds",
+        "Time since the published model's anchor.");
+  gauge("zeitgeber_clock_utc_offset_seconds", "TAI - UTC in effect.");
+  gauge("zeitgeber_port_link_up", "1 if the port's link is up.");
+  gauge("zeitgeber_port_link_speed_bytes_per_second",
+        "Link speed (Mb/s x 125000).");
+  gauge("zeitgeber_port_hardware_timestamps",
+        "1 if the port's RX timestamps come from the NIC clock.");
+  counter("zeitgeber_port_rx_missed_total",
+          "Frames the NIC dropped for lack of RX descriptors (imissed).");
+  counter("zeitgeber_port_rx_errors_total", "Erroneous frames received.");
+  counter("zeitgeber_port_rx_nombuf_total", "RX mbuf allocation failures.");
+  counter("zeitgeber_port_tx_errors_total", "Failed transmissions.");
+  gauge("zeitgeber_build_info", "Always 1; labelled with the version.");
+  gauges_["zeitgeber_build_info"]->Add({{"version", ZG_VERSION}}).Set(1);
+}
+
+void MetricsExporter::Update() {
+  for (auto& w : workers_) UpdateWorker(*w);
+  core::ClockModel tsc_model;
+  if (!clocks_.empty()) clocks_.front()->src.clock->TryRead(&tsc_model);
+  for (auto& c : clocks_) UpdateClock(*c, tsc_model);
+  for (auto& p : ports_) UpdatePort(*p);
+}
+
+void MetricsExporter::UpdateWorker(WorkerSeries& w) {
+  const WorkerStatsSnapshot now = WorkerStatsSnapshot::Of(*w.src.stats);
+  const bool first = w.counters[0] == nullptr;
+  for (size_t i = 0; i < kNumWorkerCounters; ++i) {
+    if (first)
+      w.counters[i] = &counters_[kWorkerCounters[i].name]->Add(w.labels);
+    Advance(w.counters[i], now.*kWorkerCounters[i].field,
+            w.last.*kWorkerCounters[i].field);
+  }
+  auto& stamps = *counters_["zeitgeber_rx_timestamps_total"];
+  if (first) {
+    w.hw_stamps = &stamps.Add(With(w.labels, "source", "nic"));
+    w.sw_stamps = &stamps.Add(With(w.labels, "source", "tsc"));
+  }
+  Advance(w.hw_stamps, now.hw_stamped, w.last.hw_stamped);
+  Advance(w.sw_stamps, now.sw_stamped, w.last.sw_stamped);
+  auto& handled = *counters_["zeitgeber_frames_handled_total"];
+  for (size_t k = 0; k < kMaxFrameKinds; ++k) {
+    if (w.handled[k] == nullptr && (names_->KindNamed(k) || now.handled[k])) {
+      w.handled[k] = &handled.Add(With(w.labels, "kind", names_->KindName(k)));
+    }
+    Advance(w.handled[k], now.handled[k], w.last.handled[k]);
+  }
+  auto& dropped = *counters_["zeitgeber_frames_dropped_total"];
+  for (size_t r = 0; r < kMaxDropReasons; ++r) {
+    if (w.dropped[r] == nullptr &&
+        (r < names_->num_drop_reasons() || now.dropped[r])) {
+      w.dropped[r] =
+          &dropped.Add(With(w.labels, "reason", names_->DropReasonName(r)));
+    }
+    Advance(w.dropped[r], now.dropped[r], w.last.dropped[r]);
+  }
+  if (first) {
+    w.heartbeat_age =
+        &gauges_["zeitgeber_worker_heartbeat_age_seconds"]->Add(w.labels);
+  }
+  const uint64_t beat = w.src.stats->heartbeat_tsc.Load();
+  const uint64_t tsc = core::ReadTsc();
+  w.heartbeat_age->Set(beat == 0 || tsc < beat
+                           ? 0.0
+                           : static_cast<double>(tsc - beat) / tsc_hz_);
+  w.last = now;
+}
+
+void MetricsExporter::UpdateClock(ClockSeries& c,
+                                  const core::ClockModel& tsc_model) {
+  const Labels labels = {{"clock", c.src.name}};
+  if (c.synchronized == nullptr) {
+    for (size_t i = 0; i < std::size(kSyncStates); ++i) {
+      c.state[i] = &gauges_["zeitgeber_clock_sync_state"]->Add(
+          With(labels, "state", kSyncStates[i]));
+    }
+    c.synchronized = &gauges_["zeitgeber_clock_synchronized"]->Add(labels);
+    c.error_bound =
+        &gauges_["zeitgeber_clock_error_bound_seconds"]->Add(labels);
+    c.stratum = &gauges_["zeitgeber_clock_stratum"]->Add(labels);
+    c.age = &gauges_["zeitgeber_clock_model_age_seconds"]->Add(labels);
+    c.utc_offset = &gauges_["zeitgeber_clock_utc_offset_seconds"]->Add(labels);
+  }
+  core::ClockModel m;  // default: never published, unsynchronised
+  c.src.clock->TryRead(&m);
+  // "Now" from the TSC model (NIC models are anchored on the same TAI scale).
+  const core::TaiNs now = tsc_model.RawToTai(core::ReadTsc());
+  for (size_t i = 0; i < std::size(kSyncStates); ++i) {
+    c.state[i]->Set(static_cast<size_t>(m.state) == i ? 1 : 0);
+  }
+  c.synchronized->Set(m.IsSynchronized(now) ? 1 : 0);
+  c.error_bound->Set(static_cast<double>(m.ErrorBoundNs(now)) * 1e-9);
+  c.stratum->Set(m.stratum);
+  c.age->Set(m.ns_per_tick_q32 == 0 ? 0.0
+                                    : static_cast<double>(m.AgeNs(now)) * 1e-9);
+  c.utc_offset->Set(m.UtcOffsetAt(now));
+}
+
+void MetricsExporter::UpdatePort(PortSeries& p) {
+  const Labels labels = {{"port", p.port->name()}};
+  if (p.link_up == nullptr) {
+    p.link_up = &gauges_["zeitgeber_port_link_up"]->Add(labels);
+    p.speed =
+        &gauges_["zeitgeber_port_link_speed_bytes_per_second"]->Add(labels);
+    p.hw = &gauges_["zeitgeber_port_hardware_timestamps"]->Add(labels);
+    p.missed = &counters_["zeitgeber_port_rx_missed_total"]->Add(labels);
+    p.ierrors = &counters_["zeitgeber_port_rx_errors_total"]->Add(labels);
+    p.nombuf = &counters_["zeitgeber_port_rx_nombuf_total"]->Add(labels);
+    p.oerrors = &counters_["zeitgeber_port_tx_errors_total"]->Add(labels);
+  }
+  p.link_up->Set(p.port->link().up ? 1 : 0);
+  p.speed->Set(static_cast<double>(p.port->link().speed_mbps) * 1e6 / 8);
+  p.hw->Set(p.port->caps().hardware_rx_stamps() ? 1 : 0);
+  rte_eth_stats s{};
+  if (rte_eth_stats_get(p.port->id(), &s) != 0) return;
+  Advance(p.missed, s.imissed, p.last.imissed);
+  Advance(p.ierrors, s.ierrors, p.last.ierrors);
+  Advance(p.nombuf, s.rx_nombuf, p.last.rx_nombuf);
+  Advance(p.oerrors, s.oerrors, p.last.oerrors);
+  p.last = s;
+}
+
+int MetricsExporter::listening_port() const {
+  if (exposer_ == nullptr) return 0;
+  const std::vector<int> ports = exposer_->GetListeningPorts();
+  return ports.empty() ? 0 : ports.front();
+}
+
+std::string MetricsExporter::Serialize() const {
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, registry_->Collect());
+  return out.str();
+}
+
+}  // namespace zg::dataplane

@@ -1,0 +1,107 @@
+// Prometheus exporter of zeitgeberd (prometheus-cpp core + pull), on
+// --metrics_address (loopback by default: metrics reveal load and clock
+// state, so exposing them on the network is an operator's decision).
+//
+// The control thread calls Update() periodically (about once a second): it
+// reads every worker's WorkerStats (relaxed loads; see worker_stats.h),
+// advances the Prometheus counters by what changed, and refreshes the gauges
+// of the published clocks and ports. Scrapes are served by prometheus-cpp's
+// own HTTP threads from the registry, never touching worker memory.
+//
+// Metrics (all prefixed zeitgeber_; labels in braces):
+//   rx_packets_total, rx_bytes_total, tx_packets_total, tx_bytes_total,
+//   tx_dropped_total, worker_bursts_total, worker_empty_polls_total,
+//   clock_model_refresh_failures_total            {worker, lcore, port}
+//   rx_timestamps_total                           {..., source=nic|tsc}
+//   frames_handled_total                          {..., kind}
+//   frames_dropped_total                          {..., reason}
+//   worker_heartbeat_age_seconds                  {worker, lcore, port}
+//   clock_sync_state {clock, state} (1 for the current state, else 0),
+//   clock_synchronized, clock_error_bound_seconds, clock_stratum,
+//   clock_model_age_seconds, clock_utc_offset_seconds   {clock}
+//   port_link_up, port_link_speed_bytes_per_second, port_hardware_timestamps,
+//   port_rx_missed_total, port_rx_errors_total, port_rx_nombuf_total,
+//   port_tx_errors_total                                {port}
+//   build_info {version}
+//
+//   ZG_ASSIGN_OR_RETURN(auto exporter, MetricsExporter::Start(
+//       "127.0.0.1:9123", &names, workers, clocks, ports));
+//   exporter->Update();   // control thread, every second
+#ifndef ZG_DATAPLANE_METRICS_EXPORTER_H_
+#define ZG_DATAPLANE_METRICS_EXPORTER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/clock_model.h"
+#include "dataplane/port.h"
+#include "dataplane/worker_stats.h"
+
+namespace prometheus {
+class Exposer;
+class Registry;
+class Counter;
+class Gauge;
+template <typename T>
+class Family;
+}  // namespace prometheus
+
+namespace zg::dataplane {
+
+class MetricsExporter {
+ public:
+  struct WorkerSource {
+    const WorkerStats* stats;
+    std::string worker;  // "0"..
+    std::string lcore;
+    std::string port;  // name(s) of the port(s) it polls
+  };
+  struct ClockSource {
+    const core::PublishedClock* clock;
+    std::string name;  // "tsc", "nic:port0"
+  };
+
+  // Binds `address` ("127.0.0.1:9123", "[::1]:9123", port 0 = any free port)
+  // and starts serving. `names`, the stats, clocks and ports must outlive
+  // the exporter. The first clock is the TSC clock, used for "now".
+  static absl::StatusOr<std::unique_ptr<MetricsExporter>> Start(
+      const std::string& address, const CounterNames* names,
+      std::vector<WorkerSource> workers, std::vector<ClockSource> clocks,
+      std::vector<Port*> ports, double tsc_hz);
+  ~MetricsExporter();
+
+  // Control thread only.
+  void Update();
+  // The TCP port bound (useful with port 0).
+  int listening_port() const;
+  // The current exposition, as a scrape would return it.
+  std::string Serialize() const;
+
+ private:
+  struct WorkerSeries;
+  struct ClockSeries;
+  struct PortSeries;
+  MetricsExporter() = default;
+  void BuildFamilies();
+  void UpdateWorker(WorkerSeries& w);
+  void UpdateClock(ClockSeries& c, const core::ClockModel& tsc_now_model);
+  void UpdatePort(PortSeries& p);
+
+  const CounterNames* names_ = nullptr;
+  double tsc_hz_ = 0;
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::vector<std::unique_ptr<WorkerSeries>> workers_;
+  std::vector<std::unique_ptr<ClockSeries>> clocks_;
+  std::vector<std::unique_ptr<PortSeries>> ports_;
+  std::map<std::string, prometheus::Family<prometheus::Counter>*> counters_;
+  std::map<std::string, prometheus::Family<prometheus::Gauge>*> gauges_;
+};
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_METRICS_EXPORTER_H_

@@ -1,0 +1,114 @@
+// NIC clocks as the control plane sees them: something it can read, bracketed
+// by two TSC reads, to correlate NIC ticks with the TSC (servo's NIC-clock
+// correlator turns a series of NicTscSamples into the NIC -> TAI ClockModel
+// that the workers' Timestampers apply to hardware RX stamps).
+//
+//  - EthdevNicClock: a real port's free-running clock via rte_eth_read_clock
+//    (the unit of the mbuf RX-timestamp dynfield), plus the IEEE 1588
+//    timesync registers (rte_eth_timesync_*) for PTP TX stamps.
+//  - FakeNicClock: a synthetic clock for tests and rigs without a NIC clock.
+//    ticks = offset + tsc * rate (its own epoch and rate), written into the
+//    RX-timestamp dynfield of every frame received on a port's queues by an
+//    ethdev RX callback, exactly where a stamping NIC's PMD would put it.
+//
+// Control thread only (Sample, Attach); the fake's RX callback runs on the
+// worker inside rte_eth_rx_burst and only reads immutable fields.
+//
+//   FakeNicClock fake(field, /*offset_ticks=*/1'000'000'000'000,
+//                     /*ticks_per_tsc=*/0.5);
+//   ZG_RETURN_IF_ERROR(fake.AttachRx(port_id, queue_id));
+//   ZG_ASSIGN_OR_RETURN(NicTscSample s, fake.Sample());
+#ifndef ZG_DATAPLANE_NIC_CLOCK_H_
+#define ZG_DATAPLANE_NIC_CLOCK_H_
+
+#include <rte_ethdev.h>
+
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "dataplane/timestamper.h"
+
+namespace zg::dataplane {
+
+// One NIC clock reading bracketed by TSC reads (ReadTscOrdered).
+struct NicTscSample {
+  uint64_t tsc_before = 0;
+  uint64_t nic_ticks = 0;
+  uint64_t tsc_after = 0;
+  uint64_t tsc_mid() const { return tsc_before + (tsc_after - tsc_before) / 2; }
+};
+
+class NicClock {
+ public:
+  virtual ~NicClock() = default;
+  virtual absl::StatusOr<NicTscSample> Sample() = 0;
+  // e.g. "port0" or "fake:port0"; used in logs and metric labels.
+  virtual std::string name() const = 0;
+};
+
+// Reads a port's clock with rte_eth_read_clock.
+class EthdevNicClock final : public NicClock {
+ public:
+  // Fails (kUnimplemented) if the PMD cannot read its clock.
+  static absl::StatusOr<EthdevNicClock> Open(uint16_t port_id);
+  absl::StatusOr<NicTscSample> Sample() override;
+  std::string name() const override;
+
+ private:
+  explicit EthdevNicClock(uint16_t port_id) : port_id_(port_id) {}
+  uint16_t port_id_;
+};
+
+// IEEE 1588 timesync registers of a port (PTP event-message stamps latched by
+// the NIC). Control thread / PTP handler use; not per-frame.
+absl::Status EnableTimesync(uint16_t port_id);
+// The TX stamp of the last PTP event frame sent with
+// RTE_MBUF_F_TX_IEEE1588_TMST, if the NIC has latched one.
+std::optional<timespec> ReadTimesyncTxStamp(uint16_t port_id);
+
+class FakeNicClock final : public NicClock {
+ public:
+  // `ticks_per_tsc` must be in (0, 16).
+  FakeNicClock(NicStampField field, uint64_t offset_ticks,
+               double ticks_per_tsc);
+  ~FakeNicClock() override;
+  FakeNicClock(const FakeNicClock&) = delete;
+  FakeNicClock& operator=(const FakeNicClock&) = delete;
+
+  // Stamps every frame received on (port, queue) from now on.
+  absl::Status AttachRx(uint16_t port_id, uint16_t queue_id);
+  // Removes the RX callbacks (call before the port stops).
+  void Detach();
+
+  uint64_t TicksAt(uint64_t tsc) const {
+    return offset_ticks_ +
+           static_cast<uint64_t>(
+               (static_cast<unsigned __int128>(tsc) * ticks_per_tsc_q32_) >>
+               32);
+  }
+  absl::StatusOr<NicTscSample> Sample() override;
+  std::string name() const override { return "fake"; }
+  const NicStampField& field() const { return field_; }
+
+ private:
+  static uint16_t StampBurst(uint16_t port, uint16_t queue, rte_mbuf* pkts[],
+                             uint16_t n, uint16_t max, void* self);
+
+  const NicStampField field_;
+  const uint64_t offset_ticks_;
+  const uint64_t ticks_per_tsc_q32_;
+  struct Attached {
+    uint16_t port_id;
+    uint16_t queue_id;
+    const rte_eth_rxtx_callback* cb;
+  };
+  std::vector<Attached> attached_;
+};
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_NIC_CLOCK_H_

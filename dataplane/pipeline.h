@@ -1,0 +1,212 @@
+// The packet pipeline a worker runs on every received frame: one classifier,
+// one handler per frame kind, and a late-TX hook. This is the plug-in point
+// for the protocol code (core/frame.h, core/l2l3_responder.h,
+// core/ntp_reply.h, PTP): each is wrapped in a small FrameClassifier or
+// FrameHandler and registered by frame-kind index.
+//
+// Per frame, the worker (dataplane/worker.cc) does:
+//   pkt.rx = timestamper.Stamp(mbuf)            // TAI receive time
+//   Verdict v = classifier->Classify(pkt)       // kind index, or a drop
+//   HandleResult r = handlers[v.kind]->Handle(pkt, burst)
+//     kTransmit          -> queued for tx_burst as rewritten
+//     kTransmitFinalise  -> queued; FinaliseTx(pkt, tx) runs just before
+//                           tx_burst (NTP writes T3 and the UDP checksum)
+//     kDrop              -> freed, counted under r.drop_reason
+//     kConsumed          -> the handler kept the mbuf (frees/sends it later)
+//
+// Rules for classifiers and handlers (they run on the hot path): no locks,
+// allocation, syscalls, exceptions or absl::Status; rewrite the frame in place
+// and never make it longer than the received frame. The frame is one flat
+// segment: rte_pktmbuf_mtod(pkt.mbuf, uint8_t*), length pkt.mbuf->data_len
+// (the worker drops chained mbufs first). Shrink it with Packet::Trim().
+// Each worker owns its Pipeline (handlers may keep per-worker state, such as
+// rate-limiter tables, without synchronisation).
+//
+//   class NtpHandler final : public FrameHandler {
+//     HandleResult Handle(Packet& pkt, const BurstContext& burst) override;
+//     void FinaliseTx(Packet& pkt, const TxStamp& tx) override;
+//   };
+//   Pipeline p;
+//   p.SetClassifier(std::make_unique<FrameClassifierAdapter>(addresses));
+//   ZG_RETURN_IF_ERROR(p.SetHandler(core::FrameKind::kNtp,
+//                                   std::make_unique<NtpHandler>(...)));
+#ifndef ZG_DATAPLANE_PIPELINE_H_
+#define ZG_DATAPLANE_PIPELINE_H_
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/clock_model.h"
+#include "core/time_types.h"
+#include "dataplane/interface_address.h"
+#include "dataplane/timestamper.h"
+#include "dataplane/worker_stats.h"
+
+namespace zg::dataplane {
+
+inline constexpr size_t kParseScratchBytes = 64;
+inline constexpr size_t kNoteScratchBytes = 16;
+
+// One received frame while it is in the pipeline (lives for one burst).
+struct Packet {
+  rte_mbuf* mbuf = nullptr;
+  RxStamp rx;  // written by the worker before Classify
+  // Written by the classifier, read by the handler of the same frame: the
+  // classifier's parse result (offsets, addresses), so handlers do not parse
+  // again. Its type is a contract between one classifier and its handlers.
+  alignas(8) std::byte parse[kParseScratchBytes];
+  // Written by Handle, read by FinaliseTx of the same frame (e.g. where T3
+  // and the UDP checksum live).
+  alignas(8) std::byte note[kNoteScratchBytes];
+
+  template <typename T>
+  T& ParseAs() {
+    static_assert(sizeof(T) <= kParseScratchBytes && alignof(T) <= 8 &&
+                  std::is_trivially_copyable_v<T>);
+    return *reinterpret_cast<T*>(parse);
+  }
+  template <typename T>
+  T& NoteAs() {
+    static_assert(sizeof(T) <= kNoteScratchBytes && alignof(T) <= 8 &&
+                  std::is_trivially_copyable_v<T>);
+    return *reinterpret_cast<T*>(note);
+  }
+  uint8_t* data() { return rte_pktmbuf_mtod(mbuf, uint8_t*); }
+  uint16_t length() const { return mbuf->data_len; }
+  // Shortens the frame to `len` bytes (never lengthens it).
+  void Trim(uint16_t len) {
+    if (len < mbuf->data_len) {
+      mbuf->data_len = len;
+      mbuf->pkt_len = len;
+    }
+  }
+};
+
+// What the classifier decided about one frame.
+struct Verdict {
+  bool drop = false;
+  uint8_t value = 0;  // frame kind (< kMaxFrameKinds) or drop reason index
+  static constexpr Verdict Kind(uint8_t kind) { return {false, kind}; }
+  static constexpr Verdict Drop(uint8_t reason) { return {true, reason}; }
+  template <typename E>
+  requires std::is_enum_v<E>
+  static constexpr Verdict Kind(E kind) {
+    return {false, static_cast<uint8_t>(kind)};
+  }
+};
+
+enum class Action : uint8_t { kTransmit, kTransmitFinalise, kDrop, kConsumed };
+
+struct HandleResult {
+  Action action = Action::kDrop;
+  uint8_t drop_reason = 0;  // a CounterNames drop-reason index, for kDrop
+  static constexpr HandleResult Transmit() { return {Action::kTransmit, 0}; }
+  static constexpr HandleResult TransmitFinalise() {
+    return {Action::kTransmitFinalise, 0};
+  }
+  static constexpr HandleResult Drop(uint8_t reason) {
+    return {Action::kDrop, reason};
+  }
+  static constexpr HandleResult Consumed() { return {Action::kConsumed, 0}; }
+};
+
+// TX offloads the port enabled; handlers use them instead of software
+// checksums where present.
+struct TxOffloads {
+  bool ipv4_checksum = false;
+  bool udp_checksum = false;
+};
+
+// Shared by every frame of one burst on one queue.
+struct BurstContext {
+  const core::ClockModel* tsc_model = nullptr;  // this burst's copy
+  const core::ClockModel* nic_model = nullptr;  // null: port has no HW stamps
+  uint64_t burst_tsc = 0;                       // TSC right after rx_burst
+  uint16_t port_id = 0;
+  uint16_t queue_id = 0;
+  TxOffloads offloads;
+};
+
+class FrameClassifier {
+ public:
+  virtual ~FrameClassifier() = default;
+  // Classifies pkt's frame; may fill pkt.parse for the handler.
+  virtual Verdict Classify(Packet& pkt) = 0;
+};
+
+class FrameHandler {
+ public:
+  virtual ~FrameHandler() = default;
+  // Rewrites the frame into its reply in place, or drops it.
+  virtual HandleResult Handle(Packet& pkt, const BurstContext& burst) = 0;
+  // Runs just before tx_burst for frames Handle() returned
+  // kTransmitFinalise for, with one fresh stamp for the whole TX batch.
+  virtual void FinaliseTx(Packet& /*pkt*/, const TxStamp& /*tx*/) {}
+};
+
+// One worker's classifier and handlers. Built on the control thread, then
+// moved to its worker; used by that worker alone.
+class Pipeline {
+ public:
+  Pipeline() = default;
+  Pipeline(Pipeline&&) = default;
+  Pipeline& operator=(Pipeline&&) = default;
+
+  void SetClassifier(std::unique_ptr<FrameClassifier> classifier) {
+    classifier_ = std::move(classifier);
+  }
+  absl::Status SetHandler(uint8_t kind, std::unique_ptr<FrameHandler> handler);
+  template <typename E>
+  requires std::is_enum_v<E> absl::Status SetHandler(
+      E kind, std::unique_ptr<FrameHandler> handler) {
+    return SetHandler(static_cast<uint8_t>(kind), std::move(handler));
+  }
+
+  FrameClassifier* classifier() const { return classifier_.get(); }
+  FrameHandler* handler(uint8_t kind) const {
+    return kind < kMaxFrameKinds ? handlers_[kind].get() : nullptr;
+  }
+
+ private:
+  std::unique_ptr<FrameClassifier> classifier_;
+  std::array<std::unique_ptr<FrameHandler>, kMaxFrameKinds> handlers_;
+};
+
+// What a pipeline factory may want to know about the worker it builds for.
+struct WorkerPort {
+  uint16_t port_id = 0;
+  uint16_t queue_id = 0;
+  rte_ether_addr mac = {};
+  uint16_t mtu = 0;
+  TxOffloads offloads;  // for FinaliseUdpChecksums (dataplane/tx_checksum.h)
+};
+struct WorkerSetup {
+  unsigned lcore_id = 0;
+  unsigned worker_index = 0;  // 0..workers-1
+  std::vector<WorkerPort> ports;
+  absl::Span<const InterfaceAddress> addresses;  // --address
+  uint16_t vlan_id = 0;                          // --vlan (0: untagged)
+};
+
+// Builds the protocol pipeline: names first (once, before any worker), then
+// one Pipeline per worker. zeitgeberd passes the real one; tests pass theirs.
+class PipelineFactory {
+ public:
+  virtual ~PipelineFactory() = default;
+  virtual absl::Status RegisterNames(CounterNames& names) = 0;
+  virtual absl::StatusOr<Pipeline> Create(const WorkerSetup& setup) = 0;
+};
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_PIPELINE_H_

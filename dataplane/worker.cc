@@ -1,0 +1,198 @@
+#include "dataplane/worker.h"
+
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace zg::dataplane {
+
+Worker::Worker(std::vector<WorkerQueue> queues, Pipeline pipeline,
+               WorkerStats* stats, const std::atomic<bool>* stop)
+    : pipeline_(std::move(pipeline)),
+      classifier_(pipeline_.classifier()),
+      stats_(stats),
+      stop_(stop) {
+  queues_.reserve(queues.size());
+  for (const WorkerQueue& q : queues) {
+    queues_.push_back({q, Timestamper(q.stamping)});
+  }
+  for (size_t k = 0; k < kMaxFrameKinds; ++k) {
+    handlers_[k] = pipeline_.handler(static_cast<uint8_t>(k));
+  }
+}
+
+void Worker::Run() {
+  while (!stop_->load(std::memory_order_relaxed)) PollOnce();
+  Drain();
+}
+
+uint32_t Worker::PollOnce() {
+  uint32_t n = 0;
+  for (QueueState& q : queues_) n += PollQueue(q);
+  stats_->heartbeat_tsc.Set(core::ReadTsc());
+  return n;
+}
+
+void Worker::Drain(int max_passes) {
+  for (int i = 0; i < max_passes; ++i) {
+    if (PollOnce() == 0) return;
+  }
+}
+
+void Worker::Drop(rte_mbuf* m, uint8_t reason) {
+  stats_->dropped[reason < kMaxDropReasons ? reason : 0].Add(1);
+  free_[n_free_++] = m;
+}
+
+uint32_t Worker::PollQueue(QueueState& q) {
+  const uint16_t n = rte_eth_rx_burst(
+      q.config.queue.port_id, q.config.queue.queue_id, rx_.data(), kBurstSize);
+  if (n == 0) {
+    stats_->empty_polls.Add(1);
+    return 0;
+  }
+  stats_->bursts.Add(1);
+  if (const uint32_t failed = q.stamper.BeginBurst(); failed != 0) {
+    stats_->model_refresh_failures.Add(failed);
+  }
+  const BurstContext burst{&q.stamper.tsc_model(),  q.stamper.nic_model(),
+                           q.stamper.burst_tsc(),   q.config.queue.port_id,
+                           q.config.queue.queue_id, q.config.offloads};
+  uint64_t rx_bytes = 0, hw = 0;
+  n_tx_ = 0;
+  n_free_ = 0;
+  for (uint16_t i = 0; i < n; ++i) {
+    Packet& pkt = packets_[i];
+    pkt.mbuf = rx_[i];
+    rx_bytes += pkt.mbuf->pkt_len;
+    if (pkt.mbuf->nb_segs != 1) {
+      Drop(pkt.mbuf, CounterNames::kDropMultiSegment);
+      continue;
+    }
+    pkt.rx = q.stamper.Stamp(pkt.mbuf);
+    hw += pkt.rx.clock == RawClockKind::kNic ? 1 : 0;
+    Dispatch(pkt, burst);
+  }
+  stats_->rx_packets.Add(n);
+  stats_->rx_bytes.Add(rx_bytes);
+  stats_->hw_stamped.Add(hw);
+  stats_->sw_stamped.Add(n - hw);
+  Flush(q);
+  return n;
+}
+
+void Worker::Dispatch(Packet& pkt, const BurstContext& burst) {
+  if (classifier_ == nullptr) {
+    Drop(pkt.mbuf, CounterNames::kDropUnclassified);
+    return;
+  }
+  const Verdict v = classifier_->Classify(pkt);
+  if (v.drop) {
+    Drop(pkt.mbuf, v.value);
+    return;
+  }
+  FrameHandler* h = v.value < kMaxFrameKinds ? handlers_[v.value] : nullptr;
+  if (h == nullptr) {
+    Drop(pkt.mbuf, CounterNames::kDropNoHandler);
+    return;
+  }
+  stats_->handled[v.value].Add(1);
+  const HandleResult r = h->Handle(pkt, burst);
+  switch (r.action) {
+    case Action::kTransmit:
+    case Action::kTransmitFinalise:
+      finalise_[n_tx_] = r.action == Action::kTransmitFinalise ? h : nullptr;
+      tx_[n_tx_++] = &pkt;
+      return;
+    case Action::kDrop:
+      Drop(pkt.mbuf, r.drop_reason);
+      return;
+    case Action::kConsumed:
+      return;
+  }
+}
+
+void Worker::Flush(QueueState& q) {
+  if (n_tx_ > 0) {
+    // Late TX hook: one fresh stamp for the whole batch, as close to
+    // tx_burst as the batch allows.
+    bool any_finalise = false;
+    for (uint16_t i = 0; i < n_tx_; ++i)
+      any_finalise |= finalise_[i] != nullptr;
+    if (any_finalise) {
+      const TxStamp tx = q.stamper.TxNow();
+      for (uint16_t i = 0; i < n_tx_; ++i) {
+        if (finalise_[i] != nullptr) finalise_[i]->FinaliseTx(*tx_[i], tx);
+      }
+    }
+    // Lengths are read before tx_burst: the PMD may free what it sends.
+    std::array<uint32_t, kBurstSize> len;
+    for (uint16_t i = 0; i < n_tx_; ++i) {
+      tx_mbufs_[i] = tx_[i]->mbuf;
+      len[i] = tx_mbufs_[i]->pkt_len;
+    }
+    const uint16_t sent =
+        rte_eth_tx_burst(q.config.queue.port_id, q.config.queue.queue_id,
+                         tx_mbufs_.data(), n_tx_);
+    uint64_t tx_bytes = 0;
+    for (uint16_t i = 0; i < sent; ++i) tx_bytes += len[i];
+    stats_->tx_packets.Add(sent);
+    stats_->tx_bytes.Add(tx_bytes);
+    if (sent < n_tx_) {
+      stats_->tx_dropped.Add(n_tx_ - sent);
+      rte_pktmbuf_free_bulk(tx_mbufs_.data() + sent, n_tx_ - sent);
+    }
+    n_tx_ = 0;
+  }
+  if (n_free_ > 0) {
+    rte_pktmbuf_free_bulk(free_.data(), n_free_);
+    n_free_ = 0;
+  }
+}
+
+std::vector<unsigned> WorkerLcores() {
+  std::vector<unsigned> lcores;
+  unsigned lcore;
+  RTE_LCORE_FOREACH_WORKER(lcore) { lcores.push_back(lcore); }
+  return lcores;
+}
+
+WorkerGroup::~WorkerGroup() { Join(); }
+
+absl::Status WorkerGroup::Launch(std::vector<std::unique_ptr<Worker>> workers) {
+  const std::vector<unsigned> lcores = WorkerLcores();
+  if (workers.size() != lcores.size()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(workers.size(), " workers for ", lcores.size(),
+                     " worker lcores; build one worker per lcore"));
+  }
+  workers_ = std::move(workers);
+  joined_ = false;
+  for (size_t i = 0; i < lcores.size(); ++i) {
+    const int rc = rte_eal_remote_launch(&WorkerGroup::Entry, workers_[i].get(),
+                                         lcores[i]);
+    if (rc != 0) {
+      return absl::InternalError(absl::StrCat(
+          "cannot launch worker ", i, " on lcore ", lcores[i],
+          " (rte_eal_remote_launch: ", rc, "); is the lcore busy?"));
+    }
+    lcores_.push_back(lcores[i]);
+  }
+  return absl::OkStatus();
+}
+
+void WorkerGroup::Join() {
+  if (joined_) return;
+  for (unsigned lcore : lcores_) rte_eal_wait_lcore(lcore);
+  lcores_.clear();
+  joined_ = true;
+}
+
+int WorkerGroup::Entry(void* worker) {
+  static_cast<Worker*>(worker)->Run();
+  return 0;
+}
+
+}  // namespace zg::dataplane

@@ -1,0 +1,120 @@
+// The per-lcore poll loop of zeitgeberd (docs: doc/architecture.md, "Life of
+// a packet"). Each worker owns its queue pairs, its Pipeline and its
+// WorkerStats; it shares only the published clocks (read once per burst) and
+// the stop flag (read once per loop iteration). For each queue:
+//
+//   rte_eth_rx_burst
+//   -> Timestamper::BeginBurst (TSC read, ClockReader::Refresh)
+//   -> per frame: stamp, classify, dispatch to the kind's handler, which
+//      rewrites the mbuf in place
+//   -> late TX hook: one fresh TSC stamp, FinaliseTx for frames that asked
+//   -> rte_eth_tx_burst; frames it did not take are freed and counted
+//
+// The loop does no locking, allocation, syscalls or exceptions of its own
+// (a PMD may make syscalls inside rx/tx_burst, as net_af_xdp does to kick TX).
+//
+//   std::atomic<bool> stop{false};
+//   auto w = std::make_unique<Worker>(queues, std::move(pipeline), &stats,
+//                                     &stop);
+//   WorkerGroup group;
+//   ZG_RETURN_IF_ERROR(group.Launch(std::move(workers)));  // one per lcore
+//   ...
+//   stop.store(true);   // control thread
+//   group.Join();
+#ifndef ZG_DATAPLANE_WORKER_H_
+#define ZG_DATAPLANE_WORKER_H_
+
+#include <rte_mbuf.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "dataplane/pipeline.h"
+#include "dataplane/port.h"
+#include "dataplane/timestamper.h"
+#include "dataplane/worker_stats.h"
+
+namespace zg::dataplane {
+
+inline constexpr uint16_t kBurstSize = 32;
+
+// One queue pair a worker polls, with how to stamp its frames.
+struct WorkerQueue {
+  QueuePair queue;
+  Timestamper::Config stamping;
+  TxOffloads offloads;
+};
+
+class Worker {
+ public:
+  // `stats` and `stop` must outlive the worker. Written by: this worker
+  // (stats). Written by: control thread, read by: this worker (stop).
+  Worker(std::vector<WorkerQueue> queues, Pipeline pipeline, WorkerStats* stats,
+         const std::atomic<bool>* stop);
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // The loop: polls until *stop is set, then drains. Runs on its lcore.
+  void Run();
+  // One pass over every queue; returns the frames received.
+  uint32_t PollOnce();
+  // Bounded passes until every queue comes back empty, so frames already
+  // received are answered before the ports stop.
+  void Drain(int max_passes = 16);
+
+ private:
+  struct QueueState {
+    WorkerQueue config;
+    Timestamper stamper;
+  };
+  uint32_t PollQueue(QueueState& q);
+  void Dispatch(Packet& pkt, const BurstContext& burst);
+  void Flush(QueueState& q);
+  void Drop(rte_mbuf* m, uint8_t reason);
+
+  std::vector<QueueState> queues_;
+  Pipeline pipeline_;
+  FrameClassifier* classifier_;  // owned by pipeline_
+  std::array<FrameHandler*, kMaxFrameKinds> handlers_ =
+      {};  // owned by pipeline_
+  WorkerStats* stats_;
+  const std::atomic<bool>* stop_;
+
+  // Per-burst scratch (reused; no allocation in the loop).
+  std::array<rte_mbuf*, kBurstSize> rx_ = {};
+  std::array<Packet, kBurstSize> packets_ = {};
+  uint16_t n_tx_ = 0;
+  std::array<Packet*, kBurstSize> tx_ = {};
+  std::array<FrameHandler*, kBurstSize> finalise_ = {};  // null: no hook
+  std::array<rte_mbuf*, kBurstSize> tx_mbufs_ = {};
+  uint16_t n_free_ = 0;
+  std::array<rte_mbuf*, kBurstSize> free_ = {};
+};
+
+// The EAL's worker lcores (every lcore but the main one), in launch order.
+std::vector<unsigned> WorkerLcores();
+
+// Runs workers on the EAL's worker lcores, one each, pinned by the EAL.
+class WorkerGroup {
+ public:
+  ~WorkerGroup();  // joins (the caller must have set the stop flag)
+  // workers.size() must equal WorkerLcores().size().
+  absl::Status Launch(std::vector<std::unique_ptr<Worker>> workers);
+  // Waits for every launched worker to return.
+  void Join();
+  size_t size() const { return workers_.size(); }
+
+ private:
+  static int Entry(void* worker);
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<unsigned> lcores_;
+  bool joined_ = true;
+};
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_WORKER_H_

@@ -1,0 +1,41 @@
+// Configures zeitgeber's XDP steering program (dataplane/bpf/zg_xdp.c) on an
+// interface after DPDK's net_af_xdp PMD has loaded it (xdp_prog= devarg):
+// finds the program attached to the interface, and fills its address and
+// VLAN maps so that only NTP/PTP to zeitgeberd's addresses is redirected to
+// the AF_XDP sockets; ARP, ICMP, SSH and everything else stay with the kernel.
+// Control thread, at start-up. Needs CAP_BPF/CAP_SYS_ADMIN (root).
+//
+//   ZG_RETURN_IF_ERROR(ConfigureXdpSteering("eth1", config.addresses, 0));
+//   ZG_ASSIGN_OR_RETURN(XdpSteeringCounters c,
+//   ReadXdpSteeringCounters("eth1"));
+#ifndef ZG_DATAPLANE_XDP_STEERING_H_
+#define ZG_DATAPLANE_XDP_STEERING_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "dataplane/interface_address.h"
+
+namespace zg::dataplane {
+
+absl::Status ConfigureXdpSteering(const std::string& ifname,
+                                  absl::Span<const InterfaceAddress> addresses,
+                                  uint16_t vlan_id);
+
+struct XdpSteeringCounters {
+  uint64_t steered = 0;  // frames redirected towards zeitgeberd
+  uint64_t passed = 0;   // frames left to the kernel
+};
+absl::StatusOr<XdpSteeringCounters> ReadXdpSteeringCounters(
+    const std::string& ifname);
+
+// The value of `key` in PMD devargs "iface=veth0,xdp_prog=/x.o", if present.
+std::optional<std::string> DevargValue(const std::string& devargs,
+                                       const std::string& key);
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_XDP_STEERING_H_

@@ -1,0 +1,187 @@
+// zeitgeberd's flag parsing and validation, addresses, counter names and
+// devargs parsing (no EAL needed).
+#include "dataplane/flags.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/reflection.h"
+#include "dataplane/interface_address.h"
+#include "dataplane/worker_stats.h"
+#include "dataplane/xdp_steering.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace zg::dataplane {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string TempFile(const std::string& tag, const std::string& content) {
+  const std::string path = ::testing::TempDir() + "/zg_flags_" + tag + "_" +
+                           std::to_string(getpid());
+  std::ofstream(path) << content;
+  return path;
+}
+
+absl::StatusOr<DaemonConfig> Parse(std::vector<std::string> args) {
+  static std::vector<std::vector<std::string>> keep;  // argv must outlive
+  args.insert(args.begin(), "zeitgeberd");
+  keep.push_back(args);
+  std::vector<char*> argv;
+  for (std::string& a : keep.back()) argv.push_back(a.data());
+  return ParseDaemonFlags(argv);
+}
+
+TEST(InterfaceAddressTest, ParsesIpv4AndIpv6WithPrefix) {
+  auto a = ParseInterfaceAddress("192.0.2.10/24");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->family, InterfaceAddress::kIpv4);
+  EXPECT_EQ(a->bytes[0], 192);
+  EXPECT_EQ(a->bytes[3], 10);
+  EXPECT_EQ(a->prefix_len, 24);
+  EXPECT_EQ(a->ToString(), "192.0.2.10/24");
+  auto b = ParseInterfaceAddress("2001:db8::10/64");
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->family, InterfaceAddress::kIpv6);
+  EXPECT_EQ(b->bytes[0], 0x20);
+  EXPECT_EQ(b->bytes[15], 0x10);
+  EXPECT_EQ(b->ToString(), "2001:db8::10/64");
+}
+
+TEST(InterfaceAddressTest, RejectsWhatNoClientCanReach) {
+  EXPECT_THAT(ParseInterfaceAddress("10.0.0.1").status().message(),
+              HasSubstr("no prefix length"));
+  EXPECT_THAT(ParseInterfaceAddress("10.0.0.1/33").status().message(),
+              HasSubstr("1 to 32"));
+  EXPECT_THAT(ParseInterfaceAddress("fe80::1/129").status().message(),
+              HasSubstr("1 to 128"));
+  EXPECT_THAT(ParseInterfaceAddress("10.0.0.300/24").status().message(),
+              HasSubstr("neither IPv4 nor IPv6"));
+  for (const char* bad :
+       {"0.0.0.0/8", "127.0.0.1/8", "224.0.1.1/32", "255.255.255.255/32",
+        "::/64", "::1/128", "ff02::101/128"}) {
+    EXPECT_FALSE(ParseInterfaceAddress(bad).ok()) << bad;
+  }
+}
+
+TEST(CollectRepeatedFlagTest, GathersEveryOccurrenceIncludingFlagfiles) {
+  const std::string inner =
+      TempFile("inner", "# comment\n  --address=10.0.0.3/24  \n\n");
+  const std::string outer =
+      TempFile("outer", "--address=10.0.0.2/24\n--flagfile=" + inner + "\n");
+  auto v = CollectRepeatedFlag(
+      {"--address=10.0.0.1/24", "--vlan=3", "--flagfile", outer, "-address",
+       "fd00::1/64", "--", "--address=x"},
+      "address");
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_THAT(*v, ElementsAre("10.0.0.1/24", "10.0.0.2/24", "10.0.0.3/24",
+                              "fd00::1/64"));
+  EXPECT_THAT(CollectRepeatedFlag({"--flagfile=/nonexistent/zg"}, "address")
+                  .status()
+                  .message(),
+              HasSubstr("cannot read --flagfile=/nonexistent/zg"));
+  const std::string loop =
+      ::testing::TempDir() + "/zg_flags_loop_" + std::to_string(getpid());
+  std::ofstream(loop) << "--flagfile=" << loop << "\n";
+  EXPECT_THAT(
+      CollectRepeatedFlag({"--flagfile=" + loop}, "address").status().message(),
+      HasSubstr("nesting"));
+}
+
+TEST(ParseDaemonFlagsTest, RepeatedAddressesFromArgvAndFlagfile) {
+  absl::FlagSaver saver;
+  const std::string file = TempFile(
+      "daemon", "--address=2001:db8::10/64\n--vlan=42\n--port=net_ring0\n");
+  auto c = Parse({"--address=192.0.2.10/24,192.0.2.11/24", "--flagfile=" + file,
+                  "--metrics_address=[::1]:9200", "--run_for=3s"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->addresses.size(), 3u);
+  EXPECT_EQ(c->addresses[0].ToString(), "192.0.2.10/24");
+  EXPECT_EQ(c->addresses[1].ToString(), "192.0.2.11/24");
+  EXPECT_EQ(c->addresses[2].ToString(), "2001:db8::10/64");
+  EXPECT_EQ(c->vlan_id, 42);
+  EXPECT_EQ(c->port, "net_ring0");
+  EXPECT_EQ(c->metrics_address, "[::1]:9200");
+  EXPECT_EQ(c->run_for, absl::Seconds(3));
+  EXPECT_EQ(c->publish_interval, absl::Milliseconds(100));
+}
+
+TEST(ParseDaemonFlagsTest, InvalidValuesSayWhatToDo) {
+  {
+    absl::FlagSaver saver;
+    EXPECT_THAT(Parse({"--vlan=4095"}).status().message(),
+                HasSubstr("--vlan=4095: must be 0..4094"));
+  }
+  {
+    absl::FlagSaver saver;
+    EXPECT_THAT(Parse({"--metrics_address=9123"}).status().message(),
+                HasSubstr("expected HOST:PORT"));
+  }
+  {
+    absl::FlagSaver saver;
+    EXPECT_THAT(Parse({"--rx_desc=8"}).status().message(),
+                HasSubstr("--rx_desc=8: must be 64..16384"));
+  }
+  {
+    absl::FlagSaver saver;
+    EXPECT_THAT(Parse({"--publish_interval=5s"}).status().message(),
+                HasSubstr("1ms..1s"));
+  }
+  {
+    absl::FlagSaver saver;
+    EXPECT_THAT(Parse({"stray"}).status().message(),
+                HasSubstr("unexpected argument 'stray'"));
+  }
+}
+
+TEST(SplitArgsTest, SplitsAtTheFirstDoubleDash) {
+  std::vector<std::string> args = {"zg",       "-l", "0-1", "--",
+                                   "--vlan=3", "--", "x"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  SplitArgs s = SplitArgs::At(static_cast<int>(argv.size()), argv.data());
+  ASSERT_EQ(s.eal.size(), 3u);
+  EXPECT_STREQ(s.eal[2], "0-1");
+  ASSERT_EQ(s.app.size(), 4u);
+  EXPECT_STREQ(s.app[0], "zg");
+  EXPECT_STREQ(s.app[1], "--vlan=3");
+}
+
+TEST(DevargValueTest, FindsKeys) {
+  const std::string d = "iface=veth0,xdp_prog=/a/b=c.o,start_queue=0";
+  EXPECT_EQ(DevargValue(d, "iface"), "veth0");
+  EXPECT_EQ(DevargValue(d, "xdp_prog"), "/a/b=c.o");
+  EXPECT_EQ(DevargValue(d, "queue_count"), std::nullopt);
+  EXPECT_EQ(DevargValue("", "iface"), std::nullopt);
+}
+
+TEST(CounterNamesTest, RegistersBlocksAndValidates) {
+  CounterNames names;
+  EXPECT_EQ(names.num_drop_reasons(), CounterNames::kNumWorkerDropReasons);
+  auto base = names.AddDropReasons("ntp", {"bad_mode", "rate_limited"});
+  ASSERT_TRUE(base.ok());
+  EXPECT_EQ(*base, CounterNames::kNumWorkerDropReasons);
+  EXPECT_EQ(names.DropReasonName(*base + 1), "ntp_rate_limited");
+  EXPECT_EQ(names.DropReasonName(60), "reason_60");
+  EXPECT_FALSE(names.AddDropReasons("ntp", {"Bad-Name"}).ok());
+  EXPECT_EQ(names.num_drop_reasons(), *base + 2u) << "nothing half-added";
+  EXPECT_TRUE(names.SetKindName(3, "ntp").ok());
+  EXPECT_FALSE(names.SetKindName(3, "ptp").ok());
+  EXPECT_FALSE(names.SetKindName(kMaxFrameKinds, "x").ok());
+  EXPECT_EQ(names.KindName(3), "ntp");
+  EXPECT_EQ(names.KindName(4), "kind_4");
+  absl::Status overflow = absl::OkStatus();
+  for (size_t i = 0; i < kMaxDropReasons && overflow.ok(); ++i) {
+    overflow = names.AddDropReasons("m" + std::to_string(i), {"r"}).status();
+  }
+  EXPECT_THAT(overflow.message(), HasSubstr("raise kMaxDropReasons"));
+}
+
+}  // namespace
+}  // namespace zg::dataplane

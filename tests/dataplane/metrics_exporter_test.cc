@@ -1,0 +1,167 @@
+// The Prometheus exporter: values follow WorkerStats and the published clock,
+// counters advance by deltas, names follow CounterNames, the HTTP exposition
+// passes `promtool check metrics`, and a busy address is an actionable error.
+#include "dataplane/metrics_exporter.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "core/tsc.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace zg::dataplane {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr int64_t kS = core::kNanosPerSecond;
+constexpr double kTscHz = 2e9;
+
+// GET http://127.0.0.1:port/metrics (HTTP/1.0: the server closes).
+std::string Scrape(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(port));
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
+    close(fd);
+    return "";
+  }
+  const std::string req = "GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n";
+  (void)!write(fd, req.data(), req.size());
+  std::string resp;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;) resp.append(buf, n);
+  close(fd);
+  const size_t body = resp.find("\r\n\r\n");
+  return body == std::string::npos ? "" : resp.substr(body + 4);
+}
+
+class MetricsExporterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto base = names_.AddDropReasons("ntp", {"bad_mode", "rate_limited"});
+    ASSERT_TRUE(base.ok());
+    ntp_base_ = *base;
+    ASSERT_TRUE(names_.SetKindName(1, "ntp").ok());
+    core::ClockModel m;
+    m.raw_anchor = core::ReadTsc();
+    m.tai_anchor = core::TaiNs{1'800'000'037 * kS};
+    m.ns_per_tick_q32 = core::NsPerTickQ32FromHz(kTscHz);
+    m.error_bound_ns = 2'000;
+    m.max_extrapolation_ns = 10 * kS;
+    m.state = core::SyncState::kLocked;
+    m.stratum = 2;
+    clock_.Write(m);
+  }
+
+  absl::StatusOr<std::unique_ptr<MetricsExporter>> StartExporter(
+      const std::string& address) {
+    return MetricsExporter::Start(address, &names_,
+                                  {{&stats_[0], "0", "1", "net_ring0"},
+                                   {&stats_[1], "1", "2", "net_ring0"}},
+                                  {{&clock_, "tsc"}}, {}, kTscHz);
+  }
+
+  CounterNames names_;
+  uint8_t ntp_base_ = 0;
+  WorkerStats stats_[2];
+  core::PublishedClock clock_;
+};
+
+TEST_F(MetricsExporterTest, ExposesWorkerCountersAndClockGauges) {
+  auto e = StartExporter("127.0.0.1:0");
+  ASSERT_TRUE(e.ok()) << e.status();
+  stats_[0].rx_packets.Add(7);
+  stats_[0].handled[1].Add(5);
+  stats_[1].dropped[ntp_base_ + 1].Add(3);
+  stats_[1].dropped[40].Add(2);  // an index nobody named
+  stats_[1].sw_stamped.Add(9);
+  (*e)->Update();
+  stats_[0].rx_packets.Add(4);  // counters advance by the delta
+  (*e)->Update();
+  const std::string text = (*e)->Serialize();
+  EXPECT_THAT(text, HasSubstr("zeitgeber_rx_packets_total{lcore=\"1\",port="
+                              "\"net_ring0\",worker=\"0\"} 11"));
+  EXPECT_THAT(text,
+              HasSubstr("zeitgeber_frames_handled_total{kind=\"ntp\","
+                        "lcore=\"1\",port=\"net_ring0\",worker=\"0\"} 5"));
+  EXPECT_THAT(text, HasSubstr("zeitgeber_frames_dropped_total{lcore=\"2\","
+                              "port=\"net_ring0\",reason=\"ntp_rate_limited\","
+                              "worker=\"1\"} 3"));
+  EXPECT_THAT(text, HasSubstr("reason=\"reason_40\",worker=\"1\"} 2"));
+  // Named reasons are exported at zero too (alerts need the series).
+  EXPECT_THAT(text, HasSubstr("reason=\"worker_no_handler\",worker=\"0\"} 0"));
+  EXPECT_THAT(text, HasSubstr("zeitgeber_rx_timestamps_total{lcore=\"2\","
+                              "port=\"net_ring0\",source=\"tsc\",worker=\"1\"} "
+                              "9"));
+  EXPECT_THAT(text, HasSubstr("zeitgeber_clock_sync_state{clock=\"tsc\","
+                              "state=\"locked\"} 1"));
+  EXPECT_THAT(text, HasSubstr("zeitgeber_clock_sync_state{clock=\"tsc\","
+                              "state=\"freerun\"} 0"));
+  EXPECT_THAT(text, HasSubstr("zeitgeber_clock_stratum{clock=\"tsc\"} 2"));
+  EXPECT_THAT(text, HasSubstr("zeitgeber_clock_synchronized{clock=\"tsc\"} 1"));
+  EXPECT_THAT(text, HasSubstr("zeitgeber_build_info{version=\"0.1.0\"} 1"));
+  EXPECT_THAT(text, Not(HasSubstr("kind=\"kind_")));
+}
+
+TEST_F(MetricsExporterTest, HttpExpositionPassesPromtool) {
+  auto e = StartExporter("127.0.0.1:0");
+  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_GT((*e)->listening_port(), 0);
+  stats_[0].rx_packets.Add(1);
+  (*e)->Update();
+  const std::string body = Scrape((*e)->listening_port());
+  ASSERT_THAT(body, HasSubstr("zeitgeber_rx_packets_total"));
+  const std::string path =
+      ::testing::TempDir() + "/zg_metrics_" + std::to_string(getpid()) + ".txt";
+  std::ofstream(path) << body;
+  const std::string cmd =
+      absl::StrCat("promtool check metrics < ", path, " 2>&1");
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof(buf), p) != nullptr) out += buf;
+  const int rc = pclose(p);
+  EXPECT_EQ(rc, 0) << "promtool check metrics:\n" << out;
+  std::remove(path.c_str());
+}
+
+TEST_F(MetricsExporterTest, BusyAddressIsAnActionableError) {
+  auto first = StartExporter("127.0.0.1:0");
+  ASSERT_TRUE(first.ok()) << first.status();
+  const std::string taken =
+      absl::StrCat("127.0.0.1:", (*first)->listening_port());
+  auto second = StartExporter(taken);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(second.status().message(), HasSubstr("--metrics_address"));
+}
+
+TEST_F(MetricsExporterTest, StaleModelReadsUnsynchronised) {
+  core::ClockModel m;
+  ASSERT_TRUE(clock_.TryRead(&m));
+  m.raw_anchor -= static_cast<uint64_t>(20 * kTscHz);  // anchored 20 s ago
+  clock_.Write(m);
+  auto e = StartExporter("");  // no HTTP: registry only
+  ASSERT_TRUE(e.ok()) << e.status();
+  const std::string text = (*e)->Serialize();
+  EXPECT_THAT(text, HasSubstr("zeitgeber_clock_synchronized{clock=\"tsc\"} 0"));
+  EXPECT_THAT(text,
+              HasSubstr("zeitgeber_clock_model_age_seconds{clock=\"tsc\"} 20"));
+}
+
+}  // namespace
+}  // namespace zg::dataplane

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# zeitgeberd's command line: every documented exit code with its message, and
+# clean stops by --run_for and by SIGTERM (on an in-process net_ring0 port,
+# without hugepages).
+#   tests/dataplane/zeitgeberd_cli_test.sh BUILD/dataplane/zeitgeberd
+set -uo pipefail
+ZG=$(realpath "$1")
+LOG=$(mktemp /tmp/zg_cli.XXXXXX)
+LISTENER=
+cleanup() { [ -n "$LISTENER" ] && kill "$LISTENER" 2>/dev/null; rm -f "$LOG"; }
+trap cleanup EXIT
+n=0
+eal() {  # unique prefix per run; quiet EAL
+  n=$((n + 1))
+  echo --no-huge -m 256 --no-shconf --no-pci --no-telemetry \
+    --file-prefix "zgcli$$_$n" --log-level=lib.eal:error "$@"
+}
+expect() {  # expect RC PATTERN -- ARGS...
+  local want=$1 pattern=$2; shift 3
+  timeout 60 "$ZG" "$@" >"$LOG" 2>&1; local rc=$?
+  if [ "$rc" -ne "$want" ] || ! grep -q -- "$pattern" "$LOG"; then
+    echo "FAIL: zeitgeberd $* -> rc $rc (want $want), pattern '$pattern'"
+    cat "$LOG"; exit 1
+  fi
+  echo "ok: rc $rc: $(grep -m1 -- "$pattern" "$LOG" | cut -c1-150)"
+}
+
+expect 1 "--vlan=5000: must be 0..4094" -- $(eal -l 0-1 --vdev=net_ring0) -- --vlan=5000
+expect 1 "has no prefix length" -- $(eal -l 0-1 --vdev=net_ring0) -- --address=10.0.0.1
+expect 1 "Unknown command line flag 'bogus'" -- $(eal -l 0-1 --vdev=net_ring0) -- --bogus
+expect 2 "no worker lcores" -- $(eal -l 0 --vdev=net_ring0)
+expect 2 "A device given with --vdev or -a/--allow could not be parsed" -- $(eal -l 0-1 --vdev=net_bogus0)
+expect 3 "no DPDK port named 'net_nope'" -- $(eal -l 0-1 --vdev=net_ring0) -- --port=net_nope
+
+/usr/bin/python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True); time.sleep(60)' >"$LOG.port" &
+LISTENER=$!
+for _ in $(seq 50); do [ -s "$LOG.port" ] && break; sleep 0.1; done
+busy=$(cat "$LOG.port"); rm -f "$LOG.port"
+expect 4 "cannot serve metrics on 127.0.0.1:$busy" -- $(eal -l 0-1 --vdev=net_ring0) -- --metrics_address=127.0.0.1:$busy
+
+expect 0 "final counters: rx_packets=0" -- $(eal -l 0-1 --vdev=net_ring0) -- --address=192.0.2.1/24 --metrics_address=127.0.0.1:0 --run_for=1s --fake_nic_clock
+
+timeout 60 "$ZG" $(eal -l 0-1 --vdev=net_ring0) -- --metrics_address= >"$LOG" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "zeitgeberd running" "$LOG" && break; sleep 0.1; done
+kill -TERM "$pid"; wait "$pid"; rc=$?
+if [ "$rc" -ne 0 ] || ! grep -q "signal 15 (Terminated): stopping" "$LOG" ||
+   ! grep -q "final counters" "$LOG"; then
+  echo "FAIL: SIGTERM -> rc $rc"; cat "$LOG"; exit 1
+fi
+echo "ok: rc 0 after SIGTERM, final counters printed"
+echo PASS

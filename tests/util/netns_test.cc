@@ -1,0 +1,159 @@
+// e2e (root): the C++ rig helpers create what scripts/netns.sh promises,
+// run commands in the namespaces with a timeout, and leave nothing behind.
+#include "tests/util/netns.h"
+
+#include <fstream>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace zg::testutil {
+namespace {
+
+using ::testing::HasSubstr;
+
+bool NamespaceExists(const std::string& ns) {
+  absl::StatusOr<CommandResult> r =
+      RunCommand({"ip", "netns", "list"}, absl::Seconds(10));
+  EXPECT_TRUE(r.ok() && r->ok());
+  for (absl::string_view line : absl::StrSplit(r->stdout_text, '\n')) {
+    if (absl::StartsWith(line, ns + " ") || line == ns) return true;
+  }
+  return false;
+}
+
+bool LinkExists(const std::string& ifname) {
+  absl::StatusOr<CommandResult> r =
+      RunCommand({"ip", "link", "show", "dev", ifname}, absl::Seconds(10));
+  return r.ok() && r->ok();
+}
+
+class NetnsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!CanCreateNamespaces()) GTEST_SKIP() << "needs root";
+  }
+};
+
+TEST_F(NetnsTest, RigHasAddressesAndIsRemoved) {
+  std::string ns, host_if;
+  {
+    absl::StatusOr<std::unique_ptr<NetnsRig>> rig = NetnsRig::Create({});
+    ASSERT_TRUE(rig.ok()) << rig.status();
+    ns = (*rig)->ns();
+    host_if = (*rig)->host_if();
+    EXPECT_EQ(host_if, ns + "h");
+    EXPECT_EQ((*rig)->server_ip(), "10.99.0.1");
+    EXPECT_EQ((*rig)->client_ip6(), "fd99::2");
+    EXPECT_TRUE(NamespaceExists(ns));
+    EXPECT_TRUE(LinkExists(host_if));  // root-namespace side, for DPDK
+    absl::StatusOr<CommandResult> r =
+        (*rig)->Run({"ip", "-o", "addr", "show", "dev", (*rig)->client_if()},
+                    absl::Seconds(10));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->ok()) << r->Describe();
+    EXPECT_THAT(r->stdout_text, HasSubstr("10.99.0.2/24"));
+    EXPECT_THAT(r->stdout_text, HasSubstr("fd99::2/64"));
+  }  // destructor: zg_rig_down
+  EXPECT_FALSE(NamespaceExists(ns));
+  EXPECT_FALSE(LinkExists(host_if));
+}
+
+TEST_F(NetnsTest, PairPeersReachEachOther) {
+  absl::StatusOr<std::unique_ptr<NetnsPair>> pair = NetnsPair::Create({});
+  ASSERT_TRUE(pair.ok()) << pair.status();
+  const NetnsPair& p = **pair;
+  for (const std::string& dst : {p.ip_a(), p.ip6_a()}) {
+    absl::StatusOr<CommandResult> r = RunInNamespace(
+        p.ns_b(), {"ping", "-c", "1", "-W", "2", dst}, absl::Seconds(10));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->ok()) << r->Describe();
+  }
+  const std::string a = p.ns_a(), b = p.ns_b();
+  ASSERT_TRUE((*pair)->Destroy().ok());
+  EXPECT_TRUE((*pair)->Destroy().ok());  // idempotent
+  EXPECT_FALSE(NamespaceExists(a));
+  EXPECT_FALSE(NamespaceExists(b));
+}
+
+TEST_F(NetnsTest, TimeoutKillsTheCommandInsideTheNamespace) {
+  absl::StatusOr<std::unique_ptr<NetnsRig>> rig = NetnsRig::Create({});
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  absl::StatusOr<CommandResult> r =
+      (*rig)->Run({"sh", "-c", "sleep 60 & sleep 60"}, absl::Milliseconds(500));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->timed_out);
+  absl::StatusOr<CommandResult> pids =
+      RunCommand({"ip", "netns", "pids", (*rig)->ns()}, absl::Seconds(10));
+  ASSERT_TRUE(pids.ok());
+  // SIGKILL is asynchronous; a dead process may linger a moment.
+  for (int i = 0; i < 100 && !pids->stdout_text.empty(); ++i) {
+    absl::SleepFor(absl::Milliseconds(20));
+    pids = RunCommand({"ip", "netns", "pids", (*rig)->ns()}, absl::Seconds(10));
+    ASSERT_TRUE(pids.ok());
+  }
+  EXPECT_EQ(pids->stdout_text, "") << "processes left in " << (*rig)->ns();
+}
+
+TEST_F(NetnsTest, BackgroundPeerTalksAndStops) {
+  absl::StatusOr<std::unique_ptr<NetnsPair>> pair = NetnsPair::Create({});
+  ASSERT_TRUE(pair.ok()) << pair.status();
+  absl::StatusOr<std::unique_ptr<Subprocess>> ping =
+      StartInNamespace((*pair)->ns_a(), {"ping", "-i", "0.2", (*pair)->ip_b()});
+  ASSERT_TRUE(ping.ok()) << ping.status();
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (!absl::StrContains((*ping)->Stdout(), "icmp_seq=2") &&
+         absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  EXPECT_TRUE((*ping)->Running());
+  CommandResult r = (*ping)->Stop();
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_THAT(r.stdout_text, HasSubstr("icmp_seq=2"));
+}
+
+// The way e2e tests will use it: a real server in one namespace (chronyd,
+// never touching the host clock: -x), a real client in the other.
+TEST_F(NetnsTest, ChronydServerAnswersNtpdigAcrossThePair) {
+  if (!ProgramAvailable("chronyd") || !ProgramAvailable("ntpdig")) {
+    GTEST_SKIP() << "chrony or ntpsec-ntpdate not installed";
+  }
+  absl::StatusOr<std::unique_ptr<NetnsPair>> pair = NetnsPair::Create({});
+  ASSERT_TRUE(pair.ok()) << pair.status();
+  absl::StatusOr<TempDir> dir = TempDir::Create("chronyd");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  const std::string conf = dir->File("chronyd.conf");
+  std::ofstream(conf) << "local stratum 1\nallow all\ncmdport 0\n"
+                      << "pidfile " << dir->File("chronyd.pid") << "\n"
+                      << "bindcmdaddress " << dir->File("chronyd.sock") << "\n";
+  absl::StatusOr<std::unique_ptr<Subprocess>> server = StartInNamespace(
+      (*pair)->ns_a(), {"chronyd", "-x", "-d", "-u", "root", "-f", conf});
+  ASSERT_TRUE(server.ok()) << server.status();
+  // Wait until chronyd listens on UDP 123.
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  for (;;) {
+    absl::StatusOr<CommandResult> ss = RunInNamespace(
+        (*pair)->ns_a(), {"ss", "-Hlun", "sport = :123"}, absl::Seconds(5));
+    ASSERT_TRUE(ss.ok()) << ss.status();
+    if (!ss->stdout_text.empty()) break;
+    ASSERT_LT(absl::Now(), deadline) << (*server)->Stderr();
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  absl::StatusOr<CommandResult> r =
+      RunInNamespace((*pair)->ns_b(), {"ntpdig", "-t", "2", (*pair)->ip_a()},
+                     absl::Seconds(10));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok()) << r->Describe();
+  EXPECT_THAT(r->stdout_text, HasSubstr((*pair)->ip_a() + " s1 "));
+  CommandResult stopped = (*server)->Stop();
+  EXPECT_THAT(stopped.stderr_text,
+              HasSubstr("Disabled control of system clock"));
+}
+
+}  // namespace
+}  // namespace zg::testutil
