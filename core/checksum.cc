@@ -44,19 +44,12 @@ inline uint64_t SumNative(const uint8_t* p, uint32_t len) {
   return (a + b) + (c + d);
 }
 
-inline uint16_t ToBigEndianSum(uint16_t native) {
-  if constexpr (std::endian::native == std::endian::little) {
-    return __builtin_bswap16(native);
-  }
-  return native;
-}
-
 }  // namespace
 
 uint16_t OnesComplementSum(const uint8_t* data, uint32_t len,
                            uint16_t initial) {
   const uint16_t s =
-      ToBigEndianSum(checksum_internal::Fold64(SumNative(data, len)));
+      HostToBe16(checksum_internal::Fold64(SumNative(data, len)));
   return OnesComplementAdd(s, initial);
 }
 
@@ -70,7 +63,7 @@ bool Ipv4HeaderChecksumValidSlow(const uint8_t* header, uint32_t header_len) {
 
 uint16_t PseudoHeaderSumV6(const uint8_t* src16, const uint8_t* dst16,
                            uint8_t next_header, uint32_t l4_len) {
-  const uint16_t addr_sum = ToBigEndianSum(
+  const uint16_t addr_sum = HostToBe16(
       checksum_internal::Fold64(SumNative(src16, 16) + SumNative(dst16, 16)));
   // Upper-layer length (32 bits) and next header (low byte of a 32-bit word).
   return OnesComplementAdd(

@@ -70,6 +70,19 @@ enum class PtpTimeSource : uint8_t {
   kInternalOscillator = 0xA0,
 };
 
+// The NTP leap indicator that announces `leap` (synchronised time).
+constexpr NtpLeapIndicator NtpLeapIndicatorFor(LeapPending leap) {
+  switch (leap) {
+    case LeapPending::kInsert:
+      return NtpLeapIndicator::kLastMinute61;
+    case LeapPending::kDelete:
+      return NtpLeapIndicator::kLastMinute59;
+    case LeapPending::kNone:
+      break;
+  }
+  return NtpLeapIndicator::kNoWarning;
+}
+
 inline constexpr int64_t kLeapAnnounceWindowNs =
     kSecondsPerDay * kNanosPerSecond;
 
@@ -158,15 +171,7 @@ struct ClockModel {
 
   constexpr NtpLeapIndicator NtpLeapAt(TaiNs t) const {
     if (!IsSynchronized(t)) return NtpLeapIndicator::kUnsynchronized;
-    switch (LeapAnnouncedAt(t)) {
-      case LeapPending::kInsert:
-        return NtpLeapIndicator::kLastMinute61;
-      case LeapPending::kDelete:
-        return NtpLeapIndicator::kLastMinute59;
-      case LeapPending::kNone:
-        break;
-    }
-    return NtpLeapIndicator::kNoWarning;
+    return NtpLeapIndicatorFor(LeapAnnouncedAt(t));
   }
 };
 

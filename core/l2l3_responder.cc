@@ -26,6 +26,19 @@ void MoveDown(uint8_t* frame, uint32_t to, uint32_t from, uint32_t len) {
   if (to != from) std::memmove(frame + to, frame + from, len);
 }
 
+// Turns the ICMP or ICMPv6 echo request at `m` into an echo reply by its
+// type byte alone, updating the checksum for that one word (RFC 1624).
+// ICMP and ICMPv6 share the layout: type at 0, checksum at 2.
+void SetEchoReplyType(uint8_t* m, uint8_t reply_type) {
+  static_assert(icmp::kType == icmp6::kType &&
+                icmp::kChecksum == icmp6::kChecksum);
+  const uint16_t old_word = LoadBe16(m + icmp::kType);
+  m[icmp::kType] = reply_type;
+  StoreBe16(m + icmp::kChecksum,
+            ChecksumUpdate16(LoadBe16(m + icmp::kChecksum), old_word,
+                             LoadBe16(m + icmp::kType)));
+}
+
 }  // namespace
 
 uint32_t AnswerArpRequest(uint8_t* frame, const FrameInfo& req,
@@ -68,13 +81,8 @@ uint32_t AnswerIcmpEcho(uint8_t* frame, const FrameInfo& req,
   internal::WriteIpv4Header(
       ip, tos, static_cast<uint16_t>(ipv4::kMinHeaderLen + req.l4_len),
       internal::kReplyTtl, kIpProtoIcmp, req.dst_ipv4, req.src_ipv4);
-  // Only the type changes (8 -> 0): update the checksum for that word.
-  uint8_t* m = frame + l4;
-  const uint16_t old_word = LoadBe16(m + icmp::kType);
-  m[icmp::kType] = icmp::kEchoReply;
-  StoreBe16(m + icmp::kChecksum,
-            ChecksumUpdate16(LoadBe16(m + icmp::kChecksum), old_word,
-                             LoadBe16(m + icmp::kType)));
+  // Only the type changes (8 -> 0).
+  SetEchoReplyType(frame + l4, icmp::kEchoReply);
   return l4 + req.l4_len;
 }
 
@@ -93,13 +101,8 @@ uint32_t AnswerIcmp6Echo(uint8_t* frame, const FrameInfo& req,
   internal::WriteIpv6Header(ip, tc, flow, req.l4_len, kIpProtoIcmp6,
                             internal::kReplyTtl, req.dst_ipv6, req.src_ipv6);
   // The pseudo-header sum is unchanged (same address pair, same length):
-  // only the type word changes (128 -> 129).
-  uint8_t* m = frame + l4;
-  const uint16_t old_word = LoadBe16(m + icmp6::kType);
-  m[icmp6::kType] = icmp6::kEchoReply;
-  StoreBe16(m + icmp6::kChecksum,
-            ChecksumUpdate16(LoadBe16(m + icmp6::kChecksum), old_word,
-                             LoadBe16(m + icmp6::kType)));
+  // only the type changes (128 -> 129).
+  SetEchoReplyType(frame + l4, icmp6::kEchoReply);
   return l4 + req.l4_len;
 }
 

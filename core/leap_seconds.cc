@@ -498,15 +498,7 @@ LeapPending LeapTable::LeapAnnouncedAt(TaiNs t) const {
 }
 
 NtpLeapIndicator LeapTable::NtpLeapIndicatorAt(TaiNs t) const {
-  switch (LeapAnnouncedAt(t)) {
-    case LeapPending::kInsert:
-      return NtpLeapIndicator::kLastMinute61;
-    case LeapPending::kDelete:
-      return NtpLeapIndicator::kLastMinute59;
-    case LeapPending::kNone:
-      break;
-  }
-  return NtpLeapIndicator::kNoWarning;
+  return NtpLeapIndicatorFor(LeapAnnouncedAt(t));
 }
 
 PtpLeapFlags LeapTable::PtpLeapFlagsAt(TaiNs t) const {

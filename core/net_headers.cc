@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <ostream>
 #include <string>
 
@@ -19,6 +20,10 @@ int HexValue(char c) {
   c = absl::ascii_tolower(c);
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   return -1;
+}
+
+bool HasNul(absl::string_view text) {
+  return text.find('\0') != absl::string_view::npos;
 }
 
 }  // namespace
@@ -73,7 +78,8 @@ absl::StatusOr<MacAddr> ParseMacAddr(absl::string_view text) {
 absl::StatusOr<Ipv4Addr> ParseIpv4Addr(absl::string_view text) {
   const std::string s(text);
   uint8_t bytes[4];
-  if (inet_pton(AF_INET, s.c_str(), bytes) != 1) {
+  // inet_pton reads a C string: a NUL would hide whatever follows it.
+  if (HasNul(text) || inet_pton(AF_INET, s.c_str(), bytes) != 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid IPv4 address \"", text,
                      "\": expected a dotted quad like 10.99.0.1"));
@@ -84,7 +90,7 @@ absl::StatusOr<Ipv4Addr> ParseIpv4Addr(absl::string_view text) {
 absl::StatusOr<Ipv6Addr> ParseIpv6Addr(absl::string_view text) {
   const std::string s(text);
   Ipv6Addr a;
-  if (inet_pton(AF_INET6, s.c_str(), a.b.data()) != 1) {
+  if (HasNul(text) || inet_pton(AF_INET6, s.c_str(), a.b.data()) != 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "invalid IPv6 address \"", text,
         "\": expected RFC 4291 text like 2001:db8::1 (no zone index)"));
@@ -111,8 +117,9 @@ absl::StatusOr<IpPrefix> ParseIpPrefix(absl::string_view text) {
   uint32_t len = max_len;
   if (slash != absl::string_view::npos) {
     const absl::string_view len_text = text.substr(slash + 1);
+    // Digits only: SimpleAtoi alone would accept surrounding whitespace.
     if (len_text.empty() || len_text.size() > 3 ||
-        !absl::ascii_isdigit(len_text[0]) ||
+        !std::all_of(len_text.begin(), len_text.end(), absl::ascii_isdigit) ||
         !absl::SimpleAtoi(len_text, &len) || len > max_len) {
       return absl::InvalidArgumentError(absl::StrCat(
           "invalid prefix length in \"", text, "\": expected /0../", max_len));

@@ -1,5 +1,5 @@
 // Wire layouts of the L2-L4 headers zeitgeber reads and writes, the address
-// value types, and unaligned big-endian load/store helpers.
+// value types. Fields are read and written with core/byte_order.h.
 //
 // Everything here is layout and arithmetic: the walk through a frame
 // (VLAN, IPv4 options, IPv6 extension headers, drop reasons) is ClassifyFrame
@@ -24,7 +24,6 @@
 #define ZG_CORE_NET_HEADERS_H_
 
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <iosfwd>
@@ -32,55 +31,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/byte_order.h"
 
 namespace zg::core {
-
-// ---- Unaligned big-endian access -----------------------------------------
-
-inline uint16_t LoadBe16(const uint8_t* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  if constexpr (std::endian::native == std::endian::little) {
-    v = __builtin_bswap16(v);
-  }
-  return v;
-}
-inline uint32_t LoadBe32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  if constexpr (std::endian::native == std::endian::little) {
-    v = __builtin_bswap32(v);
-  }
-  return v;
-}
-// Native-order loads, for equality tests and checksum sums.
-inline uint64_t Load64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-inline uint32_t Load32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-inline uint16_t Load16(const uint8_t* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return v;
-}
-inline void StoreBe16(uint8_t* p, uint16_t v) {
-  if constexpr (std::endian::native == std::endian::little) {
-    v = __builtin_bswap16(v);
-  }
-  std::memcpy(p, &v, 2);
-}
-inline void StoreBe32(uint8_t* p, uint32_t v) {
-  if constexpr (std::endian::native == std::endian::little) {
-    v = __builtin_bswap32(v);
-  }
-  std::memcpy(p, &v, 4);
-}
 
 // ---- Protocol numbers ------------------------------------------------------
 

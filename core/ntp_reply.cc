@@ -40,15 +40,15 @@ uint32_t WriteNtpReply(uint8_t* payload, const NtpRequestCheck& check,
   payload[1] = synced ? model.stratum : kNtpUnsynchronizedWireStratum;
   payload[2] = static_cast<uint8_t>(poll);
   payload[3] = static_cast<uint8_t>(model.precision_log2);
-  StoreNtpBe32(payload + kNtpOffsetRootDelay,
-               NtpShortCeilFromNanos(model.root_delay_ns).ToU32());
-  StoreNtpBe32(payload + kNtpOffsetRootDispersion,
-               NtpShortCeilFromNanos(synced || bound_ns > kNtpMaxDispersionNs
-                                         ? bound_ns
-                                         : kNtpMaxDispersionNs)
-                   .ToU32());
-  StoreNtpBe32(payload + kNtpOffsetReferenceId,
-               synced ? model.reference_id : kNtpUnsynchronizedRefId);
+  StoreBe32(payload + kNtpOffsetRootDelay,
+            NtpShortCeilFromNanos(model.root_delay_ns).ToU32());
+  StoreBe32(payload + kNtpOffsetRootDispersion,
+            NtpShortCeilFromNanos(synced || bound_ns > kNtpMaxDispersionNs
+                                      ? bound_ns
+                                      : kNtpMaxDispersionNs)
+                .ToU32());
+  StoreBe32(payload + kNtpOffsetReferenceId,
+            synced ? model.reference_id : kNtpUnsynchronizedRefId);
   StoreNtpTimestamp(payload + kNtpOffsetReferenceTime,
                     ReferenceTimestamp(model));
   StoreNtpTimestamp(payload + kNtpOffsetReceiveTime, rx_ntp);

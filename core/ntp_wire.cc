@@ -3,10 +3,6 @@
 namespace zg::core {
 namespace {
 
-uint16_t LoadBe16(const uint8_t* p) {
-  return static_cast<uint16_t>((uint16_t{p[0]} << 8) | p[1]);
-}
-
 bool IsNtsField(uint16_t type) {
   switch (static_cast<NtsFieldType>(type)) {
     case NtsFieldType::kUniqueIdentifier:
@@ -35,7 +31,7 @@ void ParseLegacyTrailer(const uint8_t* payload, uint32_t len, uint8_t version,
     return;
   }
   const uint8_t* mac = payload + kNtpHeaderSize;
-  const uint32_t key_id = LoadNtpBe32(mac);
+  const uint32_t key_id = LoadBe32(mac);
   t->mac_offset = kNtpHeaderSize;
   t->mac_size = size;
   t->mac_key_id = key_id;
@@ -66,9 +62,9 @@ bool ParseNtpHeader(const uint8_t* payload, uint32_t len, NtpHeader* out) {
   out->stratum = payload[1];
   out->poll_log2 = static_cast<int8_t>(payload[2]);
   out->precision_log2 = static_cast<int8_t>(payload[3]);
-  out->root_delay = NtpShort::FromU32(LoadNtpBe32(payload + 4));
-  out->root_dispersion = NtpShort::FromU32(LoadNtpBe32(payload + 8));
-  out->reference_id = LoadNtpBe32(payload + kNtpOffsetReferenceId);
+  out->root_delay = NtpShort::FromU32(LoadBe32(payload + 4));
+  out->root_dispersion = NtpShort::FromU32(LoadBe32(payload + 8));
+  out->reference_id = LoadBe32(payload + kNtpOffsetReferenceId);
   out->reference_time = LoadNtpTimestamp(payload + kNtpOffsetReferenceTime);
   out->origin_time = LoadNtpTimestamp(payload + kNtpOffsetOriginTime);
   out->receive_time = LoadNtpTimestamp(payload + kNtpOffsetReceiveTime);
@@ -81,9 +77,9 @@ void SerializeNtpHeader(const NtpHeader& h, uint8_t* out) {
   out[1] = h.stratum;
   out[2] = static_cast<uint8_t>(h.poll_log2);
   out[3] = static_cast<uint8_t>(h.precision_log2);
-  StoreNtpBe32(out + kNtpOffsetRootDelay, h.root_delay.ToU32());
-  StoreNtpBe32(out + kNtpOffsetRootDispersion, h.root_dispersion.ToU32());
-  StoreNtpBe32(out + kNtpOffsetReferenceId, h.reference_id);
+  StoreBe32(out + kNtpOffsetRootDelay, h.root_delay.ToU32());
+  StoreBe32(out + kNtpOffsetRootDispersion, h.root_dispersion.ToU32());
+  StoreBe32(out + kNtpOffsetReferenceId, h.reference_id);
   StoreNtpTimestamp(out + kNtpOffsetReferenceTime, h.reference_time);
   StoreNtpTimestamp(out + kNtpOffsetOriginTime, h.origin_time);
   StoreNtpTimestamp(out + kNtpOffsetReceiveTime, h.receive_time);
@@ -99,7 +95,7 @@ NtpExtensionWalker::Step NtpExtensionWalker::Next(NtpExtensionField* field) {
     return done_ = Step::kMac;
   }
   if (offset_ == kNtpHeaderSize && remaining == kNtpCryptoNakSize &&
-      LoadNtpBe32(payload_ + offset_) == 0) {
+      LoadBe32(payload_ + offset_) == 0) {
     return done_ = Step::kMac;
   }
   if (remaining < kNtpMinExtensionFieldSize) return done_ = Step::kMalformed;
@@ -141,7 +137,7 @@ NtpTrailer ParseNtpTrailer(const uint8_t* payload, uint32_t len,
   } else if (step == NtpExtensionWalker::Step::kMac) {
     t.mac_offset = walker.mac_offset();
     t.mac_size = walker.mac_size();
-    t.mac_key_id = LoadNtpBe32(payload + t.mac_offset);
+    t.mac_key_id = LoadBe32(payload + t.mac_offset);
     t.mac = t.mac_size == kNtpCryptoNakSize ? NtpMacKind::kCryptoNak
                                             : NtpMacKind::kSymmetric;
   }
@@ -257,9 +253,9 @@ uint32_t WriteNtpKissOfDeath(uint8_t* payload, const NtpRequestCheck& check,
   payload[2] = static_cast<uint8_t>(
       request_poll > min_poll_log2 ? request_poll : min_poll_log2);
   payload[3] = 0;
-  StoreNtpBe32(payload + kNtpOffsetRootDelay, 0);
-  StoreNtpBe32(payload + kNtpOffsetRootDispersion, 0);
-  StoreNtpBe32(payload + kNtpOffsetReferenceId, kiss_code);
+  StoreBe32(payload + kNtpOffsetRootDelay, 0);
+  StoreBe32(payload + kNtpOffsetRootDispersion, 0);
+  StoreBe32(payload + kNtpOffsetReferenceId, kiss_code);
   StoreNtpTimestamp(payload + kNtpOffsetReferenceTime, NtpTimestamp{});
   StoreNtpTimestamp(payload + kNtpOffsetOriginTime, client_tx);
   StoreNtpTimestamp(payload + kNtpOffsetReceiveTime, client_tx);

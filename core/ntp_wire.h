@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/byte_order.h"
 #include "core/clock_model.h"
 #include "core/time_types.h"
 
@@ -117,25 +118,13 @@ bool ParseNtpHeader(const uint8_t* payload, uint32_t len, NtpHeader* out);
 // Encodes `h` into out[0..47].
 void SerializeNtpHeader(const NtpHeader& h, uint8_t* out);
 
-// ---- Big-endian field access (used by the in-place builders) --------------
+// ---- Field access (used by the in-place builders) -------------------------
 
-inline uint32_t LoadNtpBe32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return __builtin_bswap32(v);
-}
-inline void StoreNtpBe32(uint8_t* p, uint32_t v) {
-  v = __builtin_bswap32(v);
-  std::memcpy(p, &v, 4);
-}
 inline NtpTimestamp LoadNtpTimestamp(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return NtpTimestamp::FromU64(__builtin_bswap64(v));
+  return NtpTimestamp::FromU64(LoadBe64(p));
 }
 inline void StoreNtpTimestamp(uint8_t* p, NtpTimestamp ts) {
-  const uint64_t v = __builtin_bswap64(ts.ToU64());
-  std::memcpy(p, &v, 8);
+  StoreBe64(p, ts.ToU64());
 }
 constexpr uint8_t NtpLiVnMode(NtpLeapIndicator li, uint8_t version,
                               NtpMode mode) {

@@ -1,8 +1,9 @@
-// Big-endian field codecs for IEEE 1588 wire structures: integers of 16, 32,
-// 48 and 64 bits, Timestamp (10 octets), ClockIdentity (8), PortIdentity (10)
-// and ClockQuality (4). Shared by ptp_wire, ptp_tlv and ptp_management, and
-// by code that patches a field of a message in place (a Follow_Up's
-// preciseOriginTimestamp at offset 34, say).
+// Field codecs for IEEE 1588 wire structures: Timestamp (10 octets),
+// ClockIdentity (8), PortIdentity (10), ClockQuality (4) and the
+// correctionField (8), on top of core/byte_order.h's big-endian integers.
+// Shared by ptp_wire, ptp_tlv and ptp_management, and by code that patches a
+// field of a message in place (a Follow_Up's preciseOriginTimestamp at offset
+// 34, say).
 //
 // The raw pointers must have the field's length readable (Load*) or writable
 // (Store*): callers check bounds first. No alignment is assumed.
@@ -12,11 +13,11 @@
 #ifndef ZG_CORE_PTP_FIELDS_H_
 #define ZG_CORE_PTP_FIELDS_H_
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include "core/byte_order.h"
 #include "core/clock_model.h"
 #include "core/ptp_wire.h"
 #include "core/time_types.h"
@@ -32,58 +33,6 @@ inline constexpr size_t kPtpClockQualityLength = 4;
 constexpr bool PtpTimestampIsValid(PtpTimestamp t) {
   return t.seconds <= kPtpSecondsMask &&
          t.nanoseconds < static_cast<uint32_t>(kNanosPerSecond);
-}
-
-inline uint16_t LoadBe16(const uint8_t* p) {
-  uint16_t v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::little) {
-    v = __builtin_bswap16(v);
-  }
-  return v;
-}
-inline uint32_t LoadBe32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::little) {
-    v = __builtin_bswap32(v);
-  }
-  return v;
-}
-inline uint64_t LoadBe64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::little) {
-    v = __builtin_bswap64(v);
-  }
-  return v;
-}
-inline uint64_t LoadBe48(const uint8_t* p) {
-  return (uint64_t{LoadBe16(p)} << 32) | LoadBe32(p + 2);
-}
-
-inline void StoreBe16(uint8_t* p, uint16_t v) {
-  if constexpr (std::endian::native == std::endian::little) {
-    v = __builtin_bswap16(v);
-  }
-  std::memcpy(p, &v, sizeof v);
-}
-inline void StoreBe32(uint8_t* p, uint32_t v) {
-  if constexpr (std::endian::native == std::endian::little) {
-    v = __builtin_bswap32(v);
-  }
-  std::memcpy(p, &v, sizeof v);
-}
-inline void StoreBe64(uint8_t* p, uint64_t v) {
-  if constexpr (std::endian::native == std::endian::little) {
-    v = __builtin_bswap64(v);
-  }
-  std::memcpy(p, &v, sizeof v);
-}
-// Low 48 bits of v.
-inline void StoreBe48(uint8_t* p, uint64_t v) {
-  StoreBe16(p, static_cast<uint16_t>(v >> 32));
-  StoreBe32(p + 2, static_cast<uint32_t>(v));
 }
 
 inline PtpTimestamp LoadPtpTimestamp(const uint8_t* p) {

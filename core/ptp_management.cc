@@ -14,12 +14,14 @@ constexpr uint8_t kDdsTwoStep = 0x01;
 constexpr uint8_t kDdsSlaveOnly = 0x02;
 
 // timePropertiesDS flags octet (flagField octet 1 bits).
-constexpr uint8_t kTpLeap61 = 0x01;
-constexpr uint8_t kTpLeap59 = 0x02;
-constexpr uint8_t kTpUtcOffsetValid = 0x04;
-constexpr uint8_t kTpPtpTimescale = 0x08;
-constexpr uint8_t kTpTimeTraceable = 0x10;
-constexpr uint8_t kTpFrequencyTraceable = 0x20;
+constexpr uint8_t Octet1(PtpFlag f) { return static_cast<uint16_t>(f) & 0xFF; }
+constexpr uint8_t kTpLeap61 = Octet1(PtpFlag::kLeap61);
+constexpr uint8_t kTpLeap59 = Octet1(PtpFlag::kLeap59);
+constexpr uint8_t kTpUtcOffsetValid = Octet1(PtpFlag::kCurrentUtcOffsetValid);
+constexpr uint8_t kTpPtpTimescale = Octet1(PtpFlag::kPtpTimescale);
+constexpr uint8_t kTpTimeTraceable = Octet1(PtpFlag::kTimeTraceable);
+constexpr uint8_t kTpFrequencyTraceable = Octet1(PtpFlag::kFrequencyTraceable);
+static_assert(kTpLeap61 == 0x01 && kTpFrequencyTraceable == 0x20);
 
 uint8_t Bit(bool on, uint8_t bit) { return on ? bit : 0; }
 

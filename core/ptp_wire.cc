@@ -27,8 +27,11 @@ constexpr size_t kOffBody = kPtpHeaderLength;
 constexpr size_t kOffBodyPort = kOffBody + kPtpTimestampLength;
 
 constexpr uint8_t kVersionPtp = 2;
-constexpr uint8_t kUnicastOctet0 = 0x04;  // unicastFlag in flagField octet 0
-constexpr uint8_t kTwoStepOctet0 = 0x02;  // twoStepFlag in flagField octet 0
+// unicastFlag and twoStepFlag as bits of flagField octet 0 (the high byte).
+constexpr uint8_t kUnicastOctet0 =
+    static_cast<uint16_t>(PtpFlag::kUnicast) >> 8;
+constexpr uint8_t kTwoStepOctet0 =
+    static_cast<uint16_t>(PtpFlag::kTwoStep) >> 8;
 
 template <class... Ts>
 struct Overloaded : Ts... {

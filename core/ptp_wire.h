@@ -4,7 +4,9 @@
 // Pdelay_Req -> Pdelay_Resp).
 //
 // This is the PTP message only: the UDP payload (ports 319/320) or the
-// payload of an Ethernet frame with Ethertype 0x88F7. Framing is core/frame.h.
+// payload of an Ethernet frame with Ethertype 0x88F7. Framing (kPtpEventPort,
+// kPtpGeneralPort, kEtherTypePtp, the PTP group addresses) is
+// core/net_headers.h and core/frame.h.
 // TLVs are core/ptp_tlv.h; management data sets are core/ptp_management.h.
 //
 // Everything here is pure, allocation-free and exception-free. Parsers
@@ -36,10 +38,6 @@
 #include "core/time_types.h"
 
 namespace zg::core {
-
-inline constexpr uint16_t kPtpEventUdpPort = 319;  // Sync, Delay_Req, Pdelay_*
-inline constexpr uint16_t kPtpGeneralUdpPort = 320;  // everything else
-inline constexpr uint16_t kPtpEtherType = 0x88F7;
 
 // messageType (IEEE 1588-2019 Table 36). The enum holds any 4-bit value;
 // only the named ones are valid on the wire.

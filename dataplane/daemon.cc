@@ -226,6 +226,7 @@ absl::Status Daemon::SetUpClocks() {
   InterimClockPublisher::Options po;
   po.tsc_hz = static_cast<double>(rte_get_tsc_hz());
   po.fallback_tai_offset_s = config_.tai_offset_s;
+  po.require_synchronized = config_.require_system_clock_sync;
   publisher_ = std::make_unique<InterimClockPublisher>(&tsc_clock_, po);
   if (config_.fake_nic_clock) {
     ZG_ASSIGN_OR_RETURN(const NicStampField field, RegisterNicStampField());
@@ -250,8 +251,11 @@ absl::Status Daemon::SetUpClocks() {
   LogInfo(absl::StrCat(
       "INTERIM clock publisher (until servo/ lands): TSC ", rte_get_tsc_hz(),
       " Hz vs CLOCK_REALTIME; system clock ",
-      sys.synchronized ? "synchronised (stratum 2)"
-                       : "NOT synchronised (stratum 16, LI=3)",
+      sys.kernel_synchronized ? "synchronised (stratum 2)"
+      : sys.synchronized
+          ? "NOT synchronised, served as synchronised "
+            "(--require_system_clock_sync=false; stratum 2, 100 ms error)"
+          : "NOT synchronised (stratum 16, LI=3)",
       ", TAI-UTC ", sys.tai_offset_s, " s",
       sys.tai_offset_from_kernel ? " (kernel)" : " (--tai_offset)"));
   return s;

@@ -63,6 +63,11 @@ ABSL_FLAG(bool, fake_nic_clock, false,
 ABSL_FLAG(bool, xdp_steering, true,
           "AF_XDP with xdp_prog=: load --address and --vlan into the XDP "
           "program's maps so only NTP/PTP to them reaches zeitgeberd.");
+ABSL_FLAG(bool, require_system_clock_sync, true,
+          "Serve the system clock as synchronised only while the kernel says "
+          "it is (adjtimex without STA_UNSYNC). false: serve it as "
+          "synchronised anyway, with a 100 ms error bound; for rigs and demos "
+          "on hosts that run no NTP client.");
 ABSL_FLAG(int32_t, tai_offset, 37,
           "TAI-UTC in seconds, used when the kernel has none (adjtimex).");
 ABSL_FLAG(absl::Duration, publish_interval, absl::Milliseconds(100),
@@ -232,6 +237,7 @@ absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv) {
   c.tx_checksum_offload = absl::GetFlag(FLAGS_tx_checksum_offload);
   c.fake_nic_clock = absl::GetFlag(FLAGS_fake_nic_clock);
   c.xdp_steering = absl::GetFlag(FLAGS_xdp_steering);
+  c.require_system_clock_sync = absl::GetFlag(FLAGS_require_system_clock_sync);
   const int32_t tai = absl::GetFlag(FLAGS_tai_offset);
   if (tai < 10 || tai > 100) {
     return absl::InvalidArgumentError(

@@ -36,6 +36,7 @@ struct DaemonConfig {
   bool tx_checksum_offload = true;          // --tx_checksum_offload
   bool fake_nic_clock = false;              // --fake_nic_clock
   bool xdp_steering = true;                 // --xdp_steering
+  bool require_system_clock_sync = true;    // --require_system_clock_sync
   int32_t tai_offset_s = 37;                // --tai_offset
   absl::Duration publish_interval;          // --publish_interval
   absl::Duration stats_interval;            // --stats_interval

@@ -61,9 +61,13 @@ void InterimClockPublisher::UpdateSystemStatus(int64_t utc_ns,
                                                core::ClockModel* m) {
   timex tx{};
   const int state = adjtimex(&tx);  // modes == 0: read only
-  system_.synchronized =
+  system_.kernel_synchronized =
       state != -1 && state != TIME_ERROR && (tx.status & STA_UNSYNC) == 0;
-  system_.est_error_ns = static_cast<int64_t>(tx.esterror) * 1000;
+  system_.synchronized =
+      system_.kernel_synchronized || !options_.require_synchronized;
+  system_.est_error_ns = system_.kernel_synchronized
+                             ? static_cast<int64_t>(tx.esterror) * 1000
+                             : options_.unsynchronized_error_ns;
   system_.tai_offset_from_kernel = tx.tai > 0;
   system_.tai_offset_s =
       system_.tai_offset_from_kernel ? tx.tai : options_.fallback_tai_offset_s;

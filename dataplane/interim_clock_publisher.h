@@ -10,7 +10,8 @@
 //    the kernel's (adjtimex tai, set by chrony/ptp4l) or the configured
 //    fallback.
 //  - Synchronised (state kLocked, stratum 2) while adjtimex says the system
-//    clock is synchronised; else kFreerun/stratum 16. Error bound: the
+//    clock is synchronised (or always, with require_synchronized = false);
+//    else kFreerun/stratum 16. Error bound: the
 //    kernel's estimated error plus half the read bracket; pending leap
 //    seconds from STA_INS/STA_DEL.
 //  - Each registered NIC clock: bracketed NIC/TSC samples, NIC->TSC rate over
@@ -43,11 +44,17 @@ class InterimClockPublisher {
     int64_t step_threshold_ns = 1'000'000;  // prediction error = clock step
     int64_t error_growth_ns_per_s = 1'000;  // 1 ppm between publishes
     int64_t max_extrapolation_ns = 2'000'000'000;  // stale after 2 s
+    // false: an unsynchronised kernel clock (STA_UNSYNC) is served as
+    // synchronised anyway, with unsynchronized_error_ns as its error (an
+    // operator's guess; the kernel's own esterror is then meaningless).
+    bool require_synchronized = true;
+    int64_t unsynchronized_error_ns = 100'000'000;
   };
 
   // What the system clock said at the last step (for logs and tests).
   struct SystemClockStatus {
-    bool synchronized = false;
+    bool synchronized = false;         // as served
+    bool kernel_synchronized = false;  // as adjtimex said
     int64_t est_error_ns = 0;
     int32_t tai_offset_s = 0;
     bool tai_offset_from_kernel = false;

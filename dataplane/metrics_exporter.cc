@@ -74,6 +74,7 @@ struct MetricsExporter::WorkerSeries {
   Counter* hw_stamps = nullptr;
   Counter* sw_stamps = nullptr;
   std::array<Counter*, kMaxFrameKinds> handled = {};
+  std::array<Counter*, kMaxFrameKinds> replied = {};
   std::array<Counter*, kMaxDropReasons> dropped = {};
   Gauge* heartbeat_age = nullptr;
 };
@@ -159,6 +160,8 @@ void MetricsExporter::BuildFamilies() {
           "Receive timestamps by raw clock: nic (hardware) or tsc (software).");
   counter("zeitgeber_frames_handled_total",
           "Frames dispatched to the handler of their kind.");
+  counter("zeitgeber_frames_replied_total",
+          "Replies queued for transmission, by the kind of frame answered.");
   counter("zeitgeber_frames_dropped_total", "Frames dropped, by reason.");
   gauge("zeitgeber_worker_heartbeat_age_seconds",
         "Time since the worker's last loop iteration.");
@@ -216,6 +219,13 @@ void MetricsExporter::UpdateWorker(WorkerSeries& w) {
       w.handled[k] = &handled.Add(With(w.labels, "kind", names_->KindName(k)));
     }
     Advance(w.handled[k], now.handled[k], w.last.handled[k]);
+  }
+  auto& replied = *counters_["zeitgeber_frames_replied_total"];
+  for (size_t k = 0; k < kMaxFrameKinds; ++k) {
+    if (w.replied[k] == nullptr && (names_->KindNamed(k) || now.replied[k])) {
+      w.replied[k] = &replied.Add(With(w.labels, "kind", names_->KindName(k)));
+    }
+    Advance(w.replied[k], now.replied[k], w.last.replied[k]);
   }
   auto& dropped = *counters_["zeitgeber_frames_dropped_total"];
   for (size_t r = 0; r < kMaxDropReasons; ++r) {

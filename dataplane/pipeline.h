@@ -16,9 +16,11 @@
 //
 // Rules for classifiers and handlers (they run on the hot path): no locks,
 // allocation, syscalls, exceptions or absl::Status; rewrite the frame in place
-// and never make it longer than the received frame. The frame is one flat
-// segment: rte_pktmbuf_mtod(pkt.mbuf, uint8_t*), length pkt.mbuf->data_len
-// (the worker drops chained mbufs first). Shrink it with Packet::Trim().
+// and never make it longer than the received frame (the one exception, a
+// neighbour advertisement, is bounded by core/l2l3_responder.h). The frame is
+// one flat segment: rte_pktmbuf_mtod(pkt.mbuf, uint8_t*), length
+// pkt.mbuf->data_len (the worker drops chained mbufs first). Shrink it with
+// Packet::Trim(), or Packet::Resize() within Packet::capacity().
 // Each worker owns its Pipeline (handlers may keep per-worker state, such as
 // rate-limiter tables, without synchronisation).
 //
@@ -54,13 +56,16 @@
 
 namespace zg::dataplane {
 
-inline constexpr size_t kParseScratchBytes = 64;
+inline constexpr size_t kParseScratchBytes =
+    96;  // fits core::FrameInfo + a pointer
 inline constexpr size_t kNoteScratchBytes = 16;
 
 // One received frame while it is in the pipeline (lives for one burst).
 struct Packet {
   rte_mbuf* mbuf = nullptr;
-  RxStamp rx;  // written by the worker before Classify
+  RxStamp rx;            // written by the worker before Classify
+  uint16_t port_id = 0;  // written by the worker before Classify (not every
+                         // PMD sets mbuf->port)
   // Written by the classifier, read by the handler of the same frame: the
   // classifier's parse result (offsets, addresses), so handlers do not parse
   // again. Its type is a contract between one classifier and its handlers.
@@ -89,6 +94,20 @@ struct Packet {
       mbuf->data_len = len;
       mbuf->pkt_len = len;
     }
+  }
+  // Bytes the frame may grow to in place: its length plus the tailroom.
+  uint32_t capacity() const {
+    return uint32_t{mbuf->data_len} + rte_pktmbuf_tailroom(mbuf);
+  }
+  // Sets the frame length to `len` <= capacity() (false, unchanged, if it
+  // does not fit). Only for replies a protocol allows to be slightly longer
+  // than their request (a neighbour advertisement carries its target
+  // link-layer address option; core/l2l3_responder.h bounds it).
+  bool Resize(uint32_t len) {
+    if (len > capacity()) return false;
+    mbuf->data_len = static_cast<uint16_t>(len);
+    mbuf->pkt_len = len;
+    return true;
   }
 };
 

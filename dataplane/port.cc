@@ -257,6 +257,13 @@ absl::Status Port::Start() {
         label, ": cannot enable all-multicast: ", std::strerror(-rc)));
   }
   rte_eth_macaddr_get(id_, &mac_);
+  if (rte_is_zero_ether_addr(&mac_)) {
+    // Virtual devices (net_ring, net_null) have none; replies need one.
+    rte_eth_random_addr(mac_.addr_bytes);
+    (void)rte_eth_dev_default_mac_addr_set(id_, &mac_);
+    LogWarning(absl::StrCat(label, ": the device has no MAC address; using ",
+                            FormatMac(mac_), " (random, locally administered)"));
+  }
   rte_eth_dev_get_mtu(id_, &mtu_);
   PollLink();
   return absl::OkStatus();

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "core/frame.h"
 #include "dataplane/pipeline.h"
 
 namespace zg::dataplane {
@@ -26,6 +27,15 @@ namespace zg::dataplane {
 // allow. Returns true if the NIC will compute the UDP checksum.
 bool FinaliseUdpChecksums(rte_mbuf* m, const TxOffloads& offloads,
                           uint16_t l2_len, uint16_t l3_len);
+
+// The same for a UDP frame core/frame.h describes (PrepareUdpReply's or
+// BuildUdpFrame's FrameInfo), whose IPv4 header checksum is already set:
+// computes the UDP checksum with core::FinalizeUdpChecksum, or stores the
+// pseudo-header sum and marks the mbuf for NIC offload. Returns true if the
+// NIC will compute it (a later payload change then needs no checksum update;
+// otherwise use core::UpdateUdpChecksum).
+bool FinaliseUdpChecksum(rte_mbuf* m, const core::FrameInfo& frame,
+                         const TxOffloads& offloads);
 
 }  // namespace zg::dataplane
 

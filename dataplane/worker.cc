@@ -72,6 +72,7 @@ uint32_t Worker::PollQueue(QueueState& q) {
       continue;
     }
     pkt.rx = q.stamper.Stamp(pkt.mbuf);
+    pkt.port_id = q.config.queue.port_id;
     hw += pkt.rx.clock == RawClockKind::kNic ? 1 : 0;
     Dispatch(pkt, burst);
   }
@@ -103,6 +104,7 @@ void Worker::Dispatch(Packet& pkt, const BurstContext& burst) {
   switch (r.action) {
     case Action::kTransmit:
     case Action::kTransmitFinalise:
+      stats_->replied[v.value].Add(1);
       finalise_[n_tx_] = r.action == Action::kTransmitFinalise ? h : nullptr;
       tx_[n_tx_++] = &pkt;
       return;

@@ -30,8 +30,10 @@ WorkerStatsSnapshot WorkerStatsSnapshot::Of(const WorkerStats& s) {
   r.model_refresh_failures = s.model_refresh_failures.Load();
   r.hw_stamped = s.hw_stamped.Load();
   r.sw_stamped = s.sw_stamped.Load();
-  for (size_t i = 0; i < kMaxFrameKinds; ++i)
+  for (size_t i = 0; i < kMaxFrameKinds; ++i) {
     r.handled[i] = s.handled[i].Load();
+    r.replied[i] = s.replied[i].Load();
+  }
   for (size_t i = 0; i < kMaxDropReasons; ++i)
     r.dropped[i] = s.dropped[i].Load();
   return r;
@@ -49,7 +51,10 @@ WorkerStatsSnapshot& WorkerStatsSnapshot::operator+=(
   model_refresh_failures += o.model_refresh_failures;
   hw_stamped += o.hw_stamped;
   sw_stamped += o.sw_stamped;
-  for (size_t i = 0; i < kMaxFrameKinds; ++i) handled[i] += o.handled[i];
+  for (size_t i = 0; i < kMaxFrameKinds; ++i) {
+    handled[i] += o.handled[i];
+    replied[i] += o.replied[i];
+  }
   for (size_t i = 0; i < kMaxDropReasons; ++i) dropped[i] += o.dropped[i];
   return *this;
 }
@@ -86,6 +91,12 @@ absl::Status CounterNames::SetKindName(uint8_t kind, absl::string_view name) {
 
 absl::StatusOr<uint8_t> CounterNames::AddDropReasons(
     absl::string_view prefix, std::initializer_list<absl::string_view> names) {
+  return AddDropReasonList(
+      prefix, absl::Span<const absl::string_view>(names.begin(), names.size()));
+}
+
+absl::StatusOr<uint8_t> CounterNames::AddDropReasonList(
+    absl::string_view prefix, absl::Span<const absl::string_view> names) {
   if (num_reasons_ + names.size() > kMaxDropReasons) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "drop reasons of '", prefix, "' (", names.size(), ") overflow the ",

@@ -36,13 +36,14 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 namespace zg::dataplane {
 
 // Capacity of the per-kind and per-reason counter arrays. Kind and reason
 // indices are uint8_t values below these.
 inline constexpr size_t kMaxFrameKinds = 16;
-inline constexpr size_t kMaxDropReasons = 64;
+inline constexpr size_t kMaxDropReasons = 128;
 
 // A counter with a single writer and any number of readers (see the file
 // comment for the memory-order argument).
@@ -76,7 +77,10 @@ struct alignas(64) WorkerStats {
   SingleWriterCounter sw_stamped;  // frames stamped from the TSC at burst
   // TSC at the worker's latest loop iteration: a liveness heartbeat.
   SingleWriterCounter heartbeat_tsc;
-  std::array<SingleWriterCounter, kMaxFrameKinds> handled;   // by frame kind
+  std::array<SingleWriterCounter, kMaxFrameKinds> handled;  // by frame kind
+  // Replies queued for tx_burst, by the kind of frame answered (tx_dropped
+  // counts the ones tx_burst then refused).
+  std::array<SingleWriterCounter, kMaxFrameKinds> replied;
   std::array<SingleWriterCounter, kMaxDropReasons> dropped;  // by reason
 };
 
@@ -86,6 +90,7 @@ struct WorkerStatsSnapshot {
            tx_dropped = 0, bursts = 0, empty_polls = 0,
            model_refresh_failures = 0, hw_stamped = 0, sw_stamped = 0;
   std::array<uint64_t, kMaxFrameKinds> handled = {};
+  std::array<uint64_t, kMaxFrameKinds> replied = {};
   std::array<uint64_t, kMaxDropReasons> dropped = {};
 
   static WorkerStatsSnapshot Of(const WorkerStats& s);
@@ -117,6 +122,9 @@ class CounterNames {
   // exported name is "<prefix>_<name>".
   absl::StatusOr<uint8_t> AddDropReasons(
       absl::string_view prefix, std::initializer_list<absl::string_view> names);
+  // The same for a list built at run time (e.g. from an enum's name function).
+  absl::StatusOr<uint8_t> AddDropReasonList(
+      absl::string_view prefix, absl::Span<const absl::string_view> names);
 
   // "kind_<n>" / "reason_<n>" for indices that were never named.
   std::string KindName(size_t kind) const;

@@ -5,29 +5,10 @@
 //
 // See doc/deployment.md for deployment modes, flags and exit codes.
 #include "dataplane/daemon.h"
-
-namespace {
-
-// INTERIM, until the protocol pipeline is wired in (core/frame.h classifier;
-// ARP/ICMP/ND, NTP and PTP handlers): no classifier and no handlers, so
-// every received frame is counted and dropped as worker_unclassified. The
-// integration replaces this class with one whose RegisterNames() names the
-// core::FrameKind values and the modules' drop reasons, and whose Create()
-// builds the classifier and one handler per FrameKind for each worker.
-class UnwiredPipelineFactory final : public zg::dataplane::PipelineFactory {
- public:
-  absl::Status RegisterNames(zg::dataplane::CounterNames&) override {
-    return absl::OkStatus();
-  }
-  absl::StatusOr<zg::dataplane::Pipeline> Create(
-      const zg::dataplane::WorkerSetup&) override {
-    return zg::dataplane::Pipeline();
-  }
-};
-
-}  // namespace
+#include "dataplane/protocol_pipeline.h"
 
 int main(int argc, char** argv) {
-  UnwiredPipelineFactory factory;
+  // ARP/ICMP/ND and NTP; PTP joins through ProtocolPipelineFactory::Options.
+  zg::dataplane::ProtocolPipelineFactory factory;
   return zg::dataplane::RunDaemon(argc, argv, factory);
 }

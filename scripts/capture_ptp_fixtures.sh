@@ -9,8 +9,9 @@
 #                       Pdelay_Resp_Follow_Up
 #   ptp4l_l2_gptp.pcap  IEEE 802.3 (Ethertype 0x88F7), P2P, transportSpecific
 #                       (majorSdoId) 1
-#   ptp4l_unicast.pcap  unicast negotiation: Signaling with REQUEST_/
-#                       GRANT_/CANCEL_UNICAST_TRANSMISSION, unicast messages
+#   ptp4l_unicast.pcap  unicast negotiation: Signaling with REQUEST_ and
+#                       GRANT_UNICAST_TRANSMISSION (ptp4l 3.1 sends no
+#                       CANCEL when stopped), unicast messages
 #   pmc.pcap            pmc GET of the data sets (padded and -z empty) and
 #                       ptp4l's RESPONSE / MANAGEMENT_ERROR_STATUS answers
 #

@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "core/net_headers.h"
 #include "core/ntp_client.h"
 
 namespace zg::bench {
@@ -211,8 +212,8 @@ OutgoingRequest LaneEngine::Next(uint8_t* payload, core::TaiNs now) {
   r.payload_len = static_cast<uint16_t>(core::SerializePtpMessage(
       msg, std::span<uint8_t>(payload, kMaxRequestPayload)));
   r.key = PtpKey(client, static_cast<uint16_t>(r.seq));
-  r.source.port = core::kPtpEventUdpPort;
-  r.dst_port = core::kPtpEventUdpPort;
+  r.source.port = core::kPtpEventPort;
+  r.dst_port = core::kPtpEventPort;
   return r;
 }
 
@@ -245,8 +246,8 @@ void LaneEngine::OnReply(const ReplyAddress& from, const uint8_t* payload,
     }
     return OnNtpReply(local, payload, len, rx_tsc);
   }
-  if ((from.src_port == core::kPtpEventUdpPort ||
-       from.src_port == core::kPtpGeneralUdpPort) &&
+  if ((from.src_port == core::kPtpEventPort ||
+       from.src_port == core::kPtpGeneralPort) &&
       config_.mix.Has(TrafficKind::kPtpDelayReq)) {
     return OnPtpReply(from, payload, len, rx_tsc);
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/net_headers.h"
 #include "core/ntp_reply.h"
 #include "core/ntp_wire.h"
 #include "core/ptp_wire.h"
@@ -285,8 +286,8 @@ PtpReply PtpServer(const Exchange& x) {
 ReplyAddress PtpTo(const Exchange& x) {
   return {.from_target = true,
           .dst_address_offset = x.req.source.address_offset,
-          .src_port = core::kPtpGeneralUdpPort,
-          .dst_port = core::kPtpGeneralUdpPort};
+          .src_port = core::kPtpGeneralPort,
+          .dst_port = core::kPtpGeneralPort};
 }
 
 TEST(LaneEngineTest, PtpDelayReqAndResp) {
@@ -294,8 +295,8 @@ TEST(LaneEngineTest, PtpDelayReqAndResp) {
   for (int i = 0; i < 10; ++i) {
     const Exchange x = Send(*e, 1000 + i * 100'000);
     ASSERT_EQ(x.req.payload_len, core::kPtpDelayReqLength);
-    EXPECT_EQ(x.req.source.port, core::kPtpEventUdpPort);
-    EXPECT_EQ(x.req.dst_port, core::kPtpEventUdpPort);
+    EXPECT_EQ(x.req.source.port, core::kPtpEventPort);
+    EXPECT_EQ(x.req.dst_port, core::kPtpEventPort);
     core::PtpMessage msg;
     ASSERT_EQ(core::ParsePtpMessage(
                   std::span<const uint8_t>(x.payload.data(), x.req.payload_len),

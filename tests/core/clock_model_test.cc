@@ -74,5 +74,23 @@ TEST(ClockReaderTest, KeepsLastGoodCopyWhenNothingPublished) {
   EXPECT_EQ(reader.Refresh().stratum, 1);
 }
 
+TEST(ClockModelTest, LeapIndicatorForEachPendingLeap) {
+  static_assert(NtpLeapIndicatorFor(LeapPending::kNone) ==
+                NtpLeapIndicator::kNoWarning);
+  static_assert(NtpLeapIndicatorFor(LeapPending::kInsert) ==
+                NtpLeapIndicator::kLastMinute61);
+  static_assert(NtpLeapIndicatorFor(LeapPending::kDelete) ==
+                NtpLeapIndicator::kLastMinute59);
+  ClockModel m;
+  m.ns_per_tick_q32 = uint64_t{1} << 32;
+  m.max_extrapolation_ns = kNanosPerSecond;
+  m.state = SyncState::kLocked;
+  m.leap = LeapPending::kDelete;
+  m.leap_at = TaiNs{10 * kNanosPerSecond};
+  EXPECT_EQ(m.NtpLeapAt(TaiNs{0}), NtpLeapIndicator::kLastMinute59);
+  m.state = SyncState::kFreerun;
+  EXPECT_EQ(m.NtpLeapAt(TaiNs{0}), NtpLeapIndicator::kUnsynchronized);
+}
+
 }  // namespace
 }  // namespace zg::core

@@ -11,6 +11,7 @@
 #include "core/frame.h"
 #include "core/net_headers.h"
 #include "gtest/gtest.h"
+#include "tests/util/hex.h"
 
 namespace zg::core::testing {
 
@@ -29,16 +30,7 @@ inline constexpr Ipv6Addr kOurLinkLocal{
 inline constexpr Ipv6Addr kPeerLinkLocal{
     {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02}};
 
-inline std::vector<uint8_t> FromHex(std::string_view hex) {
-  std::vector<uint8_t> out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    auto nib = [](char c) {
-      return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-    };
-    out.push_back(static_cast<uint8_t>(nib(hex[i]) << 4 | nib(hex[i + 1])));
-  }
-  return out;
-}
+using testutil::FromHex;
 
 // Our side: 10.99.0.1, 2001:db8::1, fe80::1 on 02:00:00:00:00:01.
 inline LocalAddresses OurAddresses(std::optional<uint16_t> vlan = {}) {

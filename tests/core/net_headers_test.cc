@@ -2,24 +2,12 @@
 
 #include <cstdint>
 #include <sstream>
+#include <string>
 
 #include "gtest/gtest.h"
 
 namespace zg::core {
 namespace {
-
-TEST(NetHeadersTest, BigEndianLoadsAndStoresAtAnyAlignment) {
-  uint8_t buf[16] = {};
-  for (int off = 0; off < 8; ++off) {
-    StoreBe32(buf + off, 0x0A630001);
-    EXPECT_EQ(buf[off], 0x0A);
-    EXPECT_EQ(buf[off + 3], 0x01);
-    EXPECT_EQ(LoadBe32(buf + off), 0x0A630001u);
-    StoreBe16(buf + off, 0x86DD);
-    EXPECT_EQ(buf[off], 0x86);
-    EXPECT_EQ(LoadBe16(buf + off), 0x86DD);
-  }
-}
 
 TEST(NetHeadersTest, Ipv4AddrIsHostOrder) {
   const Ipv4Addr a = Ipv4Addr::FromOctets(10, 99, 0, 1);
@@ -101,6 +89,27 @@ TEST(NetHeadersTest, MulticastMappings) {
   // The 25th bit is not mapped.
   EXPECT_EQ(Ipv4MulticastMac(Ipv4Addr::FromOctets(239, 129, 0, 1)).ToString(),
             "01:00:5e:01:00:01");
+}
+
+TEST(NetHeadersTest, TextWithANulIsNotAnAddress) {
+  // inet_pton stops at a NUL: "10.99.0.1\0junk" used to parse as 10.99.0.1.
+  using namespace std::string_literals;
+  EXPECT_FALSE(ParseIpv4Addr("10.99.0.1\0junk"s).ok());
+  EXPECT_FALSE(ParseIpv4Addr("10.99.0.1\0"s).ok());
+  EXPECT_FALSE(ParseIpv6Addr("2001:db8::1\0junk"s).ok());
+  EXPECT_FALSE(ParseIpAddress("2001:db8::1\0"s).ok());
+  EXPECT_FALSE(ParseIpPrefix("10.99.0.1\0/24"s).ok());
+  EXPECT_FALSE(ParseMacAddr("02:00:5e:10:00:0\0"s).ok());
+}
+
+TEST(NetHeadersTest, PrefixLengthIsDigitsOnly) {
+  // absl::SimpleAtoi skips surrounding whitespace: "/10\r" (a CRLF config
+  // line) used to parse as /10. Found by net_addr_fuzzer.
+  for (const char* bad : {"fe80::1/10\r", "10.99.0.1/24 ", "10.99.0.1/2\n",
+                          "10.99.0.1/+8", "10.99.0.1/ 8"}) {
+    EXPECT_FALSE(ParseIpPrefix(bad).ok()) << bad;
+  }
+  EXPECT_EQ(ParseIpPrefix("10.99.0.1/024").value().length, 24);
 }
 
 TEST(NetHeadersTest, ParseIpPrefix) {

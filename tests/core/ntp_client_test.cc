@@ -1,6 +1,7 @@
 #include "core/ntp_client.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -10,6 +11,8 @@
 #include "core/ntp_wire.h"
 #include "core/time_format.h"
 #include "gtest/gtest.h"
+#include "tests/util/paths.h"
+#include "tests/util/pcap_frames.h"
 
 namespace zg::core {
 namespace {
@@ -180,6 +183,60 @@ TEST(NtpClientTest, StatusNamesAreUnique) {
   }
   EXPECT_EQ(names.size(), n);
   EXPECT_EQ(names.count("unknown"), 0u);
+}
+
+// Our client reads chronyd's real replies (tests/data/): each reply is
+// matched to its request by the client's UDP port, and t4 is the capture
+// time of the reply on the client's interface (same host clock as the
+// server's). Basic-mode replies are accepted; ntpdig's real transmit
+// timestamps give an offset near zero and a small positive delay (chronyd -Q
+// sends a random transmit timestamp, so its offsets mean nothing); the
+// interleaved reply is refused as not answering our transmit timestamp.
+TEST(NtpClientTest, ReadsChronydRepliesFromTheFixtures) {
+  struct Fixture {
+    const char* file;
+    bool real_t1;  // ntpdig: the transmit timestamp is the send time
+    std::vector<NtpReplyStatus> statuses;
+  };
+  const NtpReplyStatus kOk = NtpReplyStatus::kOk;
+  const std::vector<Fixture> fixtures = {
+      {"ntp_ntpdig_v4.pcap", true, {kOk, kOk}},
+      {"ntp_ntpdig_v6.pcap", true, {kOk, kOk}},
+      {"ntp_chronyd_client_v4.pcap", false, {kOk, kOk}},
+      {"ntp_chronyd_client_v6.pcap", false, {kOk, kOk}},
+      {"ntp_chronyd_xleave_v4.pcap",
+       false,
+       {kOk, kOk, NtpReplyStatus::kOriginMismatch}}};
+  for (const Fixture& fx : fixtures) {
+    absl::StatusOr<std::vector<testutil::ClassifiedFrame>> frames =
+        testutil::ClassifyPcapFile(testutil::TestDataPath(fx.file),
+                                   testutil::PeerPairEndpoints());
+    ASSERT_TRUE(frames.ok()) << frames.status();
+    std::vector<NtpReplyStatus> statuses;
+    for (const testutil::ClassifiedFrame& reply : *frames) {
+      if (reply.info.src_port != kNtpPort) continue;
+      const testutil::ClassifiedFrame* request = nullptr;
+      for (const testutil::ClassifiedFrame& f : *frames) {
+        if (f.record < reply.record && f.info.src_port == reply.info.dst_port) {
+          request = &f;  // the latest one before the reply
+        }
+      }
+      ASSERT_NE(request, nullptr) << fx.file;
+      NtpHeader sent;
+      ASSERT_TRUE(ParseNtpHeader(request->Payload().data(),
+                                 request->info.payload_len, &sent));
+      NtpClientSample s;
+      statuses.push_back(ParseNtpServerReply(
+          reply.Payload().data(), reply.info.payload_len, sent.transmit_time,
+          UtcNs{reply.timestamp_ns}, &s));
+      if (statuses.back() == kOk && fx.real_t1) {
+        EXPECT_LT(std::llabs(s.offset_ns), 100'000'000) << fx.file;
+        EXPECT_GT(s.delay_ns, 0) << fx.file;
+        EXPECT_LT(s.delay_ns, 1'000'000'000) << fx.file;
+      }
+    }
+    EXPECT_EQ(statuses, fx.statuses) << fx.file;
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "core/ntp_wire.h"
 #include "core/time_format.h"
 #include "gtest/gtest.h"
+#include "tests/util/hex.h"
 
 namespace zg::core {
 namespace {
@@ -18,14 +19,7 @@ using Bytes = std::vector<uint8_t>;
 constexpr int64_t kS = kNanosPerSecond;
 constexpr int64_t kMs = 1'000'000;
 
-Bytes FromHex(const std::string& hex) {
-  Bytes out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    out.push_back(
-        static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-  }
-  return out;
-}
+using testutil::FromHex;
 
 // `ntpdig 127.0.0.1` as captured on loopback (see ntp_wire_test.cc).
 const Bytes kNtpdigRequest = FromHex(

@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "core/ptp_tlv.h"
 #include "gtest/gtest.h"
-#include "tests/core/ptp_pcap.h"
+#include "tests/util/pcap_frames.h"
 
 namespace zg::core {
 namespace {
@@ -439,9 +440,11 @@ std::string Diff(const Bytes& a, const Bytes& b) {
 // supports GET PRIORITY1, which we do not.)
 TEST(PtpManagementTest, AnswersPmcExactlyAsPtp4lDoes) {
   // The management messages (the capture also has ptp4l's Announce etc.).
+  absl::StatusOr<std::vector<Bytes>> all =
+      testutil::Ptp4lFixtureMessages("pmc.pcap");
+  ASSERT_TRUE(all.ok()) << all.status();
   std::vector<Bytes> msgs;
-  for (Bytes& b : testing::ReadPtpPcap(std::string(ZG_TEST_DATA_DIR "/ptp/") +
-                                       "pmc.pcap")) {
+  for (Bytes& b : *all) {
     PtpHeader h;
     ASSERT_EQ(ParsePtpHeader(b, &h), PtpDrop::kOk);
     if (h.message_type == PtpMessageType::kManagement) msgs.push_back(b);
@@ -540,6 +543,87 @@ TEST(PtpManagementTest, AnswersPmcExactlyAsPtp4lDoes) {
   }
   EXPECT_EQ(compared, 14);  // 7 requests, padded and -z
   EXPECT_EQ(refused, 7);    // 5 empty data-set GETs, 2 SETs (error is 60 > 56)
+}
+
+// A data set parsed from `data` and written back, or nothing if `id` is not
+// a data set we know (or it does not parse).
+template <class DataSet>
+Bytes RewriteAs(std::span<const uint8_t> data) {
+  DataSet ds;
+  if (!ParsePtpDataSet(data, &ds)) return {};
+  Bytes out(data.size() + 8);
+  out.resize(WritePtpDataSet(ds, out));
+  return out;
+}
+Bytes RewriteDataSet(uint16_t id, std::span<const uint8_t> data) {
+  switch (static_cast<PtpManagementId>(id)) {
+    case PtpManagementId::kDefaultDataSet:
+      return RewriteAs<PtpDefaultDataSet>(data);
+    case PtpManagementId::kCurrentDataSet:
+      return RewriteAs<PtpCurrentDataSet>(data);
+    case PtpManagementId::kParentDataSet:
+      return RewriteAs<PtpParentDataSet>(data);
+    case PtpManagementId::kTimePropertiesDataSet:
+      return RewriteAs<PtpTimePropertiesDataSet>(data);
+    case PtpManagementId::kPortDataSet:
+      return RewriteAs<PtpPortDataSet>(data);
+    default:
+      return {};
+  }
+}
+
+// Every management message pmc and ptp4l sent, in both fixture sets, parses
+// and is rewritten byte for byte by WritePtpManagementMessage (or
+// WritePtpManagementErrorMessage); every data set in a RESPONSE parses and
+// is rewritten byte for byte by WritePtpDataSet.
+TEST(PtpManagementTest, EveryFixtureManagementMessageIsRewrittenByteForByte) {
+  absl::StatusOr<std::map<std::string, std::vector<Bytes>>> fixtures =
+      testutil::AllPtpFixtureMessages();
+  ASSERT_TRUE(fixtures.ok()) << fixtures.status();
+  int messages = 0, errors = 0;
+  std::map<uint16_t, int> data_sets;
+  for (const auto& [name, msgs] : *fixtures) {
+    for (const Bytes& b : msgs) {
+      PtpHeader h;
+      ASSERT_EQ(ParsePtpHeader(b, &h), PtpDrop::kOk) << name;
+      if (h.message_type != PtpMessageType::kManagement) continue;
+      PtpManagementMessage m;
+      ASSERT_EQ(ParsePtpManagementMessage(b, &m), PtpDrop::kOk) << name;
+      ++messages;
+      Bytes out(b.size() + 8);
+      size_t n;
+      if (m.is_error_status) {
+        ASSERT_TRUE(m.display_data.empty()) << "pmc sends none";
+        n = WritePtpManagementErrorMessage(
+            m.header, m.fields,
+            static_cast<PtpManagementErrorId>(m.management_error_id),
+            m.management_id, out);
+        ++errors;
+      } else {
+        n = WritePtpManagementMessage(m.header, m.fields, m.management_id,
+                                      m.data, out);
+      }
+      out.resize(n);
+      EXPECT_EQ(out, Bytes(b.begin(), b.begin() + h.message_length))
+          << name << " managementId " << m.management_id << ": "
+          << Diff(out, b);
+      if (m.fields.action == PtpManagementAction::kResponse &&
+          !m.is_error_status) {
+        const Bytes ds = RewriteDataSet(m.management_id, m.data);
+        if (!ds.empty()) {
+          EXPECT_EQ(ds, Bytes(m.data.begin(), m.data.end()))
+              << name << " managementId " << m.management_id;
+          ++data_sets[m.management_id];
+        }
+      }
+    }
+  }
+  EXPECT_EQ(messages, 18 + 18 + 32);  // the two pmc fixtures and pmc.pcap
+  EXPECT_EQ(errors, 1 + 1 + 2);
+  // Each of the five data sets, from all three files (pmc.pcap twice).
+  for (uint16_t id = 0x2000; id <= 0x2004; ++id) {
+    EXPECT_EQ(data_sets[id], 4) << "managementId " << id;
+  }
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include "core/ptp_fields.h"
 #include "core/ptp_tlv.h"
 #include "gtest/gtest.h"
-#include "tests/core/ptp_pcap.h"
+#include "tests/util/pcap_frames.h"
 
 namespace zg::core {
 namespace {
@@ -251,8 +251,10 @@ TEST_F(NegotiationTest, ReplyInPlaceAndNoRoom) {
 // The REQUEST messages ptp4l (linuxptp) sent in a real capture.
 TEST_F(NegotiationTest, AnswersRealPtp4lRequests) {
   int answered = 0;
-  for (const Bytes& msg : testing::ReadPtpPcap(std::string(ZG_TEST_DATA_DIR) +
-                                               "/ptp/ptp4l_unicast.pcap")) {
+  absl::StatusOr<std::vector<Bytes>> msgs =
+      testutil::Ptp4lFixtureMessages("ptp4l_unicast.pcap");
+  ASSERT_TRUE(msgs.ok()) << msgs.status();
+  for (const Bytes& msg : *msgs) {
     PtpHeader h;
     if (ParsePtpHeader(msg, &h) != PtpDrop::kOk ||
         h.message_type != PtpMessageType::kSignaling) {

@@ -7,7 +7,7 @@
 #include "core/ptp_fields.h"
 #include "core/ptp_tlv.h"
 #include "gtest/gtest.h"
-#include "tests/core/ptp_pcap.h"
+#include "tests/util/pcap_frames.h"
 
 namespace zg::core {
 namespace {
@@ -665,8 +665,30 @@ TEST(PtpWireTest, AddToCorrectionField) {
 
 // ---- Real ptp4l traffic -----------------------------------------------------
 
+// The PTP messages of tests/data/ptp/<name>, through ClassifyFrame.
 std::vector<Bytes> Fixture(const char* name) {
-  return testing::ReadPtpPcap(std::string(ZG_TEST_DATA_DIR "/ptp/") + name);
+  absl::StatusOr<std::vector<Bytes>> msgs =
+      testutil::Ptp4lFixtureMessages(name);
+  EXPECT_TRUE(msgs.ok()) << msgs.status();
+  return msgs.ok() ? *std::move(msgs) : std::vector<Bytes>{};
+}
+
+// Parses every message, checks it re-serializes (header, body, TLVs) to
+// exactly the bytes ptp4l or pmc sent, and counts it by type.
+void RoundTrip(const std::string& name, const std::vector<Bytes>& msgs,
+               int major_sdo_id, size_t* count) {
+  for (const Bytes& b : msgs) {
+    PtpMessage m;
+    ASSERT_EQ(ParsePtpMessage(b, &m), PtpDrop::kOk) << name;
+    ++count[static_cast<size_t>(m.header.message_type)];
+    EXPECT_EQ(m.header.minor_version, 0) << "linuxptp 3.1 sends v2.0";
+    EXPECT_EQ(m.header.major_sdo_id, major_sdo_id) << name;
+    Bytes out(b.size());
+    ASSERT_EQ(SerializePtpMessage(m, out), m.header.message_length);
+    out.resize(m.header.message_length);
+    EXPECT_EQ(out, Bytes(b.begin(), b.begin() + m.header.message_length))
+        << name << " " << PtpMessageTypeName(m.header.message_type);
+  }
 }
 
 TEST(PtpWireTest, EveryPtp4lMessageParsesAndReserializesByteForByte) {
@@ -676,20 +698,32 @@ TEST(PtpWireTest, EveryPtp4lMessageParsesAndReserializesByteForByte) {
         "ptp4l_unicast.pcap", "pmc.pcap"}) {
     const std::vector<Bytes> msgs = Fixture(name);
     ASSERT_GT(msgs.size(), 8u) << name;
-    for (const Bytes& b : msgs) {
-      PtpMessage m;
-      ASSERT_EQ(ParsePtpMessage(b, &m), PtpDrop::kOk) << name;
-      ++count[static_cast<size_t>(m.header.message_type)];
-      EXPECT_EQ(m.header.minor_version, 0) << "linuxptp 3.1 sends v2.0";
-      Bytes out(b.size());
-      ASSERT_EQ(SerializePtpMessage(m, out), m.header.message_length);
-      out.resize(m.header.message_length);
-      EXPECT_EQ(out, Bytes(b.begin(), b.begin() + m.header.message_length))
-          << name << " " << PtpMessageTypeName(m.header.message_type);
-      const bool l2 = std::string(name).find("l2") != std::string::npos;
-      EXPECT_EQ(m.header.major_sdo_id, l2 ? 1 : 0) << name;
-    }
+    const bool gptp = std::string(name).find("gptp") != std::string::npos;
+    RoundTrip(name, msgs, gptp ? 1 : 0, count);
   }
+  for (uint8_t t : {0, 1, 2, 3, 8, 9, 0xA, 0xB, 0xC, 0xD}) {
+    EXPECT_GT(count[t], 0u) << PtpMessageTypeName(PtpMessageType(t));
+  }
+}
+
+// The same for the peer fixtures of tests/data/ (scripts/capture-peer-pcaps.sh:
+// ptp4l E2E, P2P and unicast negotiation, pmc over UDPv4 and 802.3), whose
+// UDP checksums are real.
+TEST(PtpWireTest, EveryPeerFixtureMessageParsesAndReserializesByteForByte) {
+  size_t count[kPtpMessageTypeCount] = {};
+  size_t total = 0;
+  for (const char* name :
+       {"ptp_e2e_udp4.pcap", "ptp_e2e_l2.pcap", "ptp_p2p_l2.pcap",
+        "ptp_unicast_udp4.pcap", "ptp_management_udp4.pcap",
+        "ptp_management_l2.pcap"}) {
+    absl::StatusOr<std::vector<Bytes>> msgs =
+        testutil::PtpMessagesInFixture(name, testutil::PeerPairEndpoints());
+    ASSERT_TRUE(msgs.ok()) << msgs.status();
+    total += msgs->size();
+    RoundTrip(name, *msgs, 0, count);
+  }
+  // tests/data/README.md: 14 + 14 + 17 + 19 + 18 + 18 messages.
+  EXPECT_EQ(total, 100u);
   for (uint8_t t : {0, 1, 2, 3, 8, 9, 0xA, 0xB, 0xC, 0xD}) {
     EXPECT_GT(count[t], 0u) << PtpMessageTypeName(PtpMessageType(t));
   }

@@ -110,6 +110,15 @@ TEST(ParseDaemonFlagsTest, RepeatedAddressesFromArgvAndFlagfile) {
   EXPECT_EQ(c->metrics_address, "[::1]:9200");
   EXPECT_EQ(c->run_for, absl::Seconds(3));
   EXPECT_EQ(c->publish_interval, absl::Milliseconds(100));
+  EXPECT_TRUE(c->require_system_clock_sync) << "by default";
+}
+
+TEST(ParseDaemonFlagsTest, SystemClockMayBeTrustedUnsynchronised) {
+  absl::FlagSaver saver;
+  auto c = Parse({"--address=192.0.2.10/24",
+                  "--require_system_clock_sync=false"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->require_system_clock_sync);
 }
 
 TEST(ParseDaemonFlagsTest, InvalidValuesSayWhatToDo) {

@@ -73,6 +73,27 @@ TEST(InterimClockPublisherTest, TscModelTracksRealtimePlusTaiOffset) {
   EXPECT_EQ(m.max_extrapolation_ns, 2 * kS);
 }
 
+// --require_system_clock_sync=false: served as synchronised whatever the
+// kernel says; an unsynchronised kernel clock gets the assumed error.
+TEST(InterimClockPublisherTest, UnsynchronisedSystemClockMayBeTrusted) {
+  core::PublishedClock published;
+  InterimClockPublisher::Options o = Opts();
+  o.require_synchronized = false;
+  o.unsynchronized_error_ns = 70'000'000;
+  InterimClockPublisher pub(&published, o);
+  ASSERT_TRUE(pub.Step().ok());
+  core::ClockModel m;
+  ASSERT_TRUE(published.TryRead(&m));
+  EXPECT_TRUE(pub.system_clock().synchronized);
+  EXPECT_EQ(m.state, core::SyncState::kLocked);
+  EXPECT_EQ(m.stratum, 2);
+  EXPECT_TRUE(m.IsSynchronized(m.tai_anchor));
+  if (!pub.system_clock().kernel_synchronized) {
+    EXPECT_GE(m.error_bound_ns, o.unsynchronized_error_ns);
+    EXPECT_LT(m.error_bound_ns, o.unsynchronized_error_ns + 1'000'000);
+  }
+}
+
 TEST(InterimClockPublisherTest, NicModelIsComposedWithTheTscModel) {
   core::PublishedClock tsc_clock, nic_clock;
   InterimClockPublisher pub(&tsc_clock, Opts());

@@ -85,6 +85,7 @@ TEST_F(MetricsExporterTest, ExposesWorkerCountersAndClockGauges) {
   ASSERT_TRUE(e.ok()) << e.status();
   stats_[0].rx_packets.Add(7);
   stats_[0].handled[1].Add(5);
+  stats_[0].replied[1].Add(4);
   stats_[1].dropped[ntp_base_ + 1].Add(3);
   stats_[1].dropped[40].Add(2);  // an index nobody named
   stats_[1].sw_stamped.Add(9);
@@ -97,6 +98,9 @@ TEST_F(MetricsExporterTest, ExposesWorkerCountersAndClockGauges) {
   EXPECT_THAT(text,
               HasSubstr("zeitgeber_frames_handled_total{kind=\"ntp\","
                         "lcore=\"1\",port=\"net_ring0\",worker=\"0\"} 5"));
+  EXPECT_THAT(text,
+              HasSubstr("zeitgeber_frames_replied_total{kind=\"ntp\","
+                        "lcore=\"1\",port=\"net_ring0\",worker=\"0\"} 4"));
   EXPECT_THAT(text, HasSubstr("zeitgeber_frames_dropped_total{lcore=\"2\","
                               "port=\"net_ring0\",reason=\"ntp_rate_limited\","
                               "worker=\"1\"} 3"));

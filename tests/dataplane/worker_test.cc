@@ -1,7 +1,9 @@
 // Integration tests of the worker loop on in-process ring ports: frames
 // injected into a port's RX ring go through stamping, classification,
 // dispatch, the late-TX hook and tx_burst into the TX ring, where the test
-// inspects them. Uses the TEST-ONLY UDP echo pipeline.
+// inspects them. Runs zeitgeberd's own protocol pipeline
+// (dataplane/protocol_pipeline.h); the NTP reply carries the receive (T2)
+// and transmit (T3) stamps the loop took, so the test reads them back.
 #include "dataplane/worker.h"
 
 #include <rte_cycles.h>
@@ -14,24 +16,28 @@
 #include <thread>
 
 #include "core/clock_model.h"
+#include "core/ntp_wire.h"
 #include "core/tsc.h"
 #include "dataplane/mempools.h"
 #include "dataplane/nic_clock.h"
 #include "dataplane/port.h"
+#include "dataplane/protocol_pipeline.h"
 #include "gtest/gtest.h"
 #include "tests/dataplane/testing/dpdk_env.h"
-#include "tests/dataplane/testing/udp_echo.h"
+#include "tests/dataplane/testing/frames.h"
 
 namespace zg::dataplane {
 namespace {
 
-using testing::BuildUdpFrame;
-using testing::EchoKind;
-using testing::EchoReply;
-using testing::ParseEchoReply;
-using testing::UdpFrameSpec;
+using testing::ClientFlow;
+using testing::ClientView;
 
 constexpr int64_t kS = core::kNanosPerSecond;
+constexpr uint8_t kNtpKind = static_cast<uint8_t>(core::FrameKind::kNtp);
+constexpr core::NtpTimestamp kT1{0xe8fe6f80u, 0x12345678u};
+// Ring ports have no MAC of their own: the server's, as --address would
+// pair it with the port's.
+const rte_ether_addr kServerMac = {{0x02, 0, 0, 0, 0, 0x01}};
 
 core::ClockModel TscModel(uint64_t tsc_anchor) {
   core::ClockModel m;
@@ -45,6 +51,12 @@ core::ClockModel TscModel(uint64_t tsc_anchor) {
   m.stratum = 2;
   return m;
 }
+
+// An NTP reply as the client reads it.
+struct NtpReply {
+  ClientView view;
+  core::NtpHeader header;
+};
 
 class WorkerTest : public ::testing::Test {
  protected:
@@ -62,6 +74,13 @@ class WorkerTest : public ::testing::Test {
     initial_avail_ = rte_mempool_avail_count(pool_);
     tsc_clock_.Write(TscModel(core::ReadTsc()));
     ASSERT_TRUE(factory_.RegisterNames(names_).ok());
+    flow_ = ClientFlow::V4(kServerMac);
+  }
+
+  Pipeline MakePipeline() {
+    auto made = factory_.Create(testing::ServerSetup(port_->id(), kServerMac));
+    EXPECT_TRUE(made.ok()) << made.status();
+    return made.ok() ? std::move(*made) : Pipeline();
   }
 
   std::unique_ptr<Worker> MakeWorker(Timestamper::Config stamping,
@@ -69,27 +88,46 @@ class WorkerTest : public ::testing::Test {
     stamping.tsc_clock = &tsc_clock_;
     std::vector<WorkerQueue> queues = {
         {port_->queue(0), stamping, port_->tx_offloads()}};
-    Pipeline p;
-    if (with_pipeline) {
-      auto made = factory_.Create(WorkerSetup{});
-      EXPECT_TRUE(made.ok());
-      p = std::move(*made);
-    }
-    return std::make_unique<Worker>(std::move(queues), std::move(p), &stats_,
-                                    &stop_);
+    return std::make_unique<Worker>(std::move(queues),
+                                    with_pipeline ? MakePipeline() : Pipeline(),
+                                    &stats_, &stop_);
   }
 
   void Inject(rte_mbuf* m) {
     ASSERT_NE(m, nullptr);
     ASSERT_EQ(rte_ring_enqueue(ring_.rx[0], m), 0);
   }
-  void InjectEcho(int n, uint16_t dst_port = testing::kEchoPort) {
+  void InjectFrame(const std::vector<uint8_t>& frame) {
+    ASSERT_FALSE(frame.empty());
+    Inject(testing::ToMbuf(pool_, frame));
+  }
+  ClientFlow FlowFrom(int i) const {
+    ClientFlow f = flow_;
+    f.client_port = static_cast<uint16_t>(40000 + i);
+    return f;
+  }
+  void InjectNtp(int n) {
     for (int i = 0; i < n; ++i) {
-      UdpFrameSpec spec;
-      spec.src_port = static_cast<uint16_t>(40000 + i);
-      spec.dst_port = dst_port;
-      Inject(BuildUdpFrame(pool_, spec));
+      InjectFrame(testing::UdpFrame(FlowFrom(i), testing::NtpRequest(4, kT1)));
     }
+  }
+  // Reads replies [i] as NTP replies to FlowFrom(i).
+  std::vector<NtpReply> ReadNtpReplies(const std::vector<rte_mbuf*>& out) {
+    std::vector<NtpReply> replies;
+    for (size_t i = 0; i < out.size(); ++i) {
+      absl::StatusOr<ClientView> v =
+          testing::ReceiveAtClient(FlowFrom(static_cast<int>(i)), out[i]);
+      EXPECT_TRUE(v.ok()) << v.status();
+      if (!v.ok()) continue;
+      NtpReply r{*v, {}};
+      EXPECT_EQ(v->info.src_port, 123);
+      EXPECT_EQ(v->info.dst_port, 40000 + i);
+      EXPECT_EQ(v->info.payload_len, core::kNtpHeaderSize);
+      EXPECT_TRUE(
+          core::ParseNtpHeader(v->payload(), v->info.payload_len, &r.header));
+      replies.push_back(r);
+    }
+    return replies;
   }
   uint64_t Dropped(uint8_t reason) { return stats_.dropped[reason].Load(); }
   // Every mbuf is back in the pool (nothing leaked, nothing double-freed).
@@ -104,15 +142,22 @@ class WorkerTest : public ::testing::Test {
   unsigned initial_avail_ = 0;
   core::PublishedClock tsc_clock_;
   CounterNames names_;
-  testing::UdpEchoFactory factory_;
+  ProtocolPipelineFactory factory_;
+  ClientFlow flow_;
   WorkerStats stats_;
   std::atomic<bool> stop_{false};
 };
 
-TEST_F(WorkerTest, EchoesThroughLateTxHookWithTscStamps) {
-  SetUpPort("echo");
+// NTP timestamps (UTC, 2^-32 s) of TAI instants, for comparisons that allow
+// the half-nanosecond rounding of the format.
+core::UtcNs Utc(const core::ClockModel& m, core::NtpTimestamp ts) {
+  return core::NtpToUtc(ts, m.TaiToUtc(m.tai_anchor));
+}
+
+TEST_F(WorkerTest, AnswersNtpThroughLateTxHookWithTscStamps) {
+  SetUpPort("ntp");
   auto worker = MakeWorker({});
-  InjectEcho(4);
+  InjectNtp(4);
   const uint64_t before = core::ReadTsc();
   EXPECT_EQ(worker->PollOnce(), 4u);
   const uint64_t after = core::ReadTsc();
@@ -121,25 +166,26 @@ TEST_F(WorkerTest, EchoesThroughLateTxHookWithTscStamps) {
   ASSERT_EQ(out.size(), 4u);
   core::ClockModel model;
   ASSERT_TRUE(tsc_clock_.TryRead(&model));
-  for (size_t i = 0; i < out.size(); ++i) {
-    EchoReply r;
-    ASSERT_TRUE(ParseEchoReply(out[i], &r));
-    EXPECT_EQ(r.src_ip, 0x0a630001u);
-    EXPECT_EQ(r.dst_ip, 0x0a630002u);
-    EXPECT_EQ(r.src_port, testing::kEchoPort);
-    EXPECT_EQ(r.dst_port, 40000 + i);
-    EXPECT_TRUE(r.udp_checksum_ok) << "FinaliseTx must fix the checksum";
-    EXPECT_EQ(r.clock, 0) << "TSC stamp expected";
-    // Stamps come from the TSC read during PollOnce, through the model.
-    EXPECT_GE(r.rx_tai_ns, model.RawToTai(before).value);
-    EXPECT_LE(r.tx_tai_ns, model.RawToTai(after).value);
-    EXPECT_GE(r.tx_tai_ns, r.rx_tai_ns) << "T3 is taken after receive";
+  const std::vector<NtpReply> replies = ReadNtpReplies(out);
+  ASSERT_EQ(replies.size(), 4u);
+  for (const NtpReply& r : replies) {
+    EXPECT_EQ(r.header.mode, core::NtpMode::kServer);
+    EXPECT_EQ(r.header.origin_time, kT1);
+    // T2 and T3 come from TSC reads during PollOnce, through the model;
+    // T3 (the late-TX hook) is taken after T2.
+    const core::UtcNs t2 = Utc(model, r.header.receive_time);
+    const core::UtcNs t3 = Utc(model, r.header.transmit_time);
+    EXPECT_GE(t2.value, model.TaiToUtc(model.RawToTai(before)).value - 1);
+    EXPECT_LE(t3.value, model.TaiToUtc(model.RawToTai(after)).value + 1);
+    EXPECT_GT(t3.value, t2.value) << "T3 is stamped after receive";
   }
   testing::FreeAll(out);
   EXPECT_EQ(stats_.rx_packets.Load(), 4u);
   EXPECT_EQ(stats_.tx_packets.Load(), 4u);
-  EXPECT_EQ(stats_.tx_bytes.Load(), stats_.rx_bytes.Load());
-  EXPECT_EQ(stats_.handled[static_cast<uint8_t>(EchoKind::kEcho)].Load(), 4u);
+  EXPECT_EQ(stats_.tx_bytes.Load(), stats_.rx_bytes.Load())
+      << "a 48-byte request gets a reply of the same size";
+  EXPECT_EQ(stats_.handled[kNtpKind].Load(), 4u);
+  EXPECT_EQ(stats_.replied[kNtpKind].Load(), 4u);
   EXPECT_EQ(stats_.bursts.Load(), 1u);
   EXPECT_EQ(stats_.sw_stamped.Load(), 4u);
   EXPECT_EQ(stats_.hw_stamped.Load(), 0u);
@@ -150,15 +196,18 @@ TEST_F(WorkerTest, EchoesThroughLateTxHookWithTscStamps) {
 TEST_F(WorkerTest, CountsEveryDropByReasonAndFreesTheFrames) {
   SetUpPort("drops");
   auto worker = MakeWorker({});
-  const uint8_t base = factory_.drop_base();
-  UdpFrameSpec not_echo;
-  not_echo.dst_port = 5353;
-  Inject(BuildUdpFrame(pool_, not_echo));  // classifier drop
-  InjectEcho(2, testing::kUnhandledPort);  // classified, no handler
-  UdpFrameSpec small;
-  small.payload.resize(8);
-  Inject(BuildUdpFrame(pool_, small));  // handler drop
-  rte_mbuf* head = BuildUdpFrame(pool_, UdpFrameSpec{});
+  ClientFlow mdns = flow_;
+  mdns.server_port = 5353;
+  InjectFrame(testing::UdpFrame(mdns, testing::NtpRequest(4, kT1)));
+  ClientFlow ptp = flow_;  // PTP event: classified, no handler yet
+  ptp.server_port = 319;
+  InjectFrame(testing::UdpFrame(ptp, std::vector<uint8_t>(44, 0)));
+  InjectFrame(testing::UdpFrame(ptp, std::vector<uint8_t>(44, 0)));
+  std::vector<uint8_t> mode7 = testing::NtpRequest(2, kT1);
+  mode7[0] = (2 << 3) | 7;                       // ntpdc
+  InjectFrame(testing::UdpFrame(flow_, mode7));  // handler drop
+  rte_mbuf* head = testing::ToMbuf(
+      pool_, testing::UdpFrame(flow_, testing::NtpRequest(4, kT1)));
   rte_mbuf* tail = rte_pktmbuf_alloc(pool_);
   ASSERT_NE(rte_pktmbuf_append(tail, 10), nullptr);
   ASSERT_EQ(rte_pktmbuf_chain(head, tail), 0);
@@ -166,29 +215,37 @@ TEST_F(WorkerTest, CountsEveryDropByReasonAndFreesTheFrames) {
 
   EXPECT_EQ(worker->PollOnce(), 5u);
   EXPECT_EQ(rte_ring_count(ring_.tx[0]), 0u);
-  EXPECT_EQ(Dropped(base + testing::kNotUdp), 1u);
+  const uint8_t not_served = factory_.frame_drops().not_served();
+  const uint8_t private_mode =
+      factory_.ntp_drops().Of(core::NtpDrop::kModePrivate);
+  EXPECT_EQ(Dropped(not_served), 1u);
   EXPECT_EQ(Dropped(CounterNames::kDropNoHandler), 2u);
-  EXPECT_EQ(Dropped(base + testing::kShort), 1u);
+  EXPECT_EQ(Dropped(private_mode), 1u);
   EXPECT_EQ(Dropped(CounterNames::kDropMultiSegment), 1u);
-  EXPECT_EQ(stats_.handled[static_cast<uint8_t>(EchoKind::kEcho)].Load(), 1u);
-  EXPECT_EQ(stats_.handled[static_cast<uint8_t>(EchoKind::kUnhandled)].Load(),
-            0u);
+  EXPECT_EQ(stats_.handled[kNtpKind].Load(), 1u);
+  EXPECT_EQ(stats_.replied[kNtpKind].Load(), 0u);
+  EXPECT_EQ(
+      stats_.handled[static_cast<uint8_t>(core::FrameKind::kPtpEvent)].Load(),
+      0u);
   EXPECT_EQ(WorkerStatsSnapshot::Of(stats_).TotalDropped(), 5u);
-  EXPECT_EQ(names_.DropReasonName(base + testing::kShort), "echo_test_short");
+  EXPECT_EQ(names_.DropReasonName(not_served), "frame_not_served");
+  EXPECT_EQ(names_.DropReasonName(private_mode), "ntp_mode_private");
   EXPECT_EQ(names_.DropReasonName(CounterNames::kDropNoHandler),
             "worker_no_handler");
+  EXPECT_EQ(names_.KindName(kNtpKind), "ntp");
   ExpectPoolRestored();
 }
 
 TEST_F(WorkerTest, ShortTxBurstIsCountedAndFreed) {
   SetUpPort("txfull", /*tx_ring_size=*/4);  // the TX ring takes 3 frames
   auto worker = MakeWorker({});
-  InjectEcho(8);
+  InjectNtp(8);
   EXPECT_EQ(worker->PollOnce(), 8u);
   std::vector<rte_mbuf*> out = testing::DrainRing(ring_.tx[0]);
   EXPECT_EQ(out.size(), 3u);
   EXPECT_EQ(stats_.tx_packets.Load(), 3u);
   EXPECT_EQ(stats_.tx_dropped.Load(), 5u);
+  EXPECT_EQ(stats_.replied[kNtpKind].Load(), 8u) << "queued for tx_burst";
   testing::FreeAll(out);
   ExpectPoolRestored();
 }
@@ -198,30 +255,29 @@ TEST_F(WorkerTest, WithoutClassifierFramesAreDroppedAsUnclassified) {
   auto worker = MakeWorker({}, /*with_pipeline=*/false);
   EXPECT_EQ(worker->PollOnce(), 0u);
   EXPECT_EQ(stats_.empty_polls.Load(), 1u);
-  InjectEcho(3);
+  InjectNtp(3);
   EXPECT_EQ(worker->PollOnce(), 3u);
   EXPECT_EQ(Dropped(CounterNames::kDropUnclassified), 3u);
   EXPECT_NE(stats_.heartbeat_tsc.Load(), 0u);
   ExpectPoolRestored();
 }
 
-TEST_F(WorkerTest, UnpublishedClockIsCountedAsRefreshFailure) {
+TEST_F(WorkerTest, UnpublishedClockIsCountedAndAnsweredUnsynchronised) {
   SetUpPort("noclk");
   core::PublishedClock never_written;
   std::vector<WorkerQueue> queues = {
       {port_->queue(0), {&never_written, nullptr, {}}, {}}};
-  auto made = factory_.Create(WorkerSetup{});
-  ASSERT_TRUE(made.ok());
-  Worker worker(std::move(queues), std::move(*made), &stats_, &stop_);
-  InjectEcho(1);
+  Worker worker(std::move(queues), MakePipeline(), &stats_, &stop_);
+  InjectNtp(1);
   EXPECT_EQ(worker.PollOnce(), 1u);
   EXPECT_EQ(stats_.model_refresh_failures.Load(), 1u);
   std::vector<rte_mbuf*> out = testing::DrainRing(ring_.tx[0]);
   ASSERT_EQ(out.size(), 1u);
-  EchoReply r;
-  ASSERT_TRUE(ParseEchoReply(out[0], &r));
-  // The default (never synchronised) model maps every tick to its anchor.
-  EXPECT_EQ(r.rx_tai_ns, 0);
+  const std::vector<NtpReply> replies = ReadNtpReplies(out);
+  ASSERT_EQ(replies.size(), 1u);
+  // The default (never published) model is unsynchronised: LI=3, stratum 0.
+  EXPECT_EQ(replies[0].header.leap, core::NtpLeapIndicator::kUnsynchronized);
+  EXPECT_EQ(replies[0].header.stratum, 0);
   testing::FreeAll(out);
 }
 
@@ -238,14 +294,12 @@ TEST_F(WorkerTest, FakeNicClockStampsAreConvertedWithTheNicModel) {
   auto worker = MakeWorker({nullptr, &nic_clock, *field});
 
   // No NIC model yet: flagged frames fall back to the burst's TSC stamp.
-  InjectEcho(2);
+  InjectNtp(2);
   EXPECT_EQ(worker->PollOnce(), 2u);
   std::vector<rte_mbuf*> out = testing::DrainRing(ring_.tx[0]);
   ASSERT_EQ(out.size(), 2u);
-  EchoReply r;
-  ASSERT_TRUE(ParseEchoReply(out[0], &r));
-  EXPECT_EQ(r.clock, 0);
   testing::FreeAll(out);
+  EXPECT_EQ(stats_.hw_stamped.Load(), 0u);
 
   // Publish NIC ticks -> TAI, composed from the fake's exact mapping and the
   // TSC model, as the control plane's correlator would.
@@ -258,18 +312,19 @@ TEST_F(WorkerTest, FakeNicClockStampsAreConvertedWithTheNicModel) {
   nic.ns_per_tick_q32 = tsc_model.ns_per_tick_q32 * 2;  // 0.5 ticks per TSC
   nic_clock.Write(nic);
 
-  InjectEcho(3);
+  InjectNtp(3);
   const uint64_t before = core::ReadTsc();
   EXPECT_EQ(worker->PollOnce(), 3u);
   out = testing::DrainRing(ring_.tx[0]);
   ASSERT_EQ(out.size(), 3u);
-  for (rte_mbuf* m : out) {
-    ASSERT_TRUE(ParseEchoReply(m, &r));
-    EXPECT_EQ(r.clock, 1) << "NIC stamp expected";
+  for (const NtpReply& r : ReadNtpReplies(out)) {
     // The stamp was taken inside rx_burst: after `before`, before T3. The
-    // NIC clock ticks every 2 TSC ticks, so allow 2 ns of rounding.
-    EXPECT_GE(r.rx_tai_ns, tsc_model.RawToTai(before).value - 2);
-    EXPECT_LE(r.rx_tai_ns, r.tx_tai_ns);
+    // NIC clock ticks every 2 TSC ticks, so allow 2 ns of rounding (and 1
+    // for the NTP format).
+    const core::UtcNs t2 = Utc(nic, r.header.receive_time);
+    const core::UtcNs t3 = Utc(nic, r.header.transmit_time);
+    EXPECT_GE(t2.value, nic.TaiToUtc(tsc_model.RawToTai(before)).value - 3);
+    EXPECT_LE(t2.value, t3.value);
   }
   testing::FreeAll(out);
   EXPECT_EQ(stats_.hw_stamped.Load(), 3u);
@@ -285,7 +340,7 @@ TEST_F(WorkerTest, LaunchedWorkerAnswersAndStopsCleanly) {
   workers.push_back(MakeWorker({}));
   WorkerGroup group;
   ASSERT_TRUE(group.Launch(std::move(workers)).ok());
-  InjectEcho(16);
+  InjectNtp(16);
   // Bounded wait for the worker on the other lcore to answer everything.
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(20);
@@ -298,6 +353,7 @@ TEST_F(WorkerTest, LaunchedWorkerAnswersAndStopsCleanly) {
   EXPECT_EQ(rte_eal_get_lcore_state(WorkerLcores()[0]), WAIT);
   std::vector<rte_mbuf*> out = testing::DrainRing(ring_.tx[0]);
   EXPECT_EQ(out.size(), 16u);
+  EXPECT_EQ(ReadNtpReplies(out).size(), 16u);
   testing::FreeAll(out);
   const WorkerStatsSnapshot s = WorkerStatsSnapshot::Of(stats_);
   EXPECT_EQ(s.rx_packets, 16u);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # e2e: the AF_XDP deployment mode on a veth rig, with zeitgeber's XDP program.
-#   tests/e2e/af_xdp_steering_test.sh ZG_ECHO_APP ZG_XDP_OBJ
+#   tests/e2e/af_xdp_steering_test.sh ZEITGEBERD ZG_XDP_OBJ
 # Proves, against the kernel's own stack in a network namespace:
-#  - UDP 123 to the served address reaches the DPDK worker through AF_XDP and
-#    is answered (TEST-ONLY echo pipeline: stamps RX/TX in the reply);
+#  - NTP (UDP 123) to the served address reaches zeitgeberd's worker through
+#    AF_XDP and is answered (mode 4, origin = the client's transmit time,
+#    receive <= transmit);
 #  - ping (ICMP + ARP) to the same address is answered by the kernel;
 #  - UDP to another port, and UDP 123 to an address zeitgeberd does not
 #    serve, stay with the kernel (which refuses them: ICMP port unreachable);
@@ -52,18 +53,20 @@ grep -q "zeitgeberd running" "$WORK/app.log" || fail "daemon not running after 3
 ip link show "$ZG_RIG_HOST_IF" | grep -q "prog/xdp" || fail "no XDP program attached"
 
 cat >"$WORK/client.py" <<'PYEOF'
-import socket, struct, sys
+import socket, struct, sys, time
 srv, other, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.settimeout(2.0)
 answered = 0
 for i in range(n):
-    s.sendto(b"ZGECHO01" + bytes(40), (srv, 123))
+    t1 = struct.pack(">II", int(time.time()) + 2208988800, i + 1)
+    s.sendto(bytes([0x23, 0, 6, 0xec]) + bytes(36) + t1, (srv, 123))
     data, addr = s.recvfrom(2048)
-    rx, tx = struct.unpack(">qq", data[8:24])
     assert addr == (srv, 123), addr
-    assert data[:8] == b"ZGECHO01" and len(data) == 48, data
-    assert 0 <= tx - rx < 10_000_000, (rx, tx)  # T3 after RX, within 10 ms
+    assert len(data) == 48 and data[0] & 7 == 4, data  # mode 4
+    assert data[24:32] == t1, "origin must echo our transmit timestamp"
+    t2, t3 = struct.unpack(">QQ", data[32:48])
+    assert 0 < t2 <= t3, (t2, t3)
     answered += 1
 print("answered", answered)
 # Not ours: another port on the served address, and port 123 on an address
@@ -87,11 +90,11 @@ zg_in_ns ping -c 3 -W 2 "$SRV" >/dev/null || fail "kernel did not answer ping"
 echo "ping answered by the kernel"
 
 port=$(sed -n 's/.*metrics on .*(port \([0-9]*\)).*/\1/p' "$WORK/app.log")
-sleep 0.3  # one stats interval, so the scrape includes the echoes
+sleep 0.3  # one stats interval, so the scrape includes the replies
 curl -sf "http://127.0.0.1:$port/metrics" >"$WORK/metrics.txt" || fail "scrape"
 promtool check metrics <"$WORK/metrics.txt" || fail "promtool check metrics"
-grep -q "^zeitgeber_frames_handled_total{kind=\"echo_test\".*} $N\$" \
-  "$WORK/metrics.txt" || { grep frames_handled "$WORK/metrics.txt"; fail "handled count"; }
+grep -q "^zeitgeber_frames_replied_total{kind=\"ntp\".*} $N\$" \
+  "$WORK/metrics.txt" || { grep frames_replied "$WORK/metrics.txt"; fail "replied count"; }
 
 kill -TERM "$APP_PID"
 wait "$APP_PID"; rc=$?; APP_PID=

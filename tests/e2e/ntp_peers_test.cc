@@ -5,11 +5,11 @@
 // elsewhere; this proves the payload). It runs inside a private network
 // namespace the test process creates for itself with unshare(CLONE_NEWNET):
 // nothing outside sees port 123, and the namespace vanishes with the process.
-// Clients: ntpdig (ntpsec) and chronyd -Q (chrony), both from Debian. A third
-// peer, tshark, dissects our reply bytes from a pcap the test writes.
+// Clients: ntpdig (ntpsec) and chronyd -Q (chrony), both from Debian. (tshark
+// dissects our replies in the unit suite: tests/core/ntp_tshark_test.cc.)
 //
-// Needs root for the namespace (skipped otherwise); every client runs under
-// `timeout`, so the test is bounded.
+// Needs root for the namespace (skipped otherwise); every client runs with a
+// deadline (zg_testutil RunCommand), so the test is bounded.
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -24,7 +24,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,6 +34,7 @@
 #include "core/ntp_wire.h"
 #include "core/seqlock.h"
 #include "gtest/gtest.h"
+#include "tests/util/subprocess.h"
 
 namespace zg::core {
 namespace {
@@ -68,27 +68,22 @@ ClockModel RealtimeModel(int64_t anchor_age_ns = 0) {
   return m;
 }
 
-// Output (stdout + stderr) and exit status of a shell command.
-struct CommandResult {
-  int status = -1;
-  std::string output;
-};
-CommandResult RunCommand(const std::string& cmd) {
-  CommandResult r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 512> chunk;
-  size_t n;
-  while ((n = fread(chunk.data(), 1, chunk.size(), p)) > 0) {
-    r.output.append(chunk.data(), n);
-  }
-  r.status = pclose(p);
-  return r;
+// Runs a peer to completion or `timeout` (zg_testutil: its own process
+// group, killed on timeout); stdout and stderr together in *output.
+testutil::CommandResult RunPeer(const std::vector<std::string>& argv,
+                                absl::Duration timeout, std::string* output) {
+  absl::StatusOr<testutil::CommandResult> r =
+      testutil::RunCommand(argv, timeout);
+  EXPECT_TRUE(r.ok()) << r.status();
+  if (!r.ok()) return {};
+  *output = r->stdout_text + r->stderr_text;
+  return *std::move(r);
 }
 
-bool HaveTool(const char* name) {
-  return RunCommand(std::string("command -v ") + name).status == 0;
-}
+bool HaveTool(const char* name) { return testutil::ProgramAvailable(name); }
+
+const std::vector<std::string> kNtpdig = {"ntpdig", "-j", "-t", "3",
+                                          "127.0.0.1"};
 
 // The server: one thread answering on 127.0.0.1:123 from the published model.
 class LoopbackNtpServer {
@@ -213,12 +208,12 @@ TEST_F(NtpPeersTest, NtpdigAcceptsSynchronizedReply) {
   if (!HaveTool("ntpdig")) GTEST_SKIP() << "ntpdig not installed";
   server_->Publish(RealtimeModel());
   const uint64_t before = server_->answered();
-  const CommandResult r = RunCommand("timeout 20 ntpdig -j -t 3 127.0.0.1");
-  ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("\"stratum\":1,"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("\"leap\":\"no-leap\""), std::string::npos)
-      << r.output;
-  EXPECT_LT(std::abs(JsonNumber(r.output, "offset")), 0.05) << r.output;
+  std::string out;
+  const testutil::CommandResult r = RunPeer(kNtpdig, absl::Seconds(20), &out);
+  ASSERT_TRUE(r.ok()) << r.Describe() << out;
+  EXPECT_NE(out.find("\"stratum\":1,"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"leap\":\"no-leap\""), std::string::npos) << out;
+  EXPECT_LT(std::abs(JsonNumber(out, "offset")), 0.05) << out;
   EXPECT_GT(server_->answered(), before);
 }
 
@@ -228,10 +223,10 @@ TEST_F(NtpPeersTest, NtpdigSeesPendingLeapSecond) {
   m.leap = LeapPending::kInsert;
   m.leap_at = m.tai_anchor + 3600 * kS;
   server_->Publish(m);
-  const CommandResult r = RunCommand("timeout 20 ntpdig -j -t 3 127.0.0.1");
-  ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("\"leap\":\"add-leap\""), std::string::npos)
-      << r.output;
+  std::string out;
+  const testutil::CommandResult r = RunPeer(kNtpdig, absl::Seconds(20), &out);
+  ASSERT_TRUE(r.ok()) << r.Describe() << out;
+  EXPECT_NE(out.find("\"leap\":\"add-leap\""), std::string::npos) << out;
 }
 
 TEST_F(NtpPeersTest, NtpdigRejectsUnsynchronizedReply) {
@@ -239,9 +234,11 @@ TEST_F(NtpPeersTest, NtpdigRejectsUnsynchronizedReply) {
   // Anchored two hours ago, stale after one: we answer, LI=3 stratum 0.
   server_->Publish(RealtimeModel(2 * 3600 * kS));
   const uint64_t before = server_->answered();
-  const CommandResult r = RunCommand("timeout 20 ntpdig -j -t 3 127.0.0.1");
-  EXPECT_NE(r.status, 0) << r.output;
-  EXPECT_EQ(r.output.find("\"offset\""), std::string::npos) << r.output;
+  std::string out;
+  const testutil::CommandResult r = RunPeer(kNtpdig, absl::Seconds(20), &out);
+  EXPECT_FALSE(r.ok()) << out;
+  EXPECT_FALSE(r.timed_out) << out;
+  EXPECT_EQ(out.find("\"offset\""), std::string::npos) << out;
   EXPECT_GT(server_->answered(), before);  // answered, and refused by ntpdig
 }
 
@@ -250,123 +247,18 @@ TEST_F(NtpPeersTest, ChronydMeasuresOffsetNearZero) {
   server_->Publish(RealtimeModel());
   const std::string pidfile =
       "/tmp/zg-ntp-peers-" + std::to_string(getpid()) + ".pid";
-  const CommandResult r = RunCommand(
-      "timeout 30 chronyd -Q -u root -t 20 -f /dev/null "
-      "'server 127.0.0.1 iburst minpoll -4 maxpoll -4 maxsamples 4' "
-      "'pidfile " +
-      pidfile + "'");
+  std::string out;
+  const testutil::CommandResult r =
+      RunPeer({"chronyd", "-Q", "-u", "root", "-t", "20", "-f", "/dev/null",
+               "server 127.0.0.1 iburst minpoll -4 maxpoll -4 maxsamples 4",
+               "pidfile " + pidfile},
+              absl::Seconds(30), &out);
   std::remove(pidfile.c_str());
-  ASSERT_EQ(r.status, 0) << r.output;
-  const size_t at = r.output.find("System clock wrong by ");
-  ASSERT_NE(at, std::string::npos) << r.output;
-  const double offset_s = std::strtod(r.output.c_str() + at + 22, nullptr);
-  EXPECT_LT(std::abs(offset_s), 0.05) << r.output;
-}
-
-// ---- tshark
-// ------------------------------------------------------------------
-
-// Wraps UDP payloads (127.0.0.1:123 -> :40000) in IPv4 and writes a pcap
-// (LINKTYPE_RAW) that tshark can dissect.
-void WritePcap(const std::string& path,
-               const std::vector<std::vector<uint8_t>>& payloads) {
-  std::ofstream f(path, std::ios::binary);
-  auto put32 = [&](uint32_t v) { f.write(reinterpret_cast<char*>(&v), 4); };
-  auto put16 = [&](uint16_t v) { f.write(reinterpret_cast<char*>(&v), 2); };
-  put32(0xa1b2c3d4);
-  put16(2);
-  put16(4);
-  put32(0);
-  put32(0);
-  put32(65535);
-  put32(101);  // LINKTYPE_RAW
-  for (const auto& p : payloads) {
-    const uint16_t udp_len = static_cast<uint16_t>(8 + p.size());
-    const uint16_t ip_len = static_cast<uint16_t>(20 + udp_len);
-    put32(0);
-    put32(0);
-    put32(ip_len);
-    put32(ip_len);
-    const uint8_t ip[20] = {0x45,
-                            0,
-                            static_cast<uint8_t>(ip_len >> 8),
-                            static_cast<uint8_t>(ip_len),
-                            0,
-                            0,
-                            0x40,
-                            0,
-                            64,
-                            17,
-                            0,
-                            0,
-                            127,
-                            0,
-                            0,
-                            1,
-                            127,
-                            0,
-                            0,
-                            1};
-    const uint8_t udp[8] = {0,
-                            123,
-                            0x9c,
-                            0x40,
-                            static_cast<uint8_t>(udp_len >> 8),
-                            static_cast<uint8_t>(udp_len),
-                            0,
-                            0};
-    f.write(reinterpret_cast<const char*>(ip), sizeof(ip));
-    f.write(reinterpret_cast<const char*>(udp), sizeof(udp));
-    f.write(reinterpret_cast<const char*>(p.data()),
-            static_cast<std::streamsize>(p.size()));
-  }
-}
-
-std::vector<uint8_t> ReplyBytes(const ClockModel& m, TaiNs rx) {
-  uint8_t req[kNtpHeaderSize];
-  BuildNtpClientRequest(req, 4, 6, NtpTimestamp{0xe8fe6f80u, 0x80000000u});
-  const NtpReplyPacket r = BuildNtpReply(req, rx, rx + 1000, m);
-  EXPECT_EQ(r.drop, NtpDrop::kNone);
-  return std::vector<uint8_t>(r.bytes.begin(), r.bytes.begin() + r.size);
-}
-
-TEST(NtpTsharkTest, TsharkDissectsOurReplies) {
-  if (!HaveTool("tshark")) GTEST_SKIP() << "tshark not installed";
-  // Synced stratum 1 in 2023; unsynchronised; and era 1 (2040).
-  ClockModel synced = RealtimeModel();
-  synced.tai_anchor = TaiNs{(1'700'000'000 + 37) * kS};
-  synced.reference_time = synced.tai_anchor;
-  ClockModel stale = synced;
-  stale.max_extrapolation_ns = 0;
-  ClockModel era1 = synced;
-  era1.tai_anchor = TaiNs{(2'208'988'800 + 37) * kS};
-  era1.reference_time = era1.tai_anchor;
-  const std::string pcap =
-      "/tmp/zg-ntp-tshark-" + std::to_string(getpid()) + ".pcap";
-  WritePcap(pcap, {ReplyBytes(synced, synced.tai_anchor),
-                   ReplyBytes(stale, stale.tai_anchor + kS),
-                   ReplyBytes(era1, era1.tai_anchor)});
-  const CommandResult r = RunCommand(
-      "timeout 60 tshark -n -r " + pcap +
-      " -d udp.port==123,ntp -T fields -E separator=, -e ntp.flags.li "
-      "-e ntp.flags.vn -e ntp.flags.mode -e ntp.stratum -e ntp.refid "
-      "-e ntp.rootdispersion -e ntp.rec");
-  std::remove(pcap.c_str());
-  ASSERT_EQ(r.status, 0) << r.output;
-  // One line per packet; tshark's warnings (e.g. running as root) are not.
-  std::vector<std::string> lines;
-  size_t start = 0, end;
-  while ((end = r.output.find('\n', start)) != std::string::npos) {
-    const std::string line = r.output.substr(start, end - start);
-    if (line.find(',') != std::string::npos) lines.push_back(line);
-    start = end + 1;
-  }
-  ASSERT_EQ(lines.size(), 3u) << r.output;
-  // li,vn,mode,stratum,refid,root dispersion (2^-16 s),receive time.
-  EXPECT_EQ(lines[0], "0,4,4,1,47505300,1,Nov 14, 2023 22:13:20.000000000 UTC");
-  EXPECT_EQ(lines[1],
-            "3,4,4,0,00000000,1048576,Nov 14, 2023 22:13:21.000000000 UTC");
-  EXPECT_EQ(lines[2], "0,4,4,1,47505300,1,Jan  1, 2040 00:00:00.000000000 UTC");
+  ASSERT_TRUE(r.ok()) << r.Describe() << out;
+  const size_t at = out.find("System clock wrong by ");
+  ASSERT_NE(at, std::string::npos) << out;
+  const double offset_s = std::strtod(out.c_str() + at + 22, nullptr);
+  EXPECT_LT(std::abs(offset_s), 0.05) << out;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/net_headers.h"
 #include "core/ptp_management.h"
 
 namespace {
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   sockaddr_in bind_addr{};
   bind_addr.sin_family = AF_INET;
-  bind_addr.sin_port = htons(kPtpGeneralUdpPort);
+  bind_addr.sin_port = htons(kPtpGeneralPort);
   if (bind(fd, reinterpret_cast<sockaddr*>(&bind_addr), sizeof bind_addr) < 0) {
     return Fail("bind 320");
   }
@@ -76,7 +77,7 @@ int main(int argc, char** argv) {
   setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &local, sizeof local);
   sockaddr_in group{};
   group.sin_family = AF_INET;
-  group.sin_port = htons(kPtpGeneralUdpPort);
+  group.sin_port = htons(kPtpGeneralPort);
   inet_pton(AF_INET, kPrimaryGroup, &group.sin_addr);
 
   PtpManagementConfig config;

@@ -12,38 +12,34 @@ responder=$1
 [ "$(id -u)" -eq 0 ] || { echo "needs root"; exit 77; }
 command -v pmc >/dev/null || { echo "needs pmc (linuxptp)"; exit 77; }
 
-ns_a="zgma$$"
-ns_b="zgmb$$"
+# The pair (namespaces, veth, addresses) comes from scripts/netns.sh, as the
+# capture script and the C++ rigs make theirs.
+. "$(dirname "$0")/../../scripts/netns.sh"
+pair="zgpmc$$"
 work=$(mktemp -d)
 rpid=""
 cleanup() {
   set +e
   [ -n "$rpid" ] && kill "$rpid" 2>/dev/null && wait "$rpid" 2>/dev/null
-  ip netns del "$ns_a" 2>/dev/null
-  ip netns del "$ns_b" 2>/dev/null
+  zg_pair_down "$pair"
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-ip netns add "$ns_a"
-ip netns add "$ns_b"
-ip link add "$ns_a" netns "$ns_a" type veth peer name "$ns_b" netns "$ns_b"
-ip -n "$ns_a" addr add 10.79.0.1/24 dev "$ns_a"
-ip -n "$ns_b" addr add 10.79.0.2/24 dev "$ns_b"
-ip -n "$ns_a" link set "$ns_a" up
-ip -n "$ns_b" link set "$ns_b" up
-ip -n "$ns_a" route add 224.0.0.0/4 dev "$ns_a"
-ip -n "$ns_b" route add 224.0.0.0/4 dev "$ns_b"
+zg_pair_up "$pair" 10.79.0.1/24 10.79.0.2/24
+ns_a=$ZG_PAIR_NS_A ns_b=$ZG_PAIR_NS_B
+ip -n "$ns_a" route add 224.0.0.0/4 dev "$ZG_PAIR_IF_A"
+ip -n "$ns_b" route add 224.0.0.0/4 dev "$ZG_PAIR_IF_B"
 
 ip netns exec "$ns_a" "$responder" 10.79.0.1 8 >"$work/responder.log" 2>&1 &
 rpid=$!
 sleep 1
 
-ip netns exec "$ns_b" timeout 10 pmc -4 -i "$ns_b" -b 1 \
+ip netns exec "$ns_b" timeout 10 pmc -4 -i "$ZG_PAIR_IF_B" -b 1 \
   'GET DEFAULT_DATA_SET' 'GET CURRENT_DATA_SET' 'GET PARENT_DATA_SET' \
   'GET TIME_PROPERTIES_DATA_SET' 'GET PORT_DATA_SET' 'GET NULL_MANAGEMENT' \
   >"$work/pmc.log" 2>&1 || true
-ip netns exec "$ns_b" timeout 10 pmc -4 -i "$ns_b" -b 1 -z \
+ip netns exec "$ns_b" timeout 10 pmc -4 -i "$ZG_PAIR_IF_B" -b 1 -z \
   'GET DEFAULT_DATA_SET' >"$work/pmc-z.log" 2>&1 || true
 sleep 0.5
 cat "$work/pmc.log"

@@ -18,15 +18,11 @@
 #include "core/frame.h"
 #include "core/l2l3_responder.h"
 #include "core/net_headers.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
 using namespace zg::core;
-
-#define CHECK(cond)                \
-  do {                             \
-    if (!(cond)) __builtin_trap(); \
-  } while (false)
 
 LocalAddresses Ours(std::optional<uint16_t> vlan) {
   LocalAddresses l =
@@ -39,20 +35,20 @@ LocalAddresses Ours(std::optional<uint16_t> vlan) {
 }
 
 void CheckInfo(const FrameInfo& i, uint32_t len) {
-  CHECK(i.kind < FrameKind::kCount);
-  CHECK(i.drop < FrameDrop::kCount);
+  ZG_FUZZ_CHECK(i.kind < FrameKind::kCount);
+  ZG_FUZZ_CHECK(i.drop < FrameDrop::kCount);
   if (i.kind == FrameKind::kDrop) {
-    CHECK(i.drop != FrameDrop::kNone);
+    ZG_FUZZ_CHECK(i.drop != FrameDrop::kNone);
     return;
   }
-  CHECK(i.drop == FrameDrop::kNone);
-  CHECK(i.frame_len == len);
-  CHECK(i.l3_offset >= eth::kHeaderLen && i.l3_offset <= len);
-  CHECK(uint32_t{i.l3_offset} + i.l3_len <= len);
-  CHECK(uint32_t{i.l4_offset} + i.l4_len <= len);
-  CHECK(uint32_t{i.payload_offset} + i.payload_len <= len);
-  if (i.l4_offset != 0) CHECK(i.l4_offset >= i.l3_offset + 20);
-  if (i.nd_lladdr_offset != 0) CHECK(i.nd_lladdr_offset + 6u <= len);
+  ZG_FUZZ_CHECK(i.drop == FrameDrop::kNone);
+  ZG_FUZZ_CHECK(i.frame_len == len);
+  ZG_FUZZ_CHECK(i.l3_offset >= eth::kHeaderLen && i.l3_offset <= len);
+  ZG_FUZZ_CHECK(uint32_t{i.l3_offset} + i.l3_len <= len);
+  ZG_FUZZ_CHECK(uint32_t{i.l4_offset} + i.l4_len <= len);
+  ZG_FUZZ_CHECK(uint32_t{i.payload_offset} + i.payload_len <= len);
+  if (i.l4_offset != 0) ZG_FUZZ_CHECK(i.l4_offset >= i.l3_offset + 20);
+  if (i.nd_lladdr_offset != 0) ZG_FUZZ_CHECK(i.nd_lladdr_offset + 6u <= len);
 }
 
 // The recipient of a reply: its MAC and IP from the reply's destination.
@@ -75,8 +71,8 @@ void CheckUdpReply(const uint8_t* data, uint32_t len, const FrameInfo& req,
   FrameInfo reply;
   const uint32_t n = PrepareUdpReply(f.data(), req, local, payload_len, &reply);
   if (n == 0) return;
-  CHECK(n <= len && reply.frame_len == n);
-  CHECK(uint32_t{reply.payload_offset} + reply.payload_len == n);
+  ZG_FUZZ_CHECK(n <= len && reply.frame_len == n);
+  ZG_FUZZ_CHECK(uint32_t{reply.payload_offset} + reply.payload_len == n);
   std::memset(f.data() + reply.payload_offset, fill, payload_len);
   FinalizeUdpChecksum(f.data(), reply);
   const IpAddress peer_ip = req.ip_version == 6 ? IpAddress::V6(req.src_ipv6)
@@ -87,8 +83,9 @@ void CheckUdpReply(const uint8_t* data, uint32_t len, const FrameInfo& req,
   FrameInfo seen = ClassifyFrame(exact.data(), n, *peer);
   CheckInfo(seen, n);
   // Port 0 as our source is the one thing a peer refuses.
-  CHECK(seen.kind != FrameKind::kDrop ||
-        (seen.drop == FrameDrop::kUdpSourcePortZero && req.dst_port == 0));
+  ZG_FUZZ_CHECK(
+      seen.kind != FrameKind::kDrop ||
+      (seen.drop == FrameDrop::kUdpSourcePortZero && req.dst_port == 0));
   // A late rewrite of up to 8 payload bytes, updated incrementally.
   if (payload_len == 0) return;
   const uint32_t off = fill % payload_len;
@@ -100,7 +97,7 @@ void CheckUdpReply(const uint8_t* data, uint32_t len, const FrameInfo& req,
   UpdateUdpChecksum(f.data(), reply, off, old_bytes, new_bytes, cnt);
   std::vector<uint8_t> full(f);
   FinalizeUdpChecksum(full.data(), reply);
-  CHECK(std::memcmp(full.data(), f.data(), n) == 0);
+  ZG_FUZZ_CHECK(std::memcmp(full.data(), f.data(), n) == 0);
 }
 
 void CheckResponder(const uint8_t* data, uint32_t len, const FrameInfo& req,
@@ -115,19 +112,19 @@ void CheckResponder(const uint8_t* data, uint32_t len, const FrameInfo& req,
                     req.kind == FrameKind::kIcmp6EchoRequest ||
                     req.kind == FrameKind::kNeighborSolicitation;
   if (!l2l3) {
-    CHECK(n == 0 && drop == FrameDrop::kReplyWrongKind);
+    ZG_FUZZ_CHECK(n == 0 && drop == FrameDrop::kReplyWrongKind);
     return;
   }
-  CHECK(n != 0);  // capacity is ample
+  ZG_FUZZ_CHECK(n != 0);  // capacity is ample
   if (req.kind == FrameKind::kNeighborSolicitation) {
-    CHECK(n <= len + 8);
+    ZG_FUZZ_CHECK(n <= len + 8);
     // Exactly the request's size is enough for an NS with an SLLAO.
     if (req.nd_lladdr_offset != 0) {
       std::vector<uint8_t> g(data, data + len);
-      CHECK(AnswerL2L3(g.data(), len, req, local, &drop) != 0);
+      ZG_FUZZ_CHECK(AnswerL2L3(g.data(), len, req, local, &drop) != 0);
     }
   } else {
-    CHECK(n <= len);
+    ZG_FUZZ_CHECK(n <= len);
   }
   // The recipient accepts it (not the all-nodes DAD answer).
   IpAddress peer_ip;
@@ -145,7 +142,7 @@ void CheckResponder(const uint8_t* data, uint32_t len, const FrameInfo& req,
   std::vector<uint8_t> exact(f.begin(), f.begin() + n);
   const FrameInfo seen = ClassifyFrame(exact.data(), n, *peer);
   CheckInfo(seen, n);
-  CHECK(seen.kind == FrameKind::kOther);
+  ZG_FUZZ_CHECK(seen.kind == FrameKind::kOther);
 }
 
 }  // namespace

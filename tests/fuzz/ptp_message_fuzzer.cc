@@ -14,15 +14,11 @@
 #include "core/ptp_management.h"
 #include "core/ptp_tlv.h"
 #include "core/ptp_wire.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
 using namespace zg::core;
-
-#define ZG_FUZZ_CHECK(cond)        \
-  do {                             \
-    if (!(cond)) __builtin_trap(); \
-  } while (false)
 
 // The whole TLV, from its header, given its parsed value span.
 std::span<const uint8_t> Whole(const PtpTlv& tlv) {

@@ -290,4 +290,67 @@ absl::Status CheckClean(const std::vector<DissectedPacket>& packets) {
                    " packets:\n  ", absl::StrJoin(bad, "\n  ")));
 }
 
+absl::Status CheckFields(const DissectedPacket& p, const FieldValues& want) {
+  // Wanted values per name, names in first-mention order.
+  std::vector<std::string> names;
+  std::map<std::string, std::vector<std::string>> wanted;
+  for (const auto& field : want) {
+    std::vector<std::string>& values = wanted[field.first];
+    if (values.empty()) names.push_back(field.first);
+    values.push_back(field.second);
+  }
+  const auto quoted = [](const std::vector<std::string>& v) {
+    return "\"" + absl::StrJoin(v, "\", \"") + "\"";
+  };
+  std::vector<std::string> bad;
+  for (const std::string& name : names) {
+    const std::vector<std::string>& values = wanted[name];
+    const std::vector<std::string> got = p.FieldValues(name);
+    const bool ok =
+        values.size() == 1
+            ? !got.empty() && std::all_of(got.begin(), got.end(),
+                                          [&](const std::string& v) {
+                                            return v == values.front();
+                                          })
+            : got == values;
+    if (!ok) {
+      bad.push_back(absl::StrCat(name, " is ",
+                                 got.empty() ? "absent" : quoted(got),
+                                 ", want ", quoted(values)));
+    }
+  }
+  if (bad.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrJoin(bad, "; "));
+}
+
+absl::Status DissectAndCheck(const std::vector<FrameCheck>& checks,
+                             const TsharkOptions& options) {
+  std::vector<std::vector<uint8_t>> frames;
+  for (const FrameCheck& c : checks) frames.push_back(c.frame);
+  ZG_ASSIGN_OR_RETURN(std::vector<DissectedPacket> packets,
+                      DissectFrames(frames, options));
+  std::vector<std::string> bad;
+  for (size_t i = 0; i < checks.size(); ++i) {
+    const DissectedPacket& p = packets[i];
+    std::vector<std::string> why;
+    if (!p.Clean()) why.push_back(p.Summary());
+    if (absl::Status s = CheckFields(p, checks[i].want); !s.ok()) {
+      why.push_back(std::string(s.message()));
+    }
+    if (checks[i].extra) {
+      if (absl::Status s = checks[i].extra(p); !s.ok()) {
+        why.push_back(std::string(s.message()));
+      }
+    }
+    if (!why.empty()) {
+      bad.push_back(absl::StrCat(checks[i].name, " (frame ", i + 1,
+                                 "): ", absl::StrJoin(why, "; ")));
+    }
+  }
+  if (bad.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat(bad.size(), " of ", checks.size(), " frames differ:\n  ",
+                   absl::StrJoin(bad, "\n  ")));
+}
+
 }  // namespace zg::testutil

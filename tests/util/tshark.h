@@ -14,11 +14,21 @@
 //   EXPECT_EQ(p.Field("ntp.stratum"), "1");
 //   EXPECT_TRUE(CheckClean({p}).ok()) << CheckClean({p});  // no warnings
 //
+// Serializer tests build many frames and dissect them in one tshark run
+// (a run costs a second or more on a busy machine):
+//
+//   std::vector<FrameCheck> checks;
+//   checks.push_back({"ntp reply v4", frame, {{"ntp.stratum", "1"},
+//                                             {"udp.checksum.status", "1"}}});
+//   absl::Status s = DissectAndCheck(checks);  // clean, and every field as set
+//   EXPECT_TRUE(s.ok()) << s;
+//
 // Tests that use it should GTEST_SKIP() when !TsharkAvailable().
 #ifndef ZG_TESTS_UTIL_TSHARK_H_
 #define ZG_TESTS_UTIL_TSHARK_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -111,6 +121,31 @@ absl::StatusOr<std::vector<DissectedPacket>> ParseTsharkJson(
 // OK if every packet is Clean(); otherwise an error listing each packet's
 // Summary(). Usage: EXPECT_TRUE(CheckClean(p).ok()) << CheckClean(p);
 absl::Status CheckClean(const std::vector<DissectedPacket>& packets);
+
+// Field name -> the value tshark must show for it. A name listed once must
+// have that value every time tshark shows it (a flag repeated in subtrees);
+// a name listed several times must be shown exactly those values in that
+// order (one per TLV, say).
+using FieldValues = std::vector<std::pair<std::string, std::string>>;
+
+// OK if `p` shows every field of `want` as FieldValues says; otherwise an
+// error listing each missing or different field and what tshark showed.
+absl::Status CheckFields(const DissectedPacket& p, const FieldValues& want);
+
+// A frame we built, what tshark must show in it, and optionally more checks
+// that cannot be said as fixed values (e.g. a rendered date).
+struct FrameCheck {
+  std::string name;
+  std::vector<uint8_t> frame;  // Ethernet, no FCS
+  FieldValues want;
+  std::function<absl::Status(const DissectedPacket&)> extra;
+};
+
+// Dissects every frame in one tshark run and checks each: Clean(), the
+// fields in `want`, and `extra`. Returns an error naming each failing check
+// and why, or why tshark could not run.
+absl::Status DissectAndCheck(const std::vector<FrameCheck>& checks,
+                             const TsharkOptions& options = {});
 
 }  // namespace zg::testutil
 

@@ -1,8 +1,9 @@
 // Proves the tshark harness reports what tshark sees: a hand-built good NTP
 // request is clean and decoded field by field; the same frame with a broken
 // UDP checksum yields exactly one error (Checksum) and nothing else; a
-// truncated one is marked malformed. The frames are built here byte by byte,
-// independently of core/'s serializers.
+// truncated one is marked malformed; DissectAndCheck reports each frame that
+// is not clean or shows other values than asked, by name. The frames are built
+// here byte by byte, independently of core/'s serializers.
 #include "tests/util/tshark.h"
 
 #include <cstdint>
@@ -20,6 +21,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::SizeIs;
 
 // RFC 1071 one's-complement sum, folded (not inverted).
@@ -180,6 +182,66 @@ TEST_F(TsharkTest, DissectsSeveralFramesInOrderAndPtpOnItsPort) {
   EXPECT_EQ((*pkts)[1].Field("ptp.v2.messagetype"), "0x01");
   EXPECT_EQ((*pkts)[1].Field("ptp.v2.sequenceid"), "258");
   EXPECT_TRUE(CheckClean(*pkts).ok()) << CheckClean(*pkts);
+}
+
+TEST_F(TsharkTest, DissectAndCheckNamesEveryFrameThatDiffers) {
+  uint16_t csum;
+  const std::vector<uint8_t> good = Udp4Frame(NtpRequest(), 123, &csum);
+  std::vector<uint8_t> corrupt = good;
+  corrupt[14 + 20 + 6] ^= 0x5a;  // the UDP checksum
+  const auto from_10_0_0_2 = [](const DissectedPacket& p) {
+    return p.Field("ip.src") == "10.0.0.2" ? absl::OkStatus()
+                                           : absl::InternalError("ip.src");
+  };
+  const std::vector<FrameCheck> checks = {
+      {"as built",
+       good,
+       {{"ntp.flags.mode", "3"}, {"ntp.ppoll", "6"}},
+       from_10_0_0_2},
+      {"wrong stratum", good, {{"ntp.stratum", "1"}, {"ntp.nosuch", "x"}}},
+      {"bad checksum", corrupt, {{"ntp.flags.mode", "3"}}},
+      {"extra says no",
+       good,
+       {},
+       [](const DissectedPacket&) { return absl::InternalError("no!"); }},
+  };
+  const absl::Status s = DissectAndCheck(checks);
+  ASSERT_FALSE(s.ok());
+  const std::string m(s.message());
+  EXPECT_THAT(m, HasSubstr("3 of 4 frames differ"));
+  EXPECT_THAT(m, Not(HasSubstr("as built")));
+  EXPECT_THAT(m, HasSubstr("wrong stratum (frame 2): ntp.stratum is \"0\", "
+                           "want \"1\"; ntp.nosuch is absent, want \"x\""));
+  EXPECT_THAT(m, HasSubstr("bad checksum (frame 3): frame 3 "));
+  EXPECT_THAT(m, HasSubstr("error/Checksum in udp"));
+  EXPECT_THAT(m, HasSubstr("extra says no (frame 4): no!"));
+}
+
+TEST(TsharkJsonTest, CheckFieldsOnRepeatedFields) {
+  const char* json = R"([{"_source": {"layers": {"ptp": {
+    "ptp.v2.sequenceid": "7",
+    "ptp.v2.tlv": [{"ptp.v2.tlv.type": "3"}, {"ptp.v2.tlv.type": "3"}],
+    "ptp.v2.x": [{"ptp.v2.tlv.kind": "3"}, {"ptp.v2.tlv.kind": "8"}]}}}}])";
+  absl::StatusOr<std::vector<DissectedPacket>> pkts = ParseTsharkJson(json);
+  ASSERT_TRUE(pkts.ok()) << pkts.status();
+  const DissectedPacket& p = (*pkts)[0];
+  EXPECT_TRUE(
+      CheckFields(p, {{"ptp.v2.sequenceid", "7"}, {"ptp.v2.tlv.type", "3"}})
+          .ok());
+  EXPECT_TRUE(CheckFields(p, {}).ok());
+  const absl::Status s = CheckFields(p, {{"ptp.v2.tlv.kind", "3"}});
+  EXPECT_EQ(s.message(), "ptp.v2.tlv.kind is \"3\", \"8\", want \"3\"");
+  // Listed several times: exactly those values, in order.
+  EXPECT_TRUE(
+      CheckFields(p, {{"ptp.v2.tlv.kind", "3"}, {"ptp.v2.tlv.kind", "8"}})
+          .ok());
+  EXPECT_FALSE(
+      CheckFields(p, {{"ptp.v2.tlv.kind", "8"}, {"ptp.v2.tlv.kind", "3"}})
+          .ok());
+  EXPECT_FALSE(CheckFields(p, {{"ptp.v2.tlv.type", "3"},
+                               {"ptp.v2.tlv.type", "3"},
+                               {"ptp.v2.tlv.type", "3"}})
+                   .ok());
 }
 
 TEST(TsharkJsonTest, FlattensNestedFieldsRepeatsAndExpertArrays) {

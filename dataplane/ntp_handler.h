@@ -1,0 +1,68 @@
+// The pipeline's NTP server: a client request (mode 3) becomes the mode-4
+// reply in the same mbuf, and its transmit timestamp is written as late as
+// the worker allows, just before tx_burst.
+//
+// Handle() (per frame, in the burst loop):
+//   ValidateNtpRequest           bad version, mode != 3, short/malformed,
+//                                MAC/NTS, zero transmit -> "ntp_<reason>"
+//   NtpRequestPolicy (optional)  answer / drop / Kiss-o'-Death
+//   WriteNtpReply                every field but the final T3, from the
+//                                ClockModel of the frame's RX stamp
+//   PrepareUdpReply              addresses and ports swapped, 48-byte
+//                                payload (never longer than the request)
+//   UDP checksum                 computed now (with T3 = T2), or the
+//                                pseudo-header sum for NIC offload
+// FinaliseTx() (once per TX batch, right before tx_burst):
+//   StampNtpTransmit             T3 from the batch's fresh TSC stamp
+//   UpdateUdpChecksum            RFC 1624 update for those 8 bytes (software
+//                                checksums only)
+//
+//   ZG_ASSIGN_OR_RETURN(NtpDropIndex ntp, RegisterNtpNames(names));
+//   ZG_RETURN_IF_ERROR(pipeline.SetHandler(core::FrameKind::kNtp,
+//       std::make_unique<NtpHandler>(frame_drops, ntp, /*policy=*/nullptr)));
+#ifndef ZG_DATAPLANE_NTP_HANDLER_H_
+#define ZG_DATAPLANE_NTP_HANDLER_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "core/ntp_wire.h"
+#include "dataplane/frame_classifier.h"
+#include "dataplane/ntp_policy.h"
+#include "dataplane/pipeline.h"
+#include "dataplane/worker_stats.h"
+
+namespace zg::dataplane {
+
+// Counter indices of the NTP drop reasons: NtpDrop d is base + d - 1.
+struct NtpDropIndex {
+  uint8_t base = 0;
+  uint8_t Of(core::NtpDrop d) const {
+    return static_cast<uint8_t>(base + static_cast<uint8_t>(d) - 1);
+  }
+};
+
+// Registers the "ntp" drop reasons (core::NtpDropName). Control thread.
+absl::StatusOr<NtpDropIndex> RegisterNtpNames(CounterNames& names);
+
+class NtpHandler final : public FrameHandler {
+ public:
+  NtpHandler(FrameDropIndex frame_drops, NtpDropIndex ntp_drops,
+             std::unique_ptr<NtpRequestPolicy> policy)
+      : frame_drops_(frame_drops),
+        ntp_drops_(ntp_drops),
+        policy_(std::move(policy)) {}
+
+  HandleResult Handle(Packet& pkt, const BurstContext& burst) override;
+  void FinaliseTx(Packet& pkt, const TxStamp& tx) override;
+
+ private:
+  FrameDropIndex frame_drops_;
+  NtpDropIndex ntp_drops_;
+  std::unique_ptr<NtpRequestPolicy> policy_;  // null: answer every request
+};
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_NTP_HANDLER_H_

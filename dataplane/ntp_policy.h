@@ -1,0 +1,76 @@
+// The per-client decision point of the NTP handler: between validating a
+// request and answering it, a policy may answer, drop (counted under a reason
+// it registered) or send a Kiss-o'-Death (RATE, DENY, RSTR). This is where
+// per-client rate limiting and access control plug in; zeitgeberd installs
+// none yet, so every valid request is answered.
+//
+// One policy object per worker (NtpPolicyFactory::Create), so a policy keeps
+// its per-client tables without synchronisation. Check() runs on the hot
+// path: no locks, allocation, syscalls or exceptions.
+//
+//   class RateLimiter final : public NtpRequestPolicy {
+//     NtpPolicyVerdict Check(const core::FrameInfo& req,
+//                            const core::NtpRequestCheck& check,
+//                            core::TaiNs rx) override {
+//       if (OverRate(req.src_ipv4, rx)) {
+//         return NtpPolicyVerdict::Kiss(core::kNtpKissRate, /*min_poll=*/6);
+//       }
+//       return NtpPolicyVerdict::Answer();
+//     }
+//   };
+#ifndef ZG_DATAPLANE_NTP_POLICY_H_
+#define ZG_DATAPLANE_NTP_POLICY_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/frame.h"
+#include "core/ntp_wire.h"
+#include "core/time_types.h"
+#include "dataplane/pipeline.h"
+#include "dataplane/worker_stats.h"
+
+namespace zg::dataplane {
+
+struct NtpPolicyVerdict {
+  enum class Action : uint8_t { kAnswer, kDrop, kKiss };
+  Action action = Action::kAnswer;
+  uint8_t drop_reason = 0;  // kDrop: a CounterNames index the policy owns
+  uint32_t kiss_code = 0;   // kKiss: core::kNtpKissRate, kNtpKissDeny, ...
+  int8_t kiss_min_poll_log2 = 0;  // kKiss: the poll the client must back off to
+
+  static constexpr NtpPolicyVerdict Answer() { return {}; }
+  static constexpr NtpPolicyVerdict Drop(uint8_t reason) {
+    return {Action::kDrop, reason, 0, 0};
+  }
+  static constexpr NtpPolicyVerdict Kiss(uint32_t code, int8_t min_poll_log2) {
+    return {Action::kKiss, 0, code, min_poll_log2};
+  }
+};
+
+class NtpRequestPolicy {
+ public:
+  virtual ~NtpRequestPolicy() = default;
+  // `request` is the classified frame (client address in src_ipv4/src_ipv6,
+  // port in src_port), `check` the validated NTP header, `rx_time` its
+  // receive stamp.
+  virtual NtpPolicyVerdict Check(const core::FrameInfo& request,
+                                 const core::NtpRequestCheck& check,
+                                 core::TaiNs rx_time) = 0;
+};
+
+class NtpPolicyFactory {
+ public:
+  virtual ~NtpPolicyFactory() = default;
+  // Registers the policy's drop reasons (control thread, once).
+  virtual absl::Status RegisterNames(CounterNames& names) = 0;
+  // One policy per worker.
+  virtual absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> Create(
+      const WorkerSetup& setup) = 0;
+};
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_NTP_POLICY_H_

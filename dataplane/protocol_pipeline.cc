@@ -1,0 +1,58 @@
+#include "dataplane/protocol_pipeline.h"
+
+#include <memory>
+
+#include "core/status_macros.h"
+#include "dataplane/l2l3_handler.h"
+
+namespace zg::dataplane {
+
+absl::Status ProtocolPipelineFactory::RegisterNames(CounterNames& names) {
+  if (registered_) {
+    return absl::FailedPreconditionError(
+        "ProtocolPipelineFactory::RegisterNames called twice");
+  }
+  ZG_ASSIGN_OR_RETURN(frame_drops_, RegisterFrameNames(names));
+  ZG_ASSIGN_OR_RETURN(ntp_drops_, RegisterNtpNames(names));
+  if (options_.ntp_policy != nullptr) {
+    ZG_RETURN_IF_ERROR(options_.ntp_policy->RegisterNames(names));
+  }
+  for (ProtocolPlugin* plugin : options_.plugins) {
+    ZG_RETURN_IF_ERROR(plugin->RegisterNames(names));
+  }
+  registered_ = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Pipeline> ProtocolPipelineFactory::Create(
+    const WorkerSetup& setup) {
+  if (!registered_) {
+    return absl::FailedPreconditionError(
+        "ProtocolPipelineFactory::Create before RegisterNames");
+  }
+  ZG_ASSIGN_OR_RETURN(PortAddressTable ports, BuildPortAddresses(setup));
+  Pipeline p;
+  p.SetClassifier(
+      std::make_unique<CoreFrameClassifier>(std::move(ports), frame_drops_));
+  for (core::FrameKind kind :
+       {core::FrameKind::kArpRequest, core::FrameKind::kIcmpEchoRequest,
+        core::FrameKind::kIcmp6EchoRequest,
+        core::FrameKind::kNeighborSolicitation}) {
+    ZG_RETURN_IF_ERROR(
+        p.SetHandler(kind, std::make_unique<L2L3Handler>(frame_drops_)));
+  }
+  std::unique_ptr<NtpRequestPolicy> policy;
+  if (options_.ntp_policy != nullptr) {
+    ZG_ASSIGN_OR_RETURN(policy, options_.ntp_policy->Create(setup));
+  }
+  ZG_RETURN_IF_ERROR(p.SetHandler(
+      core::FrameKind::kNtp, std::make_unique<NtpHandler>(
+                                 frame_drops_, ntp_drops_, std::move(policy))));
+  // PTP (kPtpEvent, kPtpGeneral, kPtpL2) comes as a plugin.
+  for (ProtocolPlugin* plugin : options_.plugins) {
+    ZG_RETURN_IF_ERROR(plugin->AddHandlers(setup, p));
+  }
+  return p;
+}
+
+}  // namespace zg::dataplane

@@ -1,0 +1,76 @@
+// zeitgeberd's protocol pipeline: one classify step (core::ClassifyFrame),
+// one handler per protocol, shared stamping and TX (dataplane/worker.h).
+//
+//   FrameKind                         handler
+//   kArpRequest, kIcmpEchoRequest,    L2L3Handler   (dataplane/l2l3_handler.h)
+//   kIcmp6EchoRequest,
+//   kNeighborSolicitation
+//   kNtp                              NtpHandler    (dataplane/ntp_handler.h),
+//                                     with an optional per-client
+//                                     NtpRequestPolicy (rate limiting, ACL)
+//   kPtpEvent, kPtpGeneral, kPtpL2    none yet: counted as worker_no_handler
+//                                     until a ProtocolPlugin (the PTP
+//                                     grandmaster) adds its handlers
+//   kOther and every FrameDrop        counted drops (frame_<reason>)
+//
+//   ProtocolPipelineFactory factory;          // or with Options
+//   return RunDaemon(argc, argv, factory);    // dataplane/daemon.h
+#ifndef ZG_DATAPLANE_PROTOCOL_PIPELINE_H_
+#define ZG_DATAPLANE_PROTOCOL_PIPELINE_H_
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "dataplane/frame_classifier.h"
+#include "dataplane/ntp_handler.h"
+#include "dataplane/ntp_policy.h"
+#include "dataplane/pipeline.h"
+#include "dataplane/worker_stats.h"
+
+namespace zg::dataplane {
+
+// A protocol whose handlers sit next to NTP in every worker's pipeline. Its
+// handlers read the ParsedFrame the classifier leaves (frame_classifier.h).
+class ProtocolPlugin {
+ public:
+  virtual ~ProtocolPlugin() = default;
+  // Names its drop reasons (control thread, once, before any Create).
+  virtual absl::Status RegisterNames(CounterNames& names) = 0;
+  // Sets its handlers (Pipeline::SetHandler on its FrameKinds; a kind that
+  // already has a handler is an error).
+  virtual absl::Status AddHandlers(const WorkerSetup& setup,
+                                   Pipeline& pipeline) = 0;
+};
+
+class ProtocolPipelineFactory final : public PipelineFactory {
+ public:
+  struct Options {
+    // Per-client NTP policy (rate limiting, ACL); null: answer every valid
+    // request. Must outlive the factory's pipelines' creation.
+    NtpPolicyFactory* ntp_policy = nullptr;
+    // Further protocols (the PTP grandmaster), in order.
+    std::vector<ProtocolPlugin*> plugins;
+  };
+
+  ProtocolPipelineFactory() = default;
+  explicit ProtocolPipelineFactory(Options options)
+      : options_(std::move(options)) {}
+
+  absl::Status RegisterNames(CounterNames& names) override;
+  absl::StatusOr<Pipeline> Create(const WorkerSetup& setup) override;
+
+  // Valid after RegisterNames (tests look counters up by them).
+  const FrameDropIndex& frame_drops() const { return frame_drops_; }
+  const NtpDropIndex& ntp_drops() const { return ntp_drops_; }
+
+ private:
+  Options options_;
+  bool registered_ = false;
+  FrameDropIndex frame_drops_;
+  NtpDropIndex ntp_drops_;
+};
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_PROTOCOL_PIPELINE_H_

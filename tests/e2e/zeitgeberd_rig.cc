@@ -1,0 +1,325 @@
+#include "tests/e2e/zeitgeberd_rig.h"
+
+#include <fcntl.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "nlohmann/json.hpp"
+#include "tests/util/temp_dir.h"
+
+namespace zg::e2e {
+namespace {
+
+using testutil::CommandResult;
+
+absl::StatusOr<std::string> EnvPath(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') {
+    return absl::FailedPreconditionError(absl::StrCat(
+        name,
+        " is not set: run this test through `meson test` (it names the "
+        "zeitgeberd binary and zg_xdp.o)"));
+  }
+  return std::string(v);
+}
+
+absl::Status RunOk(const std::vector<std::string>& argv) {
+  absl::StatusOr<CommandResult> r =
+      testutil::RunCommand(argv, absl::Seconds(20));
+  if (!r.ok()) return r.status();
+  if (!r->ok()) return absl::InternalError(r->Describe());
+  return absl::OkStatus();
+}
+
+// EAL core options for `workers` workers plus the main lcore: one core
+// each where the machine has them, else lcores sharing cores.
+std::vector<std::string> LcoreArgs(int workers) {
+  const int cpus = static_cast<int>(std::thread::hardware_concurrency());
+  if (cpus >= workers + 1) return {"-l", absl::StrCat("0-", workers)};
+  std::vector<std::string> map;
+  for (int i = 0; i <= workers; ++i) {
+    // Worker i+1 on core (i+1) % cpus: the main lcore mostly sleeps.
+    map.push_back(absl::StrCat(i, "@", i % std::max(cpus, 1)));
+  }
+  return {absl::StrCat("--lcores=", absl::StrJoin(map, ","))};
+}
+
+}  // namespace
+
+const char* DeployModeName(DeployMode mode) {
+  return mode == DeployMode::kDpdkOwnsPort ? "dpdk_owns_port" : "xdp_steering";
+}
+
+absl::StatusOr<std::unique_ptr<Zeitgeberd>> Zeitgeberd::Start(
+    const testutil::NetnsRig& rig, const testutil::RigConfig& config,
+    const ZeitgeberdOptions& options) {
+  absl::StatusOr<std::string> bin = EnvPath("ZG_ZEITGEBERD");
+  if (!bin.ok()) return bin.status();
+  std::unique_ptr<Zeitgeberd> z(new Zeitgeberd());
+  absl::StatusOr<std::string> mac = InterfaceMac("", rig.host_if());
+  if (!mac.ok()) return mac.status();
+  z->mac_ = *mac;
+  const bool af_xdp = options.pmd == Pmd::kAfXdp;
+  const std::string port = af_xdp ? "net_af_xdp0" : "net_af_packet0";
+  std::string devargs = absl::StrCat(port, ",iface=", rig.host_if());
+  if (options.workers > 1) {
+    absl::StrAppend(&devargs,
+                    af_xdp ? ",queue_count=" : ",qpairs=", options.workers);
+  }
+  if (af_xdp && options.mode == DeployMode::kXdpSteering) {
+    absl::StatusOr<std::string> obj = EnvPath("ZG_XDP_OBJ");
+    if (!obj.ok()) return obj.status();
+    absl::StrAppend(&devargs, ",xdp_prog=", *obj);
+    // The kernel keeps the served addresses: it answers ARP, ND and ping.
+    if (absl::Status s = RunOk(
+            {"ip", "addr", "add", config.server_cidr, "dev", rig.host_if()});
+        !s.ok()) {
+      return s;
+    }
+    if (!config.server_cidr6.empty()) {
+      if (absl::Status s =
+              RunOk({"ip", "-6", "addr", "add", config.server_cidr6, "dev",
+                     rig.host_if(), "nodad"});
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  static std::atomic<int> instance{0};
+  std::vector<std::string> argv = {
+      *bin,
+      "--no-huge",
+      "-m",
+      "1024",
+      "--no-shconf",
+      "--no-pci",
+      "--no-telemetry",
+      absl::StrCat("--file-prefix=zge", getpid(), "_", instance++),
+      "--log-level=lib.eal:warning"};
+  for (std::string& a : LcoreArgs(options.workers)) argv.push_back(a);
+  for (std::string a : {absl::StrCat("--vdev=", devargs), std::string("--"),
+                        absl::StrCat("--port=", port),
+                        absl::StrCat("--address=", config.server_cidr),
+                        std::string("--metrics_address=127.0.0.1:0"),
+                        std::string("--stats_interval=100ms"),
+                        // The host's clock is the reference whether or not an
+                        // NTP client disciplines it (doc/deployment.md).
+                        std::string("--require_system_clock_sync=false")}) {
+    argv.push_back(a);
+  }
+  if (!config.server_cidr6.empty()) {
+    argv.push_back(absl::StrCat("--address=", config.server_cidr6));
+  }
+  for (const std::string& f : options.extra_flags) argv.push_back(f);
+  if (options.nice != 0) {
+    argv.insert(argv.begin(), {"nice", "-n", absl::StrCat(options.nice)});
+  }
+  absl::StatusOr<std::unique_ptr<testutil::Subprocess>> proc =
+      testutil::Subprocess::Start(argv);
+  if (!proc.ok()) return proc.status();
+  z->proc_ = std::move(*proc);
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (z->Log().find("zeitgeberd running") == std::string::npos) {
+    if (!z->proc_->Running() || absl::Now() > deadline) {
+      return absl::InternalError(absl::StrCat("zeitgeberd did not start (",
+                                              absl::StrJoin(argv, " "), "):\n",
+                                              z->Log()));
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  const std::string log = z->Log();
+  const size_t at = log.find("/metrics (port ");
+  if (at == std::string::npos ||
+      !absl::SimpleAtoi(log.substr(at + 15, log.find(')', at) - at - 15),
+                        &z->metrics_port_)) {
+    return absl::InternalError(
+        absl::StrCat("no metrics port in zeitgeberd's log:\n", log));
+  }
+  return z;
+}
+
+Zeitgeberd::~Zeitgeberd() = default;  // the Subprocess kills what is left
+
+absl::StatusOr<std::string> Zeitgeberd::ScrapeMetrics() const {
+  absl::StatusOr<CommandResult> r = testutil::RunCommand(
+      {"curl", "-sf", "--max-time", "5",
+       absl::StrCat("http://127.0.0.1:", metrics_port_, "/metrics")},
+      absl::Seconds(10));
+  if (!r.ok()) return r.status();
+  if (!r->ok()) return absl::InternalError(r->Describe());
+  return r->stdout_text;
+}
+
+absl::Status Zeitgeberd::Stop() {
+  const CommandResult r = proc_->Stop(absl::Seconds(30));
+  if (r.exit_code != 0 || r.term_signal != 0) {
+    return absl::InternalError(absl::StrCat(
+        "zeitgeberd did not stop cleanly on SIGTERM (exit ", r.exit_code,
+        ", signal ", r.term_signal, "):\n", r.stdout_text, r.stderr_text));
+  }
+  return absl::OkStatus();
+}
+
+std::string Zeitgeberd::Log() const {
+  return proc_ == nullptr ? "" : proc_->Stdout() + proc_->Stderr();
+}
+
+double MetricSum(const std::string& exposition, const std::string& name,
+                 const std::map<std::string, std::string>& labels) {
+  double sum = 0;
+  for (absl::string_view line : absl::StrSplit(exposition, '\n')) {
+    if (line.empty() || line[0] == '#') continue;
+    if (!absl::ConsumePrefix(&line, name)) continue;
+    std::map<std::string, std::string> have;
+    if (absl::ConsumePrefix(&line, "{")) {
+      const size_t end = line.find('}');
+      if (end == absl::string_view::npos) continue;
+      for (absl::string_view kv :
+           absl::StrSplit(line.substr(0, end), ',', absl::SkipEmpty())) {
+        std::pair<std::string, std::string> p = absl::StrSplit(kv, '=');
+        have[p.first] = std::string(
+            absl::StripSuffix(absl::StripPrefix(p.second, "\""), "\""));
+      }
+      line.remove_prefix(end + 1);
+    }
+    if (!absl::ConsumePrefix(&line, " ")) continue;  // a longer name
+    bool match = true;
+    for (const auto& [k, v] : labels) {
+      auto it = have.find(k);
+      match = match && it != have.end() && it->second == v;
+    }
+    double value = 0;
+    if (match && absl::SimpleAtod(line, &value)) sum += value;
+  }
+  return sum;
+}
+
+absl::StatusOr<NtpdigSample> Ntpdig(const testutil::NetnsRig& rig,
+                                    const std::string& server) {
+  std::vector<std::string> argv = {"ntpdig", "-j", "-t", "3", server};
+  if (testutil::ProgramAvailable("chrt")) {
+    argv.insert(argv.begin(), {"chrt", "-f", "10"});
+  }
+  absl::StatusOr<CommandResult> r = rig.Run(argv, absl::Seconds(20));
+  if (!r.ok()) return r.status();
+  if (!r->ok()) return absl::UnavailableError(r->Describe());
+  for (absl::string_view line : absl::StrSplit(r->stdout_text, '\n')) {
+    if (!absl::StartsWith(line, "{")) continue;
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("offset")) continue;
+    NtpdigSample s;
+    s.offset_s = j["offset"].get<double>();
+    s.distance_s = j["precision"].get<double>();
+    s.stratum = j["stratum"].get<int>();
+    s.leap = j["leap"].get<std::string>();
+    return s;
+  }
+  return absl::InternalError(
+      absl::StrCat("no JSON sample in ntpdig's output: ", r->stdout_text));
+}
+
+absl::StatusOr<double> ChronydOffset(const testutil::NetnsRig& rig,
+                                     const std::string& server) {
+  absl::StatusOr<testutil::TempDir> dir = testutil::TempDir::Create("chronyd");
+  if (!dir.ok()) return dir.status();
+  // SCHED_FIFO (-P), as for ntpdig: its transmit timestamp falls back to
+  // a user-space reading when the kernel's comes late.
+  absl::StatusOr<CommandResult> r = rig.Run(
+      {"chronyd", "-Q", "-P", "10", "-u", "root", "-t", "20", "-f", "/dev/null",
+       absl::StrCat("server ", server,
+                    " iburst minpoll -4 maxpoll -4 maxsamples 8"),
+       absl::StrCat("pidfile ", dir->File("chronyd.pid")),
+       absl::StrCat("bindcmdaddress ", dir->File("chronyd.sock")), "cmdport 0"},
+      absl::Seconds(40));
+  if (!r.ok()) return r.status();
+  const std::string out = r->stdout_text + r->stderr_text;
+  const std::string key = "System clock wrong by ";
+  const size_t at = out.find(key);
+  if (!r->ok() || at == std::string::npos) {
+    return absl::UnavailableError(absl::StrCat(
+        "chronyd -Q measured nothing: ", r->Describe(), "\n", out));
+  }
+  return std::strtod(out.c_str() + at + key.size(), nullptr);
+}
+
+absl::StatusOr<NamespacePacketSocket> NamespacePacketSocket::Open(
+    const std::string& ns, const std::string& ifname) {
+  // setns() moves only the calling thread: do it on a thread of its own;
+  // the socket stays in the namespace it was created in.
+  absl::StatusOr<int> fd = absl::InternalError("not run");
+  std::thread t([&] {
+    const int nsfd =
+        open(absl::StrCat("/run/netns/", ns).c_str(), O_RDONLY | O_CLOEXEC);
+    if (nsfd < 0 || setns(nsfd, CLONE_NEWNET) != 0) {
+      fd = absl::InternalError(
+          absl::StrCat("entering namespace ", ns, ": ", std::strerror(errno)));
+      if (nsfd >= 0) close(nsfd);
+      return;
+    }
+    close(nsfd);
+    const int s = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);  // send only
+    sockaddr_ll addr{};
+    addr.sll_family = AF_PACKET;
+    addr.sll_ifindex = static_cast<int>(if_nametoindex(ifname.c_str()));
+    if (s < 0 || addr.sll_ifindex == 0 ||
+        bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      fd = absl::InternalError(absl::StrCat("AF_PACKET socket on ", ifname,
+                                            ": ", std::strerror(errno)));
+      if (s >= 0) close(s);
+      return;
+    }
+    fd = s;
+  });
+  t.join();
+  if (!fd.ok()) return fd.status();
+  return NamespacePacketSocket(*fd);
+}
+
+NamespacePacketSocket::~NamespacePacketSocket() {
+  if (fd_ >= 0) close(fd_);
+}
+
+absl::Status NamespacePacketSocket::Send(
+    absl::Span<const uint8_t> frame) const {
+  const ssize_t n = send(fd_, frame.data(), frame.size(), 0);
+  if (n != static_cast<ssize_t>(frame.size())) {
+    return absl::InternalError(
+        absl::StrCat("send on AF_PACKET socket: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> InterfaceMac(const std::string& ns,
+                                         const std::string& ifname) {
+  const std::string path = absl::StrCat("/sys/class/net/", ifname, "/address");
+  std::string text;
+  if (ns.empty()) {
+    absl::StatusOr<std::string> f = testutil::ReadFileToString(path);
+    if (!f.ok()) return f.status();
+    text = *f;
+  } else {
+    absl::StatusOr<CommandResult> r =
+        testutil::RunInNamespace(ns, {"cat", path}, absl::Seconds(10));
+    if (!r.ok()) return r.status();
+    if (!r->ok()) return absl::InternalError(r->Describe());
+    text = r->stdout_text;
+  }
+  return std::string(absl::StripAsciiWhitespace(text));
+}
+
+}  // namespace zg::e2e
