@@ -60,6 +60,11 @@ ABSL_FLAG(bool, tx_checksum_offload, true,
 ABSL_FLAG(bool, fake_nic_clock, false,
           "Rigs and tests only: stamp received frames with a synthetic NIC "
           "clock, to exercise the hardware-timestamp path without a NIC.");
+ABSL_FLAG(bool, xdp_rx_timestamps, true,
+          "AF_XDP with zeitgeber's XDP program: stamp each steered frame "
+          "with the kernel's receive time in the XDP hook (more accurate "
+          "than the TSC read after rx_burst when the worker shares its "
+          "core).");
 ABSL_FLAG(bool, xdp_steering, true,
           "AF_XDP with xdp_prog=: load --address and --vlan into the XDP "
           "program's maps so only NTP/PTP to them reaches zeitgeberd.");
@@ -238,6 +243,7 @@ absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv) {
   c.fake_nic_clock = absl::GetFlag(FLAGS_fake_nic_clock);
   c.xdp_steering = absl::GetFlag(FLAGS_xdp_steering);
   c.require_system_clock_sync = absl::GetFlag(FLAGS_require_system_clock_sync);
+  c.xdp_rx_timestamps = absl::GetFlag(FLAGS_xdp_rx_timestamps);
   const int32_t tai = absl::GetFlag(FLAGS_tai_offset);
   if (tai < 10 || tai > 100) {
     return absl::InvalidArgumentError(

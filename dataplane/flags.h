@@ -37,6 +37,7 @@ struct DaemonConfig {
   bool fake_nic_clock = false;              // --fake_nic_clock
   bool xdp_steering = true;                 // --xdp_steering
   bool require_system_clock_sync = true;    // --require_system_clock_sync
+  bool xdp_rx_timestamps = true;            // --xdp_rx_timestamps
   int32_t tai_offset_s = 37;                // --tai_offset
   absl::Duration publish_interval;          // --publish_interval
   absl::Duration stats_interval;            // --stats_interval
