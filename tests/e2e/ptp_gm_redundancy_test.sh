@@ -40,7 +40,7 @@ quiet() { "$@" >/dev/null 2>&1 || true; }
 # in the root namespace (AF_XDP), the client's in namespace CLI.
 ip netns add "$SEG"; ip netns add "$CLI"
 ip -n "$SEG" link add br0 type bridge
-ip -n "$SEG" link set br0 type bridge multicast_snooping 0
+ip -n "$SEG" link set br0 type bridge mcast_snooping 0
 ip -n "$SEG" link set br0 up
 attach() {  # attach HOST_SIDE_NAME SEGMENT_SIDE_NAME
   ip link add "$1" type veth peer name "$2"
