@@ -18,6 +18,7 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
 #include "core/clock_model.h"
 #include "core/frame.h"
 #include "core/net_headers.h"
@@ -220,7 +221,8 @@ class PtpPipelineTest : public ::testing::Test {
   core::MacAddr server_mac_;
   uint64_t t0_ = 0;
   core::PublishedClock clock_;
-  PtpPlugin ptp_;  // reads the --ptp_* flags SetUp sets
+  absl::FlagSaver saver_;  // restores every flag after each test
+  PtpPlugin ptp_;          // reads the --ptp_* flags SetUp sets
   ProtocolPipelineFactory factory_{
       ProtocolPipelineFactory::Options{nullptr, {&ptp_}}};
   CounterNames names_;
@@ -437,6 +439,58 @@ TEST_F(PtpPipelineTest, MalformedAndOutOfDomainDroppedByReason) {
   EXPECT_EQ(Dropped("ptp_unexpected_type"), 1u);
   EXPECT_EQ(Dropped("ptp_wrong_udp_port"), 1u);
   EXPECT_EQ(Dropped("ptp_msg_bad_version"), 1u);
+}
+
+// The plugin's configuration against the served addresses, and --ptp=false.
+class PtpPluginConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::SetFlag(&FLAGS_ptp, true);
+    absl::SetFlag(&FLAGS_ptp_profile, "default_e2e");
+    absl::SetFlag(&FLAGS_ptp_transport, "");
+    absl::SetFlag(&FLAGS_ptp_unicast_negotiation, "");
+    absl::SetFlag(&FLAGS_ptp_log_sync_interval, -1000);  // the profile's
+    absl::SetFlag(&FLAGS_ptp_log_announce_interval, -1000);
+  }
+  absl::FlagSaver saver_;  // restores every flag after each test
+  static DaemonConfig Ipv6Only() {
+    DaemonConfig config;
+    InterfaceAddress a;
+    a.family = InterfaceAddress::kIpv6;
+    a.bytes = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    a.prefix_len = 64;
+    config.addresses = {a};
+    return config;
+  }
+};
+
+TEST_F(PtpPluginConfigTest, ExplicitUdp4WithoutAnIpv4AddressIsAnError) {
+  absl::SetFlag(&FLAGS_ptp_transport, "udp4");
+  PtpPlugin ptp;
+  const absl::Status s = ptp.Configure(Ipv6Only());
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("--ptp_transport includes udp4"),
+            std::string::npos)
+      << s;
+}
+
+TEST_F(PtpPluginConfigTest, DefaultTransportFallsBackToUdp6) {
+  PtpPlugin ptp;
+  ASSERT_TRUE(ptp.Configure(Ipv6Only()).ok());
+  EXPECT_TRUE(ptp.enabled());
+  EXPECT_TRUE(ptp.WantsPtpGroups());
+}
+
+TEST_F(PtpPluginConfigTest, DisabledAddsNoNamesAndNoGroups) {
+  absl::SetFlag(&FLAGS_ptp, false);
+  PtpPlugin ptp;
+  ASSERT_TRUE(ptp.Configure(DaemonConfig()).ok());
+  EXPECT_FALSE(ptp.enabled());
+  EXPECT_FALSE(ptp.WantsPtpGroups());
+  CounterNames names;
+  const size_t before = names.num_drop_reasons();
+  ASSERT_TRUE(ptp.RegisterNames(names).ok());
+  EXPECT_EQ(names.num_drop_reasons(), before);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 # namespace, synchronises to zeitgeberd (AF_XDP on a veth pair, zeitgeber's
 # XDP program) and reaches SLAVE with a median |master offset| <= 5 us
 # (Layer 2: 50 us, see below) over the last WINDOW_S seconds (20 s for
-# udp4, 12 s for l2 and unicast: the whole PTP e2e set stays under 3
+# udp4, 10 s for l2 and unicast: the whole PTP e2e set stays near 3
 # minutes); pmc reads our data sets; tshark dissects everything we sent
 # without a warning; the metrics pass promtool.
 #   tests/e2e/ptp_gm_sync_test.sh ZEITGEBERD ZG_XDP_OBJ MODE
@@ -49,7 +49,7 @@ case $MODE in
     GM_ARGS=(--ptp_profile=default_e2e --ptp_priority1=100
              --ptp_log_sync_interval=-1 --ptp_transport=udp4)
     DOMAIN=0; TRANSPORT=UDPv4; EXTRA="" ; PMC_T=-4
-    RUN_S=32; WINDOW_S=20; MAX_MEDIAN_NS=5000 ;;
+    RUN_S=28; WINDOW_S=20; MAX_MEDIAN_NS=5000 ;;
   l2)
     GM_ARGS=(--ptp_profile=default_e2e --ptp_priority1=100
              --ptp_log_sync_interval=-1 --ptp_transport=l2,udp4)
@@ -57,12 +57,12 @@ case $MODE in
     # KNOWN GAP: over Layer 2 the offset has a bias of about -17 us (the
     # UDP/IPv4 Sync and Delay_Req of the same run are within 5 us); this
     # mode checks synchronisation, pmc and tshark, with a 50 us bound.
-    RUN_S=22; WINDOW_S=12; MAX_MEDIAN_NS=50000 ;;
+    RUN_S=18; WINDOW_S=10; MAX_MEDIAN_NS=50000 ;;
   unicast)
     GM_ARGS=(--ptp_profile=g8275.2 --ptp_log_sync_interval=-4)
     DOMAIN=44; TRANSPORT=UDPv4; PMC_T=-4
     # Negotiation takes a few seconds before the first Sync.
-    RUN_S=28; WINDOW_S=12; MAX_MEDIAN_NS=5000
+    RUN_S=24; WINDOW_S=10; MAX_MEDIAN_NS=5000
     EXTRA="dataset_comparison G.8275.x
 G.8275.defaultDS.localPriority 128
 G.8275.portDS.localPriority 128
