@@ -161,6 +161,11 @@ int Daemon::Run(std::vector<char*> eal_argv) {
                                   stamping, port_->tx_offloads()}},
         std::move(*pipeline), &stats_[i], &stop_));
   }
+  // The pipeline's own families (PTP), once every worker's pipeline exists.
+  if (absl::Status s = factory_->AddMetrics(exporter_->registry()); !s.ok()) {
+    LogError(s.message());
+    return kExitMetrics;
+  }
   if (absl::Status s = group_->Launch(std::move(workers)); !s.ok()) {
     LogError(s.message());
     StopWorkers();
@@ -297,7 +302,6 @@ absl::Status Daemon::StartMetrics() {
                                         std::move(workers), std::move(clocks),
                                         {port_.get()},
                                         static_cast<double>(rte_get_tsc_hz())));
-  ZG_RETURN_IF_ERROR(factory_->AddMetrics(exporter_->registry()));
   if (!config_.metrics_address.empty()) {
     LogInfo(absl::StrCat("metrics on http://", config_.metrics_address,
                          "/metrics (port ", exporter_->listening_port(), ")"));
