@@ -112,7 +112,9 @@ class Daemon {
   core::PublishedClock nic_clock_;
   std::unique_ptr<EthdevNicClock> ethdev_nic_;
   std::unique_ptr<FakeNicClock> fake_nic_;
-  NicClock* nic_ = nullptr;  // one of the two above, if any
+  std::unique_ptr<XdpStampClock> xdp_stamps_;
+  bool xdp_rx_stamps_ = false;  // the XDP program appends RX stamps
+  NicClock* nic_ = nullptr;     // one of the three above, if any
   // Reads nic_ (declared after it: destroyed first).
   std::unique_ptr<servo::ControlPlane> control_;
   CounterNames names_;
@@ -181,13 +183,19 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     Timestamper::Config stamping{&tsc_clock_, nullptr, {}};
     if (nic_ != nullptr) {
       stamping.nic_clock = &nic_clock_;
-      stamping.nic_field =
-          fake_nic_ ? fake_nic_->field() : port_->stamp_field();
+      stamping.nic_field = fake_nic_     ? fake_nic_->field()
+                           : xdp_stamps_ ? xdp_stamps_->field()
+                                         : port_->stamp_field();
     }
     workers.push_back(std::make_unique<Worker>(
         std::vector<WorkerQueue>{{port_->queue(static_cast<uint16_t>(i)),
                                   stamping, port_->tx_offloads()}},
         std::move(*pipeline), &stats_[i], &stop_));
+  }
+  // The pipeline's own families (PTP), once every worker's pipeline exists.
+  if (absl::Status s = factory_->AddMetrics(exporter_->registry()); !s.ok()) {
+    LogError(s.message());
+    return kExitMetrics;
   }
   if (absl::Status s = group_->Launch(std::move(workers)); !s.ok()) {
     LogError(s.message());
@@ -245,8 +253,10 @@ absl::Status Daemon::SetUpXdpSteering() {
   if (config_.addresses.empty()) {
     LogWarning("XDP steering: no --address given, so nothing is steered");
   }
+  xdp_rx_stamps_ = config_.xdp_rx_timestamps && !config_.fake_nic_clock;
   ZG_RETURN_IF_ERROR(
-      ConfigureXdpSteering(*iface, config_.addresses, config_.vlan_id));
+      ConfigureXdpSteering(*iface, config_.addresses, config_.vlan_id,
+                           factory_->WantsPtpGroups(), xdp_rx_stamps_));
   xdp_iface_ = *iface;
   LogInfo(absl::StrCat("XDP steering on ", *iface, ": UDP 123/319/320 to ",
                        config_.addresses.size(), " address(es), vlan ",
@@ -271,6 +281,16 @@ absl::Status Daemon::SetUpNicClock() {
                         EthdevNicClock::Open(port_->id()));
     ethdev_nic_ = std::make_unique<EthdevNicClock>(std::move(clock));
     nic_ = ethdev_nic_.get();
+  } else if (xdp_rx_stamps_) {
+    ZG_ASSIGN_OR_RETURN(const NicStampField field, RegisterNicStampField());
+    xdp_stamps_ = std::make_unique<XdpStampClock>(field);
+    for (uint16_t q = 0; q < port_->num_queues(); ++q) {
+      ZG_RETURN_IF_ERROR(xdp_stamps_->AttachRx(port_->id(), q));
+    }
+    nic_ = xdp_stamps_.get();
+    LogInfo(
+        "RX stamps: the kernel's receive time from the XDP program "
+        "(CLOCK_MONOTONIC), mapped to TAI through the TSC");
   }
   return absl::OkStatus();
 }
@@ -349,8 +369,11 @@ std::string Daemon::ControlLoop() {
       control_->Reopen();
     }
     control_->Tick();
+    factory_->ControlStep(
+        {&tsc_clock_, core::ReadTsc(), static_cast<double>(rte_get_tsc_hz())});
     if (now >= next_stats) {
       port_->PollLink();
+      factory_->UpdateMetrics();
       exporter_->Update();
       next_stats = now + config_.stats_interval;
     }
@@ -385,7 +408,9 @@ void Daemon::ReportClock() {
 }
 
 void Daemon::Report() {
+  factory_->UpdateMetrics();
   if (exporter_ != nullptr) exporter_->Update();  // final scrape is accurate
+  factory_->Report();
   WorkerStatsSnapshot total;
   for (size_t i = 0; i < lcores_.size(); ++i) {
     const WorkerStatsSnapshot s = WorkerStatsSnapshot::Of(stats_[i]);
@@ -441,6 +466,10 @@ int RunDaemon(int argc, char** argv, PipelineFactory& factory) {
   absl::StatusOr<DaemonConfig> config = ParseDaemonFlags(split.app);
   if (!config.ok()) {
     LogError(config.status().message());
+    return kExitConfig;
+  }
+  if (absl::Status s = factory.Configure(*config); !s.ok()) {
+    LogError(s.message());
     return kExitConfig;
   }
   Daemon daemon(std::move(*config), &factory);

@@ -61,6 +61,11 @@ ABSL_FLAG(bool, tx_checksum_offload, true,
 ABSL_FLAG(bool, fake_nic_clock, false,
           "Rigs and tests only: stamp received frames with a synthetic NIC "
           "clock, to exercise the hardware-timestamp path without a NIC.");
+ABSL_FLAG(bool, xdp_rx_timestamps, true,
+          "AF_XDP with zeitgeber's XDP program: stamp each steered frame "
+          "with the kernel's receive time in the XDP hook (more accurate "
+          "than the TSC read after rx_burst when the worker shares its "
+          "core).");
 ABSL_FLAG(bool, xdp_steering, true,
           "AF_XDP with xdp_prog=: load --address and --vlan into the XDP "
           "program's maps so only NTP/PTP to them reaches zeitgeberd.");
@@ -231,6 +236,7 @@ absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv) {
   c.tx_checksum_offload = absl::GetFlag(FLAGS_tx_checksum_offload);
   c.fake_nic_clock = absl::GetFlag(FLAGS_fake_nic_clock);
   c.xdp_steering = absl::GetFlag(FLAGS_xdp_steering);
+  c.xdp_rx_timestamps = absl::GetFlag(FLAGS_xdp_rx_timestamps);
   c.publish_interval = absl::GetFlag(FLAGS_publish_interval);
   c.stats_interval = absl::GetFlag(FLAGS_stats_interval);
   if (c.publish_interval < absl::Milliseconds(1) ||

@@ -37,6 +37,7 @@ struct DaemonConfig {
   bool tx_checksum_offload = true;          // --tx_checksum_offload
   bool fake_nic_clock = false;              // --fake_nic_clock
   bool xdp_steering = true;                 // --xdp_steering
+  bool xdp_rx_timestamps = true;            // --xdp_rx_timestamps
   absl::Duration publish_interval;          // --publish_interval
   absl::Duration stats_interval;            // --stats_interval
   absl::Duration run_for;                   // --run_for (0: until a signal)

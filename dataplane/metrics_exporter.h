@@ -90,6 +90,9 @@ class MetricsExporter {
   int listening_port() const;
   // The current exposition, as a scrape would return it.
   std::string Serialize() const;
+  // The registry, for modules that export their own families (PTP). The
+  // families they add are served with the rest.
+  prometheus::Registry& registry() { return *registry_; }
 
  private:
   struct WorkerSeries;

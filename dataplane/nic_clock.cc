@@ -70,6 +70,70 @@ uint64_t RateQ32(double ticks_per_tsc) {
 }
 }  // namespace
 
+XdpStampClock::~XdpStampClock() { Detach(); }
+
+absl::Status XdpStampClock::AttachRx(uint16_t port_id, uint16_t queue_id) {
+  if (!field_.valid()) {
+    return absl::FailedPreconditionError(
+        "XDP RX stamps: RX-timestamp dynfield not registered");
+  }
+  const rte_eth_rxtx_callback* cb = rte_eth_add_rx_callback(
+      port_id, queue_id, &XdpStampClock::StampBurst, this);
+  if (cb == nullptr) {
+    return absl::InternalError(absl::StrCat(
+        "XDP RX stamps: cannot add an RX callback on port ", port_id, " queue ",
+        queue_id, ": ", rte_strerror(rte_errno)));
+  }
+  attached_.push_back({port_id, queue_id, cb});
+  return absl::OkStatus();
+}
+
+void XdpStampClock::Detach() {
+  for (const Attached& a : attached_) {
+    rte_eth_remove_rx_callback(a.port_id, a.queue_id, a.cb);
+  }
+  attached_.clear();
+}
+
+uint16_t XdpStampClock::TakeTrailers(const NicStampField& field,
+                                     rte_mbuf* pkts[], uint16_t n) {
+  uint16_t stamped = 0;
+  for (uint16_t i = 0; i < n; ++i) {
+    rte_mbuf* m = pkts[i];
+    if (m->nb_segs != 1 || m->data_len < kTrailerLen) continue;
+    const uint8_t* t =
+        rte_pktmbuf_mtod_offset(m, const uint8_t*, m->data_len - kTrailerLen);
+    uint64_t magic, ns;
+    std::memcpy(&magic, t, 8);
+    std::memcpy(&ns, t + 8, 8);
+    if (magic != kTrailerMagic) continue;
+    rte_pktmbuf_trim(m, kTrailerLen);
+    field.Write(m, ns);
+    ++stamped;
+  }
+  return stamped;
+}
+
+uint16_t XdpStampClock::StampBurst(uint16_t, uint16_t, rte_mbuf* pkts[],
+                                   uint16_t n, uint16_t, void* self) {
+  TakeTrailers(static_cast<const XdpStampClock*>(self)->field_, pkts, n);
+  return n;
+}
+
+absl::StatusOr<NicTscSample> XdpStampClock::Sample() {
+  NicTscSample s;
+  timespec ts;
+  s.tsc_before = core::ReadTscOrdered();
+  const int rc = clock_gettime(CLOCK_MONOTONIC, &ts);
+  s.tsc_after = core::ReadTscOrdered();
+  if (rc != 0) {
+    return absl::InternalError("clock_gettime(CLOCK_MONOTONIC) failed");
+  }
+  s.nic_ticks = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
+                static_cast<uint64_t>(ts.tv_nsec);
+  return s;
+}
+
 FakeNicClock::FakeNicClock(NicStampField field, uint64_t offset_ticks,
                            double ticks_per_tsc)
     : field_(field),

@@ -6,6 +6,10 @@
 //  - EthdevNicClock: a real port's free-running clock via rte_eth_read_clock
 //    (the unit of the mbuf RX-timestamp dynfield), plus the IEEE 1588
 //    timesync registers (rte_eth_timesync_*) for PTP TX stamps.
+//  - XdpStampClock: the kernel's receive time of each frame in AF_XDP mode,
+//    taken by zeitgeber's XDP program (bpf_ktime_get_ns, CLOCK_MONOTONIC)
+//    and appended to the frame; an ethdev RX callback moves it into the
+//    RX-timestamp dynfield and trims it. Its "ticks" are CLOCK_MONOTONIC ns.
 //  - FakeNicClock: a synthetic clock for tests and rigs without a NIC clock.
 //    ticks = offset + tsc * rate (its own epoch and rate), written into the
 //    RX-timestamp dynfield of every frame received on a port's queues by an
@@ -74,6 +78,44 @@ absl::Status EnableTimesync(uint16_t port_id);
 // The TX stamp of the last PTP event frame sent with
 // RTE_MBUF_F_TX_IEEE1588_TMST, if the NIC has latched one.
 std::optional<timespec> ReadTimesyncTxStamp(uint16_t port_id);
+
+class XdpStampClock final : public NicClock {
+ public:
+  // Keep in sync with dataplane/bpf/zg_xdp.c (ZG_STAMP_MAGIC, ZG_STAMP_LEN):
+  // the trailer is two native-endian uint64_t, magic then ns.
+  static constexpr uint64_t kTrailerMagic = 0x7a67727873746d70ULL;
+  static constexpr uint16_t kTrailerLen = 16;
+
+  explicit XdpStampClock(NicStampField field) : field_(field) {}
+  ~XdpStampClock() override;
+  XdpStampClock(const XdpStampClock&) = delete;
+  XdpStampClock& operator=(const XdpStampClock&) = delete;
+
+  // Takes the trailer off every frame received on (port, queue).
+  absl::Status AttachRx(uint16_t port_id, uint16_t queue_id);
+  void Detach();
+  // CLOCK_MONOTONIC between two TSC reads.
+  absl::StatusOr<NicTscSample> Sample() override;
+  std::string name() const override { return "xdp"; }
+  const NicStampField& field() const { return field_; }
+
+  // The per-burst work of the RX callback (exposed for tests): frames with
+  // a trailer get its time in the dynfield and lose the trailer; others are
+  // left as they are. Returns how many were stamped.
+  static uint16_t TakeTrailers(const NicStampField& field, rte_mbuf* pkts[],
+                               uint16_t n);
+
+ private:
+  static uint16_t StampBurst(uint16_t port, uint16_t queue, rte_mbuf* pkts[],
+                             uint16_t n, uint16_t max, void* self);
+  const NicStampField field_;
+  struct Attached {
+    uint16_t port_id;
+    uint16_t queue_id;
+    const rte_eth_rxtx_callback* cb;
+  };
+  std::vector<Attached> attached_;
+};
 
 class FakeNicClock final : public NicClock {
  public:

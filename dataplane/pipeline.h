@@ -16,8 +16,10 @@
 //
 // Rules for classifiers and handlers (they run on the hot path): no locks,
 // allocation, syscalls, exceptions or absl::Status; rewrite the frame in place
-// and never make it longer than the received frame (the one exception, a
-// neighbour advertisement, is bounded by core/l2l3_responder.h). The frame is
+// and never make it longer than the received frame (the bounded exceptions:
+// a neighbour advertisement, core/l2l3_responder.h; a PTP Delay_Resp is 10
+// octets longer than its Delay_Req, a unicast GRANT 2 octets longer than its
+// REQUEST TLV, core/ptp_wire.h and core/ptp_negotiation.h). The frame is
 // one flat segment: rte_pktmbuf_mtod(pkt.mbuf, uint8_t*), length
 // pkt.mbuf->data_len (the worker drops chained mbufs first). Shrink it with
 // Packet::Trim(), or Packet::Resize() within Packet::capacity().
@@ -50,9 +52,14 @@
 #include "absl/types/span.h"
 #include "core/clock_model.h"
 #include "core/time_types.h"
+#include "dataplane/flags.h"
 #include "dataplane/interface_address.h"
 #include "dataplane/timestamper.h"
 #include "dataplane/worker_stats.h"
+
+namespace prometheus {
+class Registry;
+}  // namespace prometheus
 
 namespace zg::dataplane {
 
@@ -173,6 +180,53 @@ class FrameHandler {
   virtual void FinaliseTx(Packet& /*pkt*/, const TxStamp& /*tx*/) {}
 };
 
+// What the worker hands a FrameSource each time it polls it.
+struct SourceContext {
+  const core::ClockModel* tsc_model = nullptr;  // refreshed for this poll
+  uint64_t tsc = 0;                             // TSC read for this poll
+  uint16_t port_id = 0;
+  uint16_t queue_id = 0;
+  TxOffloads offloads;
+};
+
+// Frames a pipeline originates on its own schedule rather than in answer to
+// a received frame (PTP Announce, Sync, Follow_Up, Pdelay_Resp_Follow_Up).
+// The worker polls it once per loop pass and queue:
+//
+//   if (source->Due(tsc)) {
+//     refresh the clock models
+//     n = source->Produce(ctx, frames, kBurstSize)   // mbufs it allocated
+//     before = TxNow();  source->BeforeTx(frames, n, before)
+//     sent = rte_eth_tx_burst(frames, n)
+//     after = TxNow();   source->AfterTx(n, sent, before, after)
+//   }
+//
+// The two stamps bracket tx_burst: a PMD that hands frames to the kernel
+// synchronously (net_af_xdp's sendto kick) delivers them inside the
+// bracket, a NIC puts them on the wire just after it; without NIC TX
+// timestamps, the end of the bracket is the best software estimate.
+//
+// Same rules as handlers: no locks, allocation (but from its mempool),
+// syscalls or exceptions. Used by its worker alone.
+class FrameSource {
+ public:
+  virtual ~FrameSource() = default;
+  // Cheap: whether Produce has anything to do at `tsc`.
+  virtual bool Due(uint64_t tsc) const = 0;
+  // Writes up to `room` frames (mbufs it owns until tx_burst) to `out`.
+  virtual uint16_t Produce(const SourceContext& ctx, rte_mbuf** out,
+                           uint16_t room) = 0;
+  // Just before tx_burst of out[0..n): one stamp for the batch (a one-step
+  // Sync's originTimestamp). The frames may still be edited.
+  virtual void BeforeTx(rte_mbuf** /*frames*/, uint16_t /*n*/,
+                        const TxStamp& /*before*/) {}
+  // After tx_burst: the first `sent` of the `n` frames went out; the worker
+  // freed the others. The mbufs must not be touched any more. `before` and
+  // `after` bracket the tx_burst call.
+  virtual void AfterTx(uint16_t /*n*/, uint16_t /*sent*/,
+                       const TxStamp& /*before*/, const TxStamp& /*after*/) {}
+};
+
 // One worker's classifier and handlers. Built on the control thread, then
 // moved to its worker; used by that worker alone.
 class Pipeline {
@@ -191,7 +245,12 @@ class Pipeline {
     return SetHandler(static_cast<uint8_t>(kind), std::move(handler));
   }
 
+  void SetSource(std::unique_ptr<FrameSource> source) {
+    source_ = std::move(source);
+  }
+
   FrameClassifier* classifier() const { return classifier_.get(); }
+  FrameSource* source() const { return source_.get(); }
   FrameHandler* handler(uint8_t kind) const {
     return kind < kMaxFrameKinds ? handlers_[kind].get() : nullptr;
   }
@@ -199,6 +258,7 @@ class Pipeline {
  private:
   std::unique_ptr<FrameClassifier> classifier_;
   std::array<std::unique_ptr<FrameHandler>, kMaxFrameKinds> handlers_;
+  std::unique_ptr<FrameSource> source_;
 };
 
 // What a pipeline factory may want to know about the worker it builds for.
@@ -217,13 +277,38 @@ struct WorkerSetup {
   uint16_t vlan_id = 0;                          // --vlan (0: untagged)
 };
 
+// The control thread's periodic call into a pipeline's control side.
+struct ControlTick {
+  // Written by: control thread (the daemon's publisher). Read by: anyone.
+  const core::PublishedClock* tsc_clock = nullptr;
+  uint64_t tsc = 0;  // TSC read for this tick
+  double tsc_hz = 0;
+};
+
 // Builds the protocol pipeline: names first (once, before any worker), then
 // one Pipeline per worker. zeitgeberd passes the real one; tests pass theirs.
+// The optional hooks give a pipeline a control-plane side (PTP's BMCA):
+// Configure right after flag parsing (an error exits with kExitConfig),
+// ControlStep every --publish_interval on the control thread, AddMetrics
+// once the exporter runs (then UpdateMetrics with every exporter update),
+// Report at shutdown.
 class PipelineFactory {
  public:
   virtual ~PipelineFactory() = default;
+  virtual absl::Status Configure(const DaemonConfig& /*config*/) {
+    return absl::OkStatus();
+  }
   virtual absl::Status RegisterNames(CounterNames& names) = 0;
   virtual absl::StatusOr<Pipeline> Create(const WorkerSetup& setup) = 0;
+  virtual void ControlStep(const ControlTick& /*tick*/) {}
+  virtual absl::Status AddMetrics(prometheus::Registry& /*registry*/) {
+    return absl::OkStatus();
+  }
+  virtual void UpdateMetrics() {}
+  virtual void Report() {}
+  // Whether the XDP steering program should also send PTP multicast (UDP
+  // 319/320 to the PTP groups) and PTP over Ethernet to the data plane.
+  virtual bool WantsPtpGroups() const { return false; }
 };
 
 }  // namespace zg::dataplane

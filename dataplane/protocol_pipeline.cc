@@ -55,4 +55,38 @@ absl::StatusOr<Pipeline> ProtocolPipelineFactory::Create(
   return p;
 }
 
+absl::Status ProtocolPipelineFactory::Configure(const DaemonConfig& config) {
+  for (ProtocolPlugin* plugin : options_.plugins) {
+    ZG_RETURN_IF_ERROR(plugin->Configure(config));
+  }
+  return absl::OkStatus();
+}
+
+void ProtocolPipelineFactory::ControlStep(const ControlTick& tick) {
+  for (ProtocolPlugin* plugin : options_.plugins) plugin->ControlStep(tick);
+}
+
+absl::Status ProtocolPipelineFactory::AddMetrics(
+    prometheus::Registry& registry) {
+  for (ProtocolPlugin* plugin : options_.plugins) {
+    ZG_RETURN_IF_ERROR(plugin->AddMetrics(registry));
+  }
+  return absl::OkStatus();
+}
+
+void ProtocolPipelineFactory::UpdateMetrics() {
+  for (ProtocolPlugin* plugin : options_.plugins) plugin->UpdateMetrics();
+}
+
+void ProtocolPipelineFactory::Report() {
+  for (ProtocolPlugin* plugin : options_.plugins) plugin->Report();
+}
+
+bool ProtocolPipelineFactory::WantsPtpGroups() const {
+  for (const ProtocolPlugin* plugin : options_.plugins) {
+    if (plugin->WantsPtpGroups()) return true;
+  }
+  return false;
+}
+
 }  // namespace zg::dataplane

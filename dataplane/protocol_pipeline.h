@@ -8,12 +8,13 @@
 //   kNtp                              NtpHandler    (dataplane/ntp_handler.h),
 //                                     with an optional per-client
 //                                     NtpRequestPolicy (rate limiting, ACL)
-//   kPtpEvent, kPtpGeneral, kPtpL2    none yet: counted as worker_no_handler
-//                                     until a ProtocolPlugin (the PTP
-//                                     grandmaster) adds its handlers
+//   kPtpEvent, kPtpGeneral, kPtpL2    a ProtocolPlugin: the PTP grandmaster
+//                                     (dataplane/ptp_plugin.h); without one,
+//                                     counted as worker_no_handler
 //   kOther and every FrameDrop        counted drops (frame_<reason>)
 //
-//   ProtocolPipelineFactory factory;          // or with Options
+//   PtpPlugin ptp;                            // dataplane/ptp_plugin.h
+//   ProtocolPipelineFactory factory({.plugins = {&ptp}});
 //   return RunDaemon(argc, argv, factory);    // dataplane/daemon.h
 #ifndef ZG_DATAPLANE_PROTOCOL_PIPELINE_H_
 #define ZG_DATAPLANE_PROTOCOL_PIPELINE_H_
@@ -41,6 +42,18 @@ class ProtocolPlugin {
   // already has a handler is an error).
   virtual absl::Status AddHandlers(const WorkerSetup& setup,
                                    Pipeline& pipeline) = 0;
+  // Optional control-plane side, forwarded by the factory in plugin order
+  // (see PipelineFactory in dataplane/pipeline.h for when each runs).
+  virtual absl::Status Configure(const DaemonConfig& /*config*/) {
+    return absl::OkStatus();
+  }
+  virtual void ControlStep(const ControlTick& /*tick*/) {}
+  virtual absl::Status AddMetrics(prometheus::Registry& /*registry*/) {
+    return absl::OkStatus();
+  }
+  virtual void UpdateMetrics() {}
+  virtual void Report() {}
+  virtual bool WantsPtpGroups() const { return false; }
 };
 
 class ProtocolPipelineFactory final : public PipelineFactory {
@@ -59,6 +72,12 @@ class ProtocolPipelineFactory final : public PipelineFactory {
 
   absl::Status RegisterNames(CounterNames& names) override;
   absl::StatusOr<Pipeline> Create(const WorkerSetup& setup) override;
+  absl::Status Configure(const DaemonConfig& config) override;
+  void ControlStep(const ControlTick& tick) override;
+  absl::Status AddMetrics(prometheus::Registry& registry) override;
+  void UpdateMetrics() override;
+  void Report() override;
+  bool WantsPtpGroups() const override;
 
   // Valid after RegisterNames (tests look counters up by them).
   const FrameDropIndex& frame_drops() const { return frame_drops_; }

@@ -12,6 +12,7 @@ Worker::Worker(std::vector<WorkerQueue> queues, Pipeline pipeline,
                WorkerStats* stats, const std::atomic<bool>* stop)
     : pipeline_(std::move(pipeline)),
       classifier_(pipeline_.classifier()),
+      source_(pipeline_.source()),
       stats_(stats),
       stop_(stop) {
   queues_.reserve(queues.size());
@@ -30,7 +31,10 @@ void Worker::Run() {
 
 uint32_t Worker::PollOnce() {
   uint32_t n = 0;
-  for (QueueState& q : queues_) n += PollQueue(q);
+  for (QueueState& q : queues_) {
+    n += PollQueue(q);
+    if (source_ != nullptr) PollSource(q);
+  }
   stats_->heartbeat_tsc.Set(core::ReadTsc());
   return n;
 }
@@ -152,6 +156,34 @@ void Worker::Flush(QueueState& q) {
     rte_pktmbuf_free_bulk(free_.data(), n_free_);
     n_free_ = 0;
   }
+}
+
+void Worker::PollSource(QueueState& q) {
+  const uint64_t tsc = core::ReadTsc();
+  if (!source_->Due(tsc)) return;
+  if (const uint32_t failed = q.stamper.BeginBurstAt(tsc); failed != 0) {
+    stats_->model_refresh_failures.Add(failed);
+  }
+  const SourceContext ctx{&q.stamper.tsc_model(), tsc, q.config.queue.port_id,
+                          q.config.queue.queue_id, q.config.offloads};
+  const uint16_t n = source_->Produce(ctx, src_.data(), kBurstSize);
+  if (n == 0) return;
+  std::array<uint32_t, kBurstSize> len;
+  for (uint16_t i = 0; i < n; ++i) len[i] = src_[i]->pkt_len;
+  const TxStamp before = q.stamper.TxNow();
+  source_->BeforeTx(src_.data(), n, before);
+  const uint16_t sent = rte_eth_tx_burst(
+      q.config.queue.port_id, q.config.queue.queue_id, src_.data(), n);
+  const TxStamp after = q.stamper.TxNow();
+  uint64_t tx_bytes = 0;
+  for (uint16_t i = 0; i < sent; ++i) tx_bytes += len[i];
+  stats_->tx_packets.Add(sent);
+  stats_->tx_bytes.Add(tx_bytes);
+  if (sent < n) {
+    stats_->tx_dropped.Add(n - sent);
+    rte_pktmbuf_free_bulk(src_.data() + sent, n - sent);
+  }
+  source_->AfterTx(n, sent, before, after);
 }
 
 std::vector<unsigned> WorkerLcores() {

@@ -9,6 +9,9 @@
 //      rewrites the mbuf in place
 //   -> late TX hook: one fresh TSC stamp, FinaliseTx for frames that asked
 //   -> rte_eth_tx_burst; frames it did not take are freed and counted
+//   -> the pipeline's FrameSource, if any and due: frames it originates
+//      (PTP Announce/Sync/Follow_Up), stamped just before their own
+//      tx_burst
 //
 // The loop does no locking, allocation, syscalls or exceptions of its own
 // (a PMD may make syscalls inside rx/tx_burst, as net_af_xdp does to kick TX).
@@ -72,6 +75,7 @@ class Worker {
     Timestamper stamper;
   };
   uint32_t PollQueue(QueueState& q);
+  void PollSource(QueueState& q);
   void Dispatch(Packet& pkt, const BurstContext& burst);
   void Flush(QueueState& q);
   void Drop(rte_mbuf* m, uint8_t reason);
@@ -79,6 +83,7 @@ class Worker {
   std::vector<QueueState> queues_;
   Pipeline pipeline_;
   FrameClassifier* classifier_;  // owned by pipeline_
+  FrameSource* source_;          // owned by pipeline_; may be null
   std::array<FrameHandler*, kMaxFrameKinds> handlers_ =
       {};  // owned by pipeline_
   WorkerStats* stats_;
@@ -93,6 +98,7 @@ class Worker {
   std::array<rte_mbuf*, kBurstSize> tx_mbufs_ = {};
   uint16_t n_free_ = 0;
   std::array<rte_mbuf*, kBurstSize> free_ = {};
+  std::array<rte_mbuf*, kBurstSize> src_ = {};  // frames of the source
 };
 
 // The EAL's worker lcores (every lcore but the main one), in launch order.

@@ -20,9 +20,11 @@ namespace zg::dataplane {
 namespace {
 
 // Keep in sync with struct zg_config in bpf/zg_xdp.c.
+constexpr uint16_t kZgPtpGroups = 1;
+constexpr uint16_t kZgRxStamp = 2;
 struct ZgConfig {
   uint16_t vlan_id;
-  uint16_t reserved;
+  uint16_t flags;  // bit 0: steer PTP groups and PTP over Ethernet
 };
 constexpr uint32_t kStatSteered = 0, kStatPassed = 1;
 
@@ -111,7 +113,8 @@ absl::Status Update(int fd, const void* key, const void* value,
 
 absl::Status ConfigureXdpSteering(const std::string& ifname,
                                   absl::Span<const InterfaceAddress> addresses,
-                                  uint16_t vlan_id) {
+                                  uint16_t vlan_id, bool ptp_groups,
+                                  bool rx_stamps) {
   ZG_ASSIGN_OR_RETURN(const auto maps, AttachedProgramMaps(ifname));
   absl::Cleanup close_maps = [&maps] { CloseAll(maps); };
   ZG_ASSIGN_OR_RETURN(const int v4, Need(maps, "zg_addrs4", ifname));
@@ -128,7 +131,9 @@ absl::Status ConfigureXdpSteering(const std::string& ifname,
     }
   }
   const uint32_t zero = 0;
-  const ZgConfig config{vlan_id, 0};
+  const ZgConfig config{vlan_id,
+                        static_cast<uint16_t>((ptp_groups ? kZgPtpGroups : 0) |
+                                              (rx_stamps ? kZgRxStamp : 0))};
   return Update(cfg, &zero, &config, "zg_config");
 }
 

@@ -21,9 +21,14 @@
 
 namespace zg::dataplane {
 
+// `ptp_groups`: also steer PTP multicast (UDP 319/320 to 224.0.1.129,
+// 224.0.0.107, ff0X::181, ff02::6b) and PTP over Ethernet (0x88F7).
+// `rx_stamps`: append the kernel's receive time to every steered frame (an
+// XdpStampClock must then take it off, dataplane/nic_clock.h).
 absl::Status ConfigureXdpSteering(const std::string& ifname,
                                   absl::Span<const InterfaceAddress> addresses,
-                                  uint16_t vlan_id);
+                                  uint16_t vlan_id, bool ptp_groups = false,
+                                  bool rx_stamps = false);
 
 struct XdpSteeringCounters {
   uint64_t steered = 0;  // frames redirected towards zeitgeberd

@@ -3,12 +3,17 @@
 //   zeitgeberd [EAL options] -- [zeitgeberd flags]
 //   zeitgeberd -l 0-2 -a 0000:3b:00.0 -- --address=192.0.2.10/24
 //
-// See doc/deployment.md for deployment modes, flags and exit codes.
+// See doc/deployment.md for deployment modes, flags and exit codes, and
+// doc/ptp.md for the PTP grandmaster (--ptp and the --ptp_* flags).
 #include "dataplane/daemon.h"
 #include "dataplane/protocol_pipeline.h"
+#include "dataplane/ptp_plugin.h"
 
 int main(int argc, char** argv) {
-  // ARP/ICMP/ND and NTP; PTP joins through ProtocolPipelineFactory::Options.
-  zg::dataplane::ProtocolPipelineFactory factory;
+  // ARP/ICMP/ND and NTP; PTP (with --ptp) as a plugin.
+  zg::dataplane::PtpPlugin ptp;
+  zg::dataplane::ProtocolPipelineFactory::Options options;
+  options.plugins.push_back(&ptp);
+  zg::dataplane::ProtocolPipelineFactory factory(std::move(options));
   return zg::dataplane::RunDaemon(argc, argv, factory);
 }

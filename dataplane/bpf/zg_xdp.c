@@ -9,8 +9,16 @@
 // Steered to the AF_XDP socket of the receiving queue: UDP to port 123
 // (NTP), 319 (PTP event) or 320 (PTP general), IPv4 or IPv6, addressed to a
 // configured address, untagged or (when configured) tagged with the
-// configured VLAN id. Everything else — ARP, ICMP, neighbour discovery, SSH,
-// IP fragments, IPv6 with extension headers — is XDP_PASSed to the kernel.
+// configured VLAN id. With the PTP-groups flag set (zeitgeberd serving PTP),
+// also UDP 319/320 to the PTP multicast groups (224.0.1.129, 224.0.0.107,
+// ff0X::181, ff02::6b) and PTP over Ethernet (ethertype 0x88F7). Everything
+// else — ARP, ICMP, neighbour discovery, SSH, IP fragments, IPv6 with
+// extension headers — is XDP_PASSed to the kernel.
+//
+// With the RX-stamp flag set, every steered frame gets a 16-byte trailer:
+// ZG_STAMP_MAGIC and bpf_ktime_get_ns() (CLOCK_MONOTONIC) read on entry, the
+// kernel's receive time of the frame; zeitgeberd's XdpStampClock moves it
+// into the mbuf's RX-timestamp field and trims it (dataplane/nic_clock.h).
 // With the address maps empty (before zeitgeberd configures them) nothing is
 // steered.
 //
@@ -57,9 +65,14 @@ struct {
 } zg_addrs6 SEC(".maps");
 
 // Keep in sync with dataplane/xdp_steering.cc.
+#define ZG_FLAG_PTP_GROUPS 1
+#define ZG_FLAG_RX_STAMP 2
+// Keep in sync with dataplane/nic_clock.h (XdpStampClock).
+#define ZG_STAMP_MAGIC 0x7a67727873746d70ULL
+#define ZG_STAMP_LEN 16
 struct zg_config {
   __u16 vlan_id;  // 0: steer untagged frames only; else only this VLAN id
-  __u16 reserved;
+  __u16 flags;    // ZG_FLAG_PTP_GROUPS | ZG_FLAG_RX_STAMP
 };
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
@@ -91,7 +104,27 @@ static __always_inline int is_time_port(__be16 port) {
          port == bpf_htons(320);
 }
 
-// Returns 1 if the frame is NTP/PTP over UDP to one of our addresses.
+static __always_inline int is_ptp_port(__be16 port) {
+  return port == bpf_htons(319) || port == bpf_htons(320);
+}
+
+// 224.0.1.129 (all PTP messages) and 224.0.0.107 (peer delay).
+static __always_inline int is_ptp_group4(__be32 daddr) {
+  return daddr == bpf_htonl(0xe0000181) || daddr == bpf_htonl(0xe000006b);
+}
+
+// ff0X::181 (any scope) and ff02::6b.
+static __always_inline int is_ptp_group6(const struct in6_addr* a) {
+  if (a->s6_addr[0] != 0xff) return 0;
+  if (a->s6_addr32[1] != 0 || a->s6_addr32[2] != 0) return 0;
+  if ((a->s6_addr[1] & 0xf0) != 0 || a->s6_addr[2] != 0 || a->s6_addr[3] != 0)
+    return 0;
+  if (a->s6_addr32[3] == bpf_htonl(0x181)) return 1;
+  return a->s6_addr[1] == 0x02 && a->s6_addr32[3] == bpf_htonl(0x6b);
+}
+
+// Returns 1 if the frame is NTP/PTP over UDP to one of our addresses (or,
+// with ZG_FLAG_PTP_GROUPS, PTP to a PTP group or over Ethernet).
 static __always_inline int is_ours(void* data, void* data_end) {
   struct ethhdr* eth = data;
   if ((void*)(eth + 1) > data_end) return 0;
@@ -109,6 +142,8 @@ static __always_inline int is_ours(void* data, void* data_end) {
   struct zg_config* cfg = bpf_map_lookup_elem(&zg_config, &zero);
   __u16 want_vlan = cfg ? cfg->vlan_id : 0;
   if (vlan_id != want_vlan) return 0;
+  const int ptp_groups = cfg && (cfg->flags & ZG_FLAG_PTP_GROUPS);
+  if (proto == bpf_htons(0x88f7)) return ptp_groups;
 
   struct udphdr* udp;
   if (proto == bpf_htons(ETH_P_IP)) {
@@ -121,6 +156,7 @@ static __always_inline int is_ours(void* data, void* data_end) {
     if ((void*)(udp + 1) > data_end) return 0;
     if (!is_time_port(udp->dest)) return 0;
     __u32 daddr = ip->daddr;
+    if (ptp_groups && is_ptp_port(udp->dest) && is_ptp_group4(daddr)) return 1;
     return bpf_map_lookup_elem(&zg_addrs4, &daddr) != 0;
   }
   if (proto == bpf_htons(ETH_P_IPV6)) {
@@ -131,13 +167,29 @@ static __always_inline int is_ours(void* data, void* data_end) {
     if ((void*)(udp + 1) > data_end) return 0;
     if (!is_time_port(udp->dest)) return 0;
     struct in6_addr daddr = ip6->daddr;
+    if (ptp_groups && is_ptp_port(udp->dest) && is_ptp_group6(&daddr)) return 1;
     return bpf_map_lookup_elem(&zg_addrs6, &daddr) != 0;
   }
   return 0;
 }
 
+// Appends the RX-stamp trailer; leaves the frame as it is if it cannot grow.
+static __always_inline void stamp(struct xdp_md* ctx, __u64 now) {
+  if (bpf_xdp_adjust_tail(ctx, ZG_STAMP_LEN) != 0) return;
+  void* data = (void*)(long)ctx->data;
+  void* data_end = (void*)(long)ctx->data_end;
+  __u32 off = (__u32)(data_end - data);
+  if (off < ZG_STAMP_LEN || off > 0x3fff) return;
+  off = (off - ZG_STAMP_LEN) & 0x3fff;
+  __u64* t = data + off;
+  if ((void*)(t + 2) > data_end) return;
+  t[0] = ZG_STAMP_MAGIC;
+  t[1] = now;
+}
+
 SEC("xdp")
 int zg_xdp_steer(struct xdp_md* ctx) {
+  const __u64 now = bpf_ktime_get_ns();
   void* data = (void*)(long)ctx->data;
   void* data_end = (void*)(long)ctx->data_end;
   if (!is_ours(data, data_end)) {
@@ -145,6 +197,9 @@ int zg_xdp_steer(struct xdp_md* ctx) {
     return XDP_PASS;
   }
   count(ZG_STAT_STEERED);
+  __u32 zero = 0;
+  struct zg_config* cfg = bpf_map_lookup_elem(&zg_config, &zero);
+  if (cfg && (cfg->flags & ZG_FLAG_RX_STAMP)) stamp(ctx, now);
   // No socket on this queue (zeitgeberd not running there): the kernel
   // gets it, as if this program were not loaded.
   return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);

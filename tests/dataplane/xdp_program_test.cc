@@ -117,9 +117,9 @@ class XdpProgramTest : public ::testing::Test {
     for (uint64_t x : v) sum += x;
     return sum;
   }
-  void SetVlan(uint16_t vid) {
+  void SetVlan(uint16_t vid, uint16_t flags = 0) {
     const uint32_t zero = 0;
-    const uint16_t cfg[2] = {vid, 0};
+    const uint16_t cfg[2] = {vid, flags};
     ASSERT_EQ(bpf_map_update_elem(config_, &zero, cfg, BPF_ANY), 0);
   }
   Decision Run(std::vector<uint8_t> frame) {
@@ -200,3 +200,35 @@ TEST_F(XdpProgramTest, NothingIsSteeredBeforeAddressesAreConfigured) {
 }
 
 }  // namespace
+
+TEST_F(XdpProgramTest, PtpGroupsAndEthernetOnlyWhenAsked) {
+  const std::vector<uint8_t> group4 =
+      Frame({.dst_port = 319, .dst = "224.0.1.129"});
+  const std::vector<uint8_t> pdelay4 =
+      Frame({.dst_port = 319, .dst = "224.0.0.107"});
+  const std::vector<uint8_t> group6 =
+      Frame({.ipv6 = true, .dst_port = 320, .dst = "ff0e::181"});
+  std::vector<uint8_t> l2(12, 0x01);
+  Put16(l2, 0x88f7);
+  l2.resize(60, 0);
+  EXPECT_EQ(Run(group4), kPassed) << "PTP groups off by default";
+  EXPECT_EQ(Run(l2), kPassed);
+  SetVlan(0, /*flags=*/1);
+  EXPECT_EQ(Run(group4), kSteered);
+  EXPECT_EQ(Run(pdelay4), kSteered);
+  EXPECT_EQ(Run(Frame({.dst_port = 320, .dst = "224.0.1.129"})), kSteered);
+  EXPECT_EQ(Run(group6), kSteered);
+  EXPECT_EQ(Run(Frame({.ipv6 = true, .dst_port = 320, .dst = "ff05::181"})),
+            kSteered)
+      << "any scope";
+  EXPECT_EQ(Run(Frame({.ipv6 = true, .dst_port = 319, .dst = "ff02::6b"})),
+            kSteered);
+  EXPECT_EQ(Run(l2), kSteered);
+  EXPECT_EQ(Run(Frame({.dst_port = 123, .dst = "224.0.1.129"})), kPassed)
+      << "NTP to a PTP group";
+  EXPECT_EQ(Run(Frame({.dst_port = 319, .dst = "224.0.0.251"})), kPassed)
+      << "another group";
+  EXPECT_EQ(Run(Frame({.ipv6 = true, .dst_port = 319, .dst = "ff02::1:6b"})),
+            kPassed);
+  EXPECT_EQ(Run(Frame({})), kSteered) << "our unicast address still";
+}

@@ -1,0 +1,187 @@
+// Unicast service of one worker's shard (IEEE 1588-2019 16.1; G.8265.1 /
+// G.8275.2 unicast negotiation): grant or deny each REQUEST against the
+// port's limits, keep the subscription table, arm the send scheduler, end
+// grants on CANCEL or expiry, and drive the periodic unicast Announce and
+// Sync to every subscriber through a send callback.
+//
+// Each worker owns one service for the clients whose frames its RX queue
+// receives (RSS hashes on IP addresses only, so a client's event and
+// general messages reach the same worker; Layer 2 clients all reach queue
+// 0). Nothing is shared: no locks, no allocation after Create.
+//
+//   ZG_ASSIGN_OR_RETURN(auto svc, PtpUnicastService::Create(
+//       {config.grant_limits, capacity, seed}));
+//   svc->Start(now_ns);
+//   PtpGrantDecision d = svc->Request(key, path, request, serving, now_ns);
+//   ...
+//   svc->Poll(now_ns, 64, /*transmit=*/state == kMaster,
+//             [&](const PtpUnicastSubscriber& s, PtpTimerKind k, uint16_t seq,
+//                 int8_t log_interval) { return EnqueueSend(s, k, seq); });
+//   svc->SweepExpired(now_ns, 64);
+#ifndef ZG_CORE_PTP_UNICAST_SERVICE_H_
+#define ZG_CORE_PTP_UNICAST_SERVICE_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "core/ptp_profile.h"
+#include "core/ptp_scheduler.h"
+#include "core/ptp_tlv.h"
+#include "core/ptp_unicast_table.h"
+
+namespace zg::core {
+
+// Why a REQUEST was denied (a GRANT with durationField 0). Names suit
+// metric labels.
+enum class PtpGrantDenial : uint8_t {
+  kGranted = 0,
+  kTypeNotGranted,    // this port does not grant this message type
+  kIntervalTooShort,  // faster than the port's limit
+  kIntervalTooLong,   // slower than the port's limit
+  kZeroDuration,      // durationField 0
+  kTableFull,         // no room for another subscriber
+  kNotMaster,         // the port is not MASTER (PASSIVE, LISTENING)
+  kCount,
+};
+const char* PtpGrantDenialName(PtpGrantDenial d);
+inline constexpr size_t kPtpGrantDenialCount =
+    static_cast<size_t>(PtpGrantDenial::kCount);
+
+struct PtpGrantDecision {
+  PtpGrantDenial denial = PtpGrantDenial::kGranted;
+  int8_t log_interval = 0;  // as requested (1588 grants the asked rate)
+  uint32_t duration_s = 0;  // granted duration, 0 when denied
+  bool renewal = false;     // the subscriber already held this grant
+  bool granted() const { return denial == PtpGrantDenial::kGranted; }
+};
+
+// Written by: the owning worker. Read by: the worker's stats export.
+struct PtpUnicastServiceStats {
+  std::array<uint64_t, kPtpGrantTypeCount> grants{};    // incl. renewals
+  std::array<uint64_t, kPtpGrantTypeCount> renewals{};  // of a live grant
+  std::array<uint64_t, kPtpGrantDenialCount> denials{};
+  std::array<uint64_t, kPtpGrantTypeCount> cancels{};   // grants cancelled
+  std::array<uint64_t, kPtpGrantTypeCount> expiries{};  // grants run out
+  std::array<uint64_t, kPtpTimerKinds> sent{};          // Announce, Sync
+  uint64_t suppressed = 0;    // sends skipped while not MASTER
+  uint64_t backpressure = 0;  // Poll stopped by the send callback
+};
+
+class PtpUnicastService {
+ public:
+  struct Config {
+    PtpGrantLimits limits;
+    uint32_t capacity = 1'000'000;  // subscribers in this shard
+    uint64_t seed = 0;              // hash key for the table
+  };
+  static absl::StatusOr<std::unique_ptr<PtpUnicastService>> Create(
+      const Config& config);
+
+  void Start(int64_t now_mono_ns) { scheduler_->Start(now_mono_ns); }
+
+  // Decides one REQUEST_UNICAST_TRANSMISSION from `key`. A grant creates
+  // or renews the subscription (its expiry becomes now + the granted
+  // duration, clamped to the limits), remembers `path`, and arms the
+  // Announce/Sync timer; a denial leaves any existing grant alone.
+  // `serving`: the port is MASTER.
+  PtpGrantDecision Request(const PtpUnicastClientKey& key,
+                           const PtpUnicastReturnPath& path,
+                           const PtpUnicastRequest& request, bool serving,
+                           int64_t now_mono_ns);
+
+  // Ends the grant of `type` held by `key` (CANCEL_UNICAST_TRANSMISSION).
+  // False if there was none. The subscriber is removed with its last grant.
+  bool Cancel(const PtpUnicastClientKey& key, PtpMessageType type);
+
+  // Whether `key` holds a live grant of `type` (e.g. Delay_Resp).
+  bool HasGrant(const PtpUnicastClientKey& key, PtpGrantType type,
+                int64_t now_mono_ns) const;
+
+  // Runs the scheduler: for each due Announce/Sync timer of a live grant,
+  // calls send(const PtpUnicastSubscriber&, PtpTimerKind, uint16_t
+  // sequence_id, int8_t log_interval) -> bool (false: no room now; the
+  // timer stays due and Poll ends). Expired grants are dropped instead.
+  // With transmit false (not MASTER) timers keep their phase but nothing is
+  // sent. At most `budget` timers per call.
+  template <typename Send>
+  PtpPollStats Poll(int64_t now_mono_ns, uint32_t budget, bool transmit,
+                    Send&& send);
+
+  // Ends expired grants of entries the scheduler does not visit (Delay_Resp
+  // and Pdelay_Resp only): walks at most `max_visits` entries from where the
+  // previous call stopped. Returns the subscribers removed.
+  uint32_t SweepExpired(int64_t now_mono_ns, uint32_t max_visits);
+
+  const PtpUnicastTable& table() const { return *table_; }
+  const PtpUnicastScheduler& scheduler() const { return *scheduler_; }
+  const PtpUnicastServiceStats& stats() const { return stats_; }
+  const Config& config() const { return config_; }
+
+  static uint32_t Seconds(int64_t mono_ns) {
+    return static_cast<uint32_t>(mono_ns / kNanosPerSecond);
+  }
+
+ private:
+  PtpUnicastService(const Config& config,
+                    std::unique_ptr<PtpUnicastTable> table,
+                    std::unique_ptr<PtpUnicastScheduler> scheduler)
+      : config_(config),
+        table_(std::move(table)),
+        scheduler_(std::move(scheduler)) {}
+  PtpGrantDenial Check(const PtpUnicastRequest& request, bool serving) const;
+  void EndGrant(uint32_t index, PtpGrantType type);
+
+  Config config_;
+  std::unique_ptr<PtpUnicastTable> table_;
+  std::unique_ptr<PtpUnicastScheduler> scheduler_;
+  PtpUnicastServiceStats stats_;
+  uint32_t sweep_cursor_ = 0;
+};
+
+// ---- Implementation ---------------------------------------------------------
+
+constexpr PtpGrantType PtpGrantTypeOf(PtpTimerKind kind) {
+  return kind == PtpTimerKind::kAnnounce ? PtpGrantType::kAnnounce
+                                         : PtpGrantType::kSync;
+}
+
+template <typename Send>
+PtpPollStats PtpUnicastService::Poll(int64_t now_mono_ns, uint32_t budget,
+                                     bool transmit, Send&& send) {
+  const uint32_t now_s = Seconds(now_mono_ns);
+  PtpPollStats st = scheduler_->Poll(
+      now_mono_ns, budget, [&](uint32_t index, PtpTimerKind kind) {
+        const PtpGrantType g = PtpGrantTypeOf(kind);
+        if (!table_->in_use(index)) return PtpTimerAction::kDisarm;
+        PtpUnicastSubscriber& s = table_->at(index);
+        if (!s.Has(g)) return PtpTimerAction::kDisarm;
+        const size_t gi = static_cast<size_t>(g);
+        if (now_s >= s.expiry_s[gi]) {
+          ++stats_.expiries[gi];
+          EndGrant(index, g);
+          return PtpTimerAction::kDisarm;
+        }
+        if (!transmit) {
+          ++stats_.suppressed;
+          return PtpTimerAction::kRearm;
+        }
+        uint16_t& seq = kind == PtpTimerKind::kAnnounce ? s.announce_sequence_id
+                                                        : s.sync_sequence_id;
+        if (!send(static_cast<const PtpUnicastSubscriber&>(s), kind, seq,
+                  s.log_interval[gi])) {
+          return PtpTimerAction::kStop;
+        }
+        ++seq;
+        ++stats_.sent[static_cast<size_t>(kind)];
+        return PtpTimerAction::kRearm;
+      });
+  if (st.stopped) ++stats_.backpressure;
+  return st;
+}
+
+}  // namespace zg::core
+
+#endif  // ZG_CORE_PTP_UNICAST_SERVICE_H_

@@ -1,0 +1,160 @@
+#include "dataplane/ptp_flags.h"
+
+#include <cstdint>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+
+// An int flag left at kProfileDefault takes the profile's value.
+constexpr int kProfileDefault = -1000;
+
+ABSL_FLAG(bool, ptp, false,
+          "Serve PTP (IEEE 1588) as a grandmaster (see doc/ptp.md).");
+ABSL_FLAG(std::string, ptp_profile, "default_e2e",
+          "PTP profile: default_e2e, default_p2p, g8275.2, enterprise_hybrid.");
+ABSL_FLAG(int, ptp_domain, kProfileDefault,
+          "PTP domainNumber (default: the profile's).");
+ABSL_FLAG(std::string, ptp_transport, "",
+          "PTP transports, comma separated: udp4, udp6, l2, or all "
+          "(default: the profile's, udp4).");
+ABSL_FLAG(int, ptp_priority1, kProfileDefault, "BMCA priority1 (0..255).");
+ABSL_FLAG(int, ptp_priority2, kProfileDefault, "BMCA priority2 (0..255).");
+ABSL_FLAG(int, ptp_local_priority, kProfileDefault,
+          "G.8275 localPriority of this clock (1..255).");
+ABSL_FLAG(int, ptp_log_announce_interval, kProfileDefault,
+          "log2 seconds between Announce messages.");
+ABSL_FLAG(int, ptp_log_sync_interval, kProfileDefault,
+          "log2 seconds between Sync messages.");
+ABSL_FLAG(int, ptp_log_min_delay_req_interval, kProfileDefault,
+          "log2 seconds, the Delay_Req interval announced to slaves.");
+ABSL_FLAG(int, ptp_log_min_pdelay_req_interval, kProfileDefault,
+          "log2 seconds, the Pdelay_Req interval.");
+ABSL_FLAG(int, ptp_announce_receipt_timeout, kProfileDefault,
+          "Announce intervals without a better master's Announce before a "
+          "PASSIVE port serves again.");
+ABSL_FLAG(std::string, ptp_unicast_negotiation, "",
+          "on/off: answer unicast negotiation REQUESTs (default: profile).");
+ABSL_FLAG(std::string, ptp_multicast, "",
+          "on/off: multicast Announce and Sync (default: profile).");
+ABSL_FLAG(bool, ptp_two_step, true,
+          "Two-step Sync with Follow_Up; false: one-step, the Sync's "
+          "originTimestamp written just before transmission.");
+ABSL_FLAG(int, ptp_max_unicast_clients, 1'000'000,
+          "Unicast subscribers each worker can hold (fixed memory, ~110 B "
+          "each).");
+ABSL_FLAG(int, ptp_grant_max_duration, 0,
+          "Longest unicast grant in seconds (0: the profile's).");
+
+namespace zg::dataplane {
+namespace {
+
+absl::Status IntFlag(const char* name, int value, int min, int max,
+                     uint8_t* out) {
+  if (value == kProfileDefault) return absl::OkStatus();
+  if (value < min || value > max) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", name, "=", value, " must be between ", min, " and ", max));
+  }
+  *out = static_cast<uint8_t>(value);
+  return absl::OkStatus();
+}
+
+absl::Status LogFlag(const char* name, int value, int8_t* out) {
+  if (value == kProfileDefault) return absl::OkStatus();
+  if (value < -128 || value > 127) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, "=", value, " is not a log2 interval"));
+  }
+  *out = static_cast<int8_t>(value);
+  return absl::OkStatus();
+}
+
+absl::Status OnOffFlag(const char* name, const std::string& value, bool* out) {
+  if (value.empty()) return absl::OkStatus();
+  if (value == "on" || value == "true" || value == "1") {
+    *out = true;
+  } else if (value == "off" || value == "false" || value == "0") {
+    *out = false;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, "=", value, ": use on or off"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<PtpFlagsConfig> PtpConfigFromFlags() {
+  PtpFlagsConfig out;
+  out.enabled = absl::GetFlag(FLAGS_ptp);
+  ZG_ASSIGN_OR_RETURN(
+      const core::PtpProfileId profile,
+      core::ParsePtpProfileName(absl::GetFlag(FLAGS_ptp_profile)));
+  core::PtpPortConfig& c = out.port;
+  c = core::DefaultPtpPortConfig(profile);
+  ZG_RETURN_IF_ERROR(IntFlag("ptp_domain", absl::GetFlag(FLAGS_ptp_domain), 0,
+                             255, &c.domain_number));
+  if (const std::string t = absl::GetFlag(FLAGS_ptp_transport); !t.empty()) {
+    ZG_ASSIGN_OR_RETURN(c.transports, core::ParsePtpTransports(t));
+    out.transports_explicit = true;
+  }
+  ZG_RETURN_IF_ERROR(IntFlag("ptp_priority1",
+                             absl::GetFlag(FLAGS_ptp_priority1), 0, 255,
+                             &c.priority1));
+  ZG_RETURN_IF_ERROR(IntFlag("ptp_priority2",
+                             absl::GetFlag(FLAGS_ptp_priority2), 0, 255,
+                             &c.priority2));
+  ZG_RETURN_IF_ERROR(IntFlag("ptp_local_priority",
+                             absl::GetFlag(FLAGS_ptp_local_priority), 1, 255,
+                             &c.local_priority));
+  ZG_RETURN_IF_ERROR(LogFlag("ptp_log_announce_interval",
+                             absl::GetFlag(FLAGS_ptp_log_announce_interval),
+                             &c.log_announce_interval));
+  ZG_RETURN_IF_ERROR(LogFlag("ptp_log_sync_interval",
+                             absl::GetFlag(FLAGS_ptp_log_sync_interval),
+                             &c.log_sync_interval));
+  ZG_RETURN_IF_ERROR(
+      LogFlag("ptp_log_min_delay_req_interval",
+              absl::GetFlag(FLAGS_ptp_log_min_delay_req_interval),
+              &c.log_min_delay_req_interval));
+  ZG_RETURN_IF_ERROR(
+      LogFlag("ptp_log_min_pdelay_req_interval",
+              absl::GetFlag(FLAGS_ptp_log_min_pdelay_req_interval),
+              &c.log_min_pdelay_req_interval));
+  ZG_RETURN_IF_ERROR(IntFlag("ptp_announce_receipt_timeout",
+                             absl::GetFlag(FLAGS_ptp_announce_receipt_timeout),
+                             1, 255, &c.announce_receipt_timeout));
+  ZG_RETURN_IF_ERROR(OnOffFlag("ptp_unicast_negotiation",
+                               absl::GetFlag(FLAGS_ptp_unicast_negotiation),
+                               &c.unicast_negotiation));
+  ZG_RETURN_IF_ERROR(OnOffFlag("ptp_multicast",
+                               absl::GetFlag(FLAGS_ptp_multicast),
+                               &c.multicast_service));
+  c.two_step = absl::GetFlag(FLAGS_ptp_two_step);
+  const int clients = absl::GetFlag(FLAGS_ptp_max_unicast_clients);
+  if (clients < 1 || clients > (1 << 24) - 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--ptp_max_unicast_clients=", clients,
+                     " must be between 1 and ", (1 << 24) - 1));
+  }
+  c.max_unicast_clients = static_cast<uint32_t>(clients);
+  if (const int d = absl::GetFlag(FLAGS_ptp_grant_max_duration); d != 0) {
+    if (d < 1) {
+      return absl::InvalidArgumentError(
+          "--ptp_grant_max_duration must be positive");
+    }
+    c.grant_limits.max_duration_s = static_cast<uint32_t>(d);
+    if (c.grant_limits.min_duration_s > c.grant_limits.max_duration_s) {
+      c.grant_limits.min_duration_s = c.grant_limits.max_duration_s;
+    }
+  }
+  if (absl::Status s = core::ValidatePtpPortConfig(c); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("PTP configuration: ", s.message()));
+  }
+  return out;
+}
+
+}  // namespace zg::dataplane

@@ -1,0 +1,176 @@
+#include "dataplane/ptp_metrics.h"
+
+#include "core/ptp_unicast_service.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/registry.h"
+
+namespace zg::dataplane {
+namespace {
+
+using prometheus::BuildCounter;
+using prometheus::BuildGauge;
+
+constexpr core::PtpPortState kStates[] = {
+    core::PtpPortState::kInitializing, core::PtpPortState::kFaulty,
+    core::PtpPortState::kDisabled,     core::PtpPortState::kListening,
+    core::PtpPortState::kPreMaster,    core::PtpPortState::kMaster,
+    core::PtpPortState::kPassive,      core::PtpPortState::kUncalibrated,
+    core::PtpPortState::kSlave,
+};
+
+constexpr core::PtpMessageType kSentTypes[] = {
+    core::PtpMessageType::kSync,
+    core::PtpMessageType::kFollowUp,
+    core::PtpMessageType::kAnnounce,
+    core::PtpMessageType::kDelayResp,
+    core::PtpMessageType::kPdelayResp,
+    core::PtpMessageType::kPdelayRespFollowUp,
+    core::PtpMessageType::kSignaling,
+    core::PtpMessageType::kManagement,
+};
+
+}  // namespace
+
+void PtpMetrics::Total::Set(double v) {
+  if (counter != nullptr && v > last) counter->Increment(v - last);
+  last = v;
+}
+
+absl::Status PtpMetrics::Add(prometheus::Registry& r) {
+  auto& state = BuildGauge()
+                    .Name("zeitgeber_ptp_port_state")
+                    .Help("PTP port state: 1 for the current state")
+                    .Register(r);
+  for (core::PtpPortState s : kStates) {
+    state_[s] = &state.Add({{"state", core::PtpPortStateName(s)}});
+  }
+  state_changes_.counter = &BuildCounter()
+                                .Name("zeitgeber_ptp_port_state_changes_total")
+                                .Help("PTP port state changes")
+                                .Register(r)
+                                .Add({});
+  foreign_masters_ = &BuildGauge()
+                          .Name("zeitgeber_ptp_foreign_masters")
+                          .Help("Foreign master records in use (BMCA)")
+                          .Register(r)
+                          .Add({});
+  auto& quality = BuildGauge()
+                      .Name("zeitgeber_ptp_clock_quality")
+                      .Help("Clock quality announced now")
+                      .Register(r);
+  clock_class_ = &quality.Add({{"field", "clock_class"}});
+  clock_accuracy_ = &quality.Add({{"field", "clock_accuracy"}});
+  auto& verdicts = BuildCounter()
+                       .Name("zeitgeber_ptp_announces_received_total")
+                       .Help("Foreign Announce messages by BMCA verdict")
+                       .Register(r);
+  for (size_t i = 0; i < static_cast<size_t>(core::PtpAnnounceVerdict::kCount);
+       ++i) {
+    verdicts_.push_back({&verdicts.Add(
+        {{"verdict", core::PtpAnnounceVerdictName(
+                         static_cast<core::PtpAnnounceVerdict>(i))}})});
+  }
+  ring_overflows_.counter =
+      &BuildCounter()
+           .Name("zeitgeber_ptp_announce_ring_overflows_total")
+           .Help("Announce messages lost between a worker and the BMCA")
+           .Register(r)
+           .Add({});
+  auto& sent = BuildCounter()
+                   .Name("zeitgeber_ptp_messages_sent_total")
+                   .Help("PTP messages sent, by type")
+                   .Register(r);
+  for (core::PtpMessageType t : kSentTypes) {
+    sent_[static_cast<size_t>(t)] = {
+        &sent.Add({{"type", core::PtpMessageTypeName(t)}})};
+  }
+  subscribers_ = &BuildGauge()
+                      .Name("zeitgeber_ptp_unicast_subscribers")
+                      .Help("Unicast subscribers (negotiated clients)")
+                      .Register(r)
+                      .Add({});
+  auto per_type = [&](const char* name, const char* help,
+                      std::vector<Total>* out) {
+    auto& f = BuildCounter().Name(name).Help(help).Register(r);
+    for (size_t i = 0; i < core::kPtpGrantTypeCount; ++i) {
+      out->push_back(
+          {&f.Add({{"type", core::PtpMessageTypeName(core::PtpGrantMessageType(
+                                static_cast<core::PtpGrantType>(i)))}})});
+    }
+  };
+  per_type("zeitgeber_ptp_unicast_grants_total",
+           "Unicast grants (incl. renewals), by message type", &grants_);
+  per_type("zeitgeber_ptp_unicast_renewals_total",
+           "Unicast grants renewed while live", &renewals_);
+  per_type("zeitgeber_ptp_unicast_cancels_total",
+           "Unicast grants cancelled by the client", &cancels_);
+  per_type("zeitgeber_ptp_unicast_expiries_total",
+           "Unicast grants that ran out", &expiries_);
+  auto& denials = BuildCounter()
+                      .Name("zeitgeber_ptp_unicast_denials_total")
+                      .Help("Unicast requests denied, by reason")
+                      .Register(r);
+  for (size_t i = 1; i < core::kPtpGrantDenialCount; ++i) {
+    denials_.push_back({&denials.Add(
+        {{"reason",
+          core::PtpGrantDenialName(static_cast<core::PtpGrantDenial>(i))}})});
+  }
+  follow_up_overflows_.counter =
+      &BuildCounter()
+           .Name("zeitgeber_ptp_follow_up_overflows_total")
+           .Help("Two-step messages not sent: pending follow-ups full")
+           .Register(r)
+           .Add({});
+  mbuf_failures_.counter =
+      &BuildCounter()
+           .Name("zeitgeber_ptp_mbuf_alloc_failures_total")
+           .Help("Originated PTP frames not sent: mbuf pool empty")
+           .Register(r)
+           .Add({});
+  return absl::OkStatus();
+}
+
+void PtpMetrics::Update() {
+  for (auto& [s, g] : state_) g->Set(runtime_->state() == s ? 1 : 0);
+  state_changes_.Set(static_cast<double>(runtime_->state_changes()));
+  foreign_masters_->Set(static_cast<double>(runtime_->foreign_masters()));
+  clock_class_->Set(runtime_->gm().quality.clock_class);
+  clock_accuracy_->Set(runtime_->gm().quality.clock_accuracy);
+  for (size_t i = 0; i < verdicts_.size(); ++i) {
+    verdicts_[i].Set(static_cast<double>(runtime_->announce_verdicts()[i]));
+  }
+  ring_overflows_.Set(static_cast<double>(runtime_->ring_overflows()));
+  auto sum = [&](auto field) {
+    uint64_t n = 0;
+    for (const PtpWorkerStats* w : workers_) n += field(*w);
+    return static_cast<double>(n);
+  };
+  for (auto& [type, total] : sent_) {
+    const size_t t = type;
+    total.Set(sum([t](const PtpWorkerStats& w) { return w.sent[t].Load(); }));
+  }
+  subscribers_->Set(sum(
+      [](const PtpWorkerStats& w) { return w.unicast_subscribers.Load(); }));
+  for (size_t i = 0; i < core::kPtpGrantTypeCount; ++i) {
+    grants_[i].Set(
+        sum([i](const PtpWorkerStats& w) { return w.grants[i].Load(); }));
+    renewals_[i].Set(
+        sum([i](const PtpWorkerStats& w) { return w.renewals[i].Load(); }));
+    cancels_[i].Set(
+        sum([i](const PtpWorkerStats& w) { return w.cancels[i].Load(); }));
+    expiries_[i].Set(
+        sum([i](const PtpWorkerStats& w) { return w.expiries[i].Load(); }));
+  }
+  for (size_t i = 0; i < denials_.size(); ++i) {
+    denials_[i].Set(
+        sum([i](const PtpWorkerStats& w) { return w.denials[i + 1].Load(); }));
+  }
+  follow_up_overflows_.Set(
+      sum([](const PtpWorkerStats& w) { return w.follow_up_overflow.Load(); }));
+  mbuf_failures_.Set(sum(
+      [](const PtpWorkerStats& w) { return w.mbuf_alloc_failures.Load(); }));
+}
+
+}  // namespace zg::dataplane

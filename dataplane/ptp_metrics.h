@@ -1,0 +1,80 @@
+// Prometheus metrics of zeitgeberd's PTP grandmaster, added to the daemon's
+// registry (MetricsExporter::registry()) and refreshed by the control thread
+// with every exporter update. All prefixed zeitgeber_ptp_:
+//
+//   port_state {state}                 1 for the current state, else 0
+//   port_state_changes_total
+//   foreign_masters                    foreign-master records in use
+//   clock_class, clock_accuracy        as announced now
+//   announces_received_total {verdict} accepted, from_self, ... (BMCA)
+//   announce_ring_overflows_total      Announce lost between worker and BMCA
+//   messages_sent_total {type}         SYNC, FOLLOW_UP, ANNOUNCE, ...
+//   unicast_subscribers                all workers' shards
+//   unicast_grants_total {type}, unicast_renewals_total {type},
+//   unicast_cancels_total {type}, unicast_expiries_total {type},
+//   unicast_denials_total {reason}
+//   follow_up_overflows_total, mbuf_alloc_failures_total
+//
+// Per-reason drops of received PTP messages are in the daemon's
+// zeitgeber_frames_dropped_total{reason="ptp_..."}.
+//
+//   PtpMetrics m(&runtime, stats_pointers);
+//   ZG_RETURN_IF_ERROR(m.Add(registry));
+//   m.Update();   // control thread
+#ifndef ZG_DATAPLANE_PTP_METRICS_H_
+#define ZG_DATAPLANE_PTP_METRICS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "dataplane/ptp_port.h"
+#include "dataplane/ptp_worker.h"
+
+namespace prometheus {
+class Registry;
+class Counter;
+class Gauge;
+}  // namespace prometheus
+
+namespace zg::dataplane {
+
+class PtpMetrics {
+ public:
+  // `runtime` and the stats must outlive this object.
+  PtpMetrics(const PtpPortRuntime* runtime,
+             std::vector<const PtpWorkerStats*> workers)
+      : runtime_(runtime), workers_(std::move(workers)) {}
+
+  absl::Status Add(prometheus::Registry& registry);
+  // Control thread.
+  void Update();
+
+ private:
+  // A Prometheus counter advanced to a running total.
+  struct Total {
+    prometheus::Counter* counter = nullptr;
+    double last = 0;
+    void Set(double v);
+  };
+
+  const PtpPortRuntime* runtime_;
+  std::vector<const PtpWorkerStats*> workers_;
+  std::map<core::PtpPortState, prometheus::Gauge*> state_;
+  Total state_changes_;
+  prometheus::Gauge* foreign_masters_ = nullptr;
+  prometheus::Gauge* clock_class_ = nullptr;
+  prometheus::Gauge* clock_accuracy_ = nullptr;
+  std::vector<Total> verdicts_;
+  Total ring_overflows_;
+  std::map<size_t, Total> sent_;  // by message type nibble
+  prometheus::Gauge* subscribers_ = nullptr;
+  std::vector<Total> grants_, renewals_, cancels_, expiries_, denials_;
+  Total follow_up_overflows_;
+  Total mbuf_failures_;
+};
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_PTP_METRICS_H_

@@ -1,0 +1,176 @@
+#include "dataplane/ptp_plugin.h"
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include <algorithm>
+#include <atomic>
+#include <random>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "dataplane/frame_classifier.h"
+#include "dataplane/log.h"
+#include "dataplane/worker.h"
+
+namespace zg::dataplane {
+namespace {
+
+// Originated PTP frames (Announce, Sync, Follow_Up) come from a small pool
+// per worker. Never freed: the port may still hold some in its TX ring when
+// the plugin goes away; the EAL releases the memory at exit.
+constexpr unsigned kPtpPoolMbufs = 4095;
+
+}  // namespace
+
+PtpPlugin::PtpPlugin(PtpFlagsConfig config)
+    : config_(std::move(config)), from_flags_(false) {}
+
+PtpPlugin::~PtpPlugin() = default;
+
+absl::Status PtpPlugin::Configure(const DaemonConfig& config) {
+  if (from_flags_) {
+    ZG_ASSIGN_OR_RETURN(config_, PtpConfigFromFlags());
+  }
+  if (!config_.enabled) return absl::OkStatus();
+  return CheckTransports(config);
+}
+
+absl::Status PtpPlugin::CheckTransports(const DaemonConfig& config) {
+  bool v4 = false, v6 = false;
+  for (const InterfaceAddress& a : config.addresses) {
+    (a.family == InterfaceAddress::kIpv4 ? v4 : v6) = true;
+  }
+  uint8_t& t = config_.port.transports;
+  if (!config_.transports_explicit && (t & core::kPtpTransportUdpIpv4) != 0 &&
+      !v4) {
+    // The profile's default transport needs an address we do not have:
+    // serve what we can (Layer 2 where the profile allows it).
+    t = static_cast<uint8_t>(t & ~core::kPtpTransportUdpIpv4);
+    if (v6) t |= core::kPtpTransportUdpIpv6;
+    const uint8_t allowed =
+        core::GetPtpProfile(config_.port.profile).allowed_transports;
+    if (t == 0) t = allowed & core::kPtpTransportL2;
+    if (t == 0) {
+      return absl::InvalidArgumentError(
+          "--ptp: the PTP profile needs UDP and no --address is served; add "
+          "an --address or choose a profile that allows --ptp_transport=l2");
+    }
+    LogWarning(absl::StrCat("PTP: no IPv4 --address, serving ",
+                            core::PtpTransportsToString(t)));
+  }
+  if ((t & core::kPtpTransportUdpIpv4) != 0 && !v4) {
+    return absl::InvalidArgumentError(
+        "--ptp_transport includes udp4 but no IPv4 --address is served; add "
+        "one or choose --ptp_transport=l2 (or --ptp=false)");
+  }
+  if ((t & core::kPtpTransportUdpIpv6) != 0 && !v6) {
+    return absl::InvalidArgumentError(
+        "--ptp_transport includes udp6 but no IPv6 --address is served");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PtpPlugin::RegisterNames(CounterNames& names) {
+  if (!config_.enabled) return absl::OkStatus();
+  ZG_ASSIGN_OR_RETURN(drops_, RegisterPtpDropReasons(names));
+  return absl::OkStatus();
+}
+
+absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
+                                    Pipeline& pipeline) {
+  if (!config_.enabled) return absl::OkStatus();
+  ZG_ASSIGN_OR_RETURN(PortAddressTable ports, BuildPortAddresses(setup));
+  if (ports.empty()) {
+    return absl::InvalidArgumentError("PTP: the worker has no port");
+  }
+  const core::LocalAddresses& local = ports.front().second;
+  const unsigned workers =
+      std::max<unsigned>(1, static_cast<unsigned>(WorkerLcores().size()));
+  const core::PtpPortIdentity identity{
+      core::PtpClockIdentity::FromMac(local.mac().b), 1};
+  if (runtime_ == nullptr) {
+    runtime_ = std::make_unique<PtpPortRuntime>(
+        config_.port, identity, workers, static_cast<double>(rte_get_tsc_hz()));
+  }
+  // Unique per process: tests build several plugins in one EAL.
+  static std::atomic<unsigned> pools{0};
+  const std::string pool_name =
+      absl::StrCat("zg_ptp_", setup.worker_index, "_", pools++);
+  rte_mempool* pool = rte_pktmbuf_pool_create(
+      pool_name.c_str(), kPtpPoolMbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+      static_cast<int>(rte_lcore_to_socket_id(setup.lcore_id)));
+  if (pool == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot create the PTP mbuf pool ", pool_name, " (", kPtpPoolMbufs,
+        " mbufs): ", rte_strerror(rte_errno), "; give the EAL more memory"));
+  }
+  PtpWorkerConfig c;
+  c.port = config_.port;
+  c.identity = identity;
+  c.local = local;
+  c.worker_index = setup.worker_index;
+  c.workers = workers;
+  c.pool = pool;
+  c.seed = std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32);
+  stats_.push_back(std::make_unique<PtpWorkerStats>());
+  ZG_ASSIGN_OR_RETURN(
+      std::shared_ptr<PtpWorker> w,
+      PtpWorker::Create(c, runtime_.get(), drops_, stats_.back().get()));
+  for (core::FrameKind k :
+       {core::FrameKind::kPtpEvent, core::FrameKind::kPtpGeneral,
+        core::FrameKind::kPtpL2}) {
+    ZG_RETURN_IF_ERROR(pipeline.SetHandler(k, w->MakeHandler()));
+  }
+  pipeline.SetSource(w->MakeSource());
+  return absl::OkStatus();
+}
+
+void PtpPlugin::ControlStep(const ControlTick& tick) {
+  if (runtime_ == nullptr || tick.tsc_clock == nullptr) return;
+  if (!clock_.has_value()) clock_.emplace(tick.tsc_clock);
+  const core::ClockModel& model = clock_->Refresh();
+  if (!started_) {
+    runtime_->Start(model, tick.tsc);
+    started_ = true;
+    return;
+  }
+  runtime_->Step(model, tick.tsc);
+}
+
+absl::Status PtpPlugin::AddMetrics(prometheus::Registry& registry) {
+  if (runtime_ == nullptr) return absl::OkStatus();
+  std::vector<const PtpWorkerStats*> stats;
+  for (const auto& s : stats_) stats.push_back(s.get());
+  metrics_ = std::make_unique<PtpMetrics>(runtime_.get(), std::move(stats));
+  return metrics_->Add(registry);
+}
+
+void PtpPlugin::UpdateMetrics() {
+  if (metrics_ != nullptr) metrics_->Update();
+}
+
+void PtpPlugin::Report() {
+  if (runtime_ == nullptr) return;
+  std::string sent;
+  for (size_t t = 0; t < core::kPtpMessageTypeCount; ++t) {
+    uint64_t n = 0;
+    for (const auto& s : stats_) n += s->sent[t].Load();
+    if (n != 0) {
+      absl::StrAppend(
+          &sent, " ",
+          core::PtpMessageTypeName(static_cast<core::PtpMessageType>(t)), "=",
+          n);
+    }
+  }
+  uint64_t subscribers = 0;
+  for (const auto& s : stats_) subscribers += s->unicast_subscribers.Load();
+  LogInfo(absl::StrCat(
+      "final PTP: state ", core::PtpPortStateName(runtime_->state()),
+      ", state changes ", runtime_->state_changes(), ", unicast subscribers ",
+      subscribers, ", sent:", sent.empty() ? " none" : sent));
+}
+
+}  // namespace zg::dataplane

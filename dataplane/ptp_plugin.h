@@ -1,0 +1,76 @@
+// zeitgeberd's PTP grandmaster as a ProtocolPlugin of the protocol pipeline
+// (dataplane/protocol_pipeline.h): the --ptp_* flags (dataplane/ptp_flags.h),
+// one PtpWorker per worker as the handler of kPtpEvent, kPtpGeneral and
+// kPtpL2 frames and as the worker's FrameSource (Announce, Sync, Follow_Up),
+// the control side (BMCA and port state, dataplane/ptp_port.h) on the
+// control thread, and the zeitgeber_ptp_* metrics (dataplane/ptp_metrics.h).
+// With --ptp=false (the default) it adds nothing.
+//
+//   PtpPlugin ptp;
+//   ProtocolPipelineFactory factory({.plugins = {&ptp}});
+//   return RunDaemon(argc, argv, factory);
+//
+// Tests configure it without flags: PtpPlugin ptp(PtpFlagsConfig{...}).
+#ifndef ZG_DATAPLANE_PTP_PLUGIN_H_
+#define ZG_DATAPLANE_PTP_PLUGIN_H_
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/clock_model.h"
+#include "dataplane/protocol_pipeline.h"
+#include "dataplane/ptp_flags.h"
+#include "dataplane/ptp_metrics.h"
+#include "dataplane/ptp_port.h"
+#include "dataplane/ptp_worker.h"
+
+namespace zg::dataplane {
+
+class PtpPlugin final : public ProtocolPlugin {
+ public:
+  // Configure() reads the --ptp_* flags.
+  PtpPlugin() = default;
+  // A fixed configuration (tests); Configure() then only checks it against
+  // the served addresses.
+  explicit PtpPlugin(PtpFlagsConfig config);
+  ~PtpPlugin() override;
+
+  absl::Status Configure(const DaemonConfig& config) override;
+  absl::Status RegisterNames(CounterNames& names) override;
+  absl::Status AddHandlers(const WorkerSetup& setup,
+                           Pipeline& pipeline) override;
+  void ControlStep(const ControlTick& tick) override;
+  absl::Status AddMetrics(prometheus::Registry& registry) override;
+  void UpdateMetrics() override;
+  void Report() override;
+  bool WantsPtpGroups() const override { return config_.enabled; }
+
+  bool enabled() const { return config_.enabled; }
+  // Null until the first AddHandlers (tests read the port state from it).
+  const PtpPortRuntime* runtime() const { return runtime_.get(); }
+  const PtpDropBases& drops() const { return drops_; }
+  const std::vector<std::unique_ptr<PtpWorkerStats>>& stats() const {
+    return stats_;
+  }
+
+ private:
+  // Checks the transports against the served address families.
+  absl::Status CheckTransports(const DaemonConfig& config);
+
+  PtpFlagsConfig config_;
+  bool from_flags_ = true;
+  PtpDropBases drops_;
+  // Written by: control thread (setup, ControlStep). Read by: workers (the
+  // runtime's published snapshot and rings only).
+  std::unique_ptr<PtpPortRuntime> runtime_;
+  std::vector<std::unique_ptr<PtpWorkerStats>> stats_;
+  std::unique_ptr<PtpMetrics> metrics_;
+  std::optional<core::ClockReader> clock_;
+  bool started_ = false;
+};
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_PTP_PLUGIN_H_

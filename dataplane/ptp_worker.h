@@ -1,0 +1,229 @@
+// The data-plane half of zeitgeberd's PTP grandmaster, one per worker:
+//
+//  - answers what arrives on the worker's queue (core/ptp_dispatch.h
+//    decides): Delay_Req -> Delay_Resp stamped with the request's RX time,
+//    Pdelay_Req -> Pdelay_Resp now and Pdelay_Resp_Follow_Up with its TX
+//    time, unicast negotiation Signaling (core/ptp_negotiation.h) against
+//    this worker's shard of subscribers, management GETs (pmc); foreign
+//    Announce messages go to the control thread (dataplane/ptp_port.h);
+//  - originates, as the worker's FrameSource: multicast Announce and Sync
+//    (worker 0 only), Announce and Sync to this worker's unicast
+//    subscribers as the scheduler spreads them, and the Follow_Up of every
+//    two-step Sync with the software TX stamp taken just before tx_burst
+//    (one-step: that stamp written into the Sync itself).
+//
+// Shards: RSS sends a client's frames to one worker, which owns its
+// subscription (negotiation, Sync and Announce, its Delay_Resp grant), so
+// no subscriber state is shared between workers. The Delay_Resp grant is
+// enforced (G.8275.2) only with one worker: with several, RSS may hash a
+// client's event port (319) to another worker than its general port (320).
+//
+// Everything on the per-frame and per-poll paths is allocation-free except
+// mbufs from the worker's own pool.
+//
+//   auto ptp = std::make_shared<PtpWorker>(config, runtime, names, pool);
+//   pipeline.SetHandler(FrameKind::kPtpEvent, ptp->MakeHandler());  // ...
+//   pipeline.SetSource(ptp->MakeSource());
+#ifndef ZG_DATAPLANE_PTP_WORKER_H_
+#define ZG_DATAPLANE_PTP_WORKER_H_
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "core/frame.h"
+#include "core/ptp_dispatch.h"
+#include "core/ptp_management.h"
+#include "core/ptp_negotiation.h"
+#include "core/ptp_originate.h"
+#include "core/ptp_unicast_service.h"
+#include "dataplane/pipeline.h"
+#include "dataplane/ptp_port.h"
+#include "dataplane/worker.h"
+#include "dataplane/worker_stats.h"
+
+namespace zg::dataplane {
+
+// Indices of the PTP drop-reason blocks in CounterNames (registered once by
+// RegisterPtpDropReasons, shared by every worker).
+struct PtpDropBases {
+  uint8_t port = 0;        // core::PtpPortDrop
+  uint8_t message = 0;     // core::PtpDrop (a reply could not be built)
+  uint8_t signaling = 0;   // core::PtpSignalingResult (no reply sent)
+  uint8_t management = 0;  // core::PtpManagementResult (no reply sent)
+  uint8_t no_mbuf = 0;     // "ptp_no_mbuf"
+};
+absl::StatusOr<PtpDropBases> RegisterPtpDropReasons(CounterNames& names);
+
+// Counters of one worker's PTP. Written by: that worker. Read by: the
+// control thread (metrics).
+struct PtpWorkerStats {
+  std::array<SingleWriterCounter, core::kPtpMessageTypeCount> sent;
+  SingleWriterCounter announces_forwarded;
+  SingleWriterCounter follow_up_overflow;  // pending follow-ups full
+  SingleWriterCounter mbuf_alloc_failures;
+  SingleWriterCounter unicast_subscribers;  // current (Set)
+  std::array<SingleWriterCounter, core::kPtpGrantTypeCount> grants;
+  std::array<SingleWriterCounter, core::kPtpGrantTypeCount> renewals;
+  std::array<SingleWriterCounter, core::kPtpGrantDenialCount> denials;
+  std::array<SingleWriterCounter, core::kPtpGrantTypeCount> cancels;
+  std::array<SingleWriterCounter, core::kPtpGrantTypeCount> expiries;
+};
+
+struct PtpWorkerConfig {
+  core::PtpPortConfig port;
+  core::PtpPortIdentity identity;
+  core::LocalAddresses local;  // our MAC, VLAN and addresses
+  unsigned worker_index = 0;
+  unsigned workers = 1;
+  rte_mempool* pool = nullptr;  // for originated frames
+  uint64_t seed = 0;            // subscription table hash key
+};
+
+class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
+ public:
+  static absl::StatusOr<std::shared_ptr<PtpWorker>> Create(
+      const PtpWorkerConfig& config, PtpPortRuntime* runtime,
+      const PtpDropBases& drops, PtpWorkerStats* stats);
+
+  // FrameHandler side (kinds kPtpEvent, kPtpGeneral, kPtpL2).
+  HandleResult Handle(Packet& pkt, const BurstContext& burst);
+  void FinaliseTx(Packet& pkt, const TxStamp& tx);
+  // FrameSource side.
+  bool Due(uint64_t tsc) const {
+    return ready_follow_ups_ > 0 || tsc >= next_poll_tsc_;
+  }
+  uint16_t Produce(const SourceContext& ctx, rte_mbuf** out, uint16_t room);
+  void BeforeTx(rte_mbuf** frames, uint16_t n, const TxStamp& before);
+  void AfterTx(uint16_t n, uint16_t sent, const TxStamp& before,
+               const TxStamp& after);
+
+  std::unique_ptr<FrameHandler> MakeHandler();
+  std::unique_ptr<FrameSource> MakeSource();
+
+  // Where a message goes.
+  struct Dest {
+    core::PtpUnicastTransport transport = core::PtpUnicastTransport::kUdpIpv4;
+    core::MacAddr mac;
+    core::IpAddress ip;
+    uint16_t port = 0;        // UDP destination (and source) port
+    uint16_t vlan_tci = 0;    // 0: untagged (or the configured VLAN)
+    uint8_t local_index = 0;  // which of our addresses sends
+    uint8_t ttl = 64;
+  };
+
+ private:
+  // A message whose follow-up waits for a TX stamp: a two-step Sync (its
+  // Follow_Up) or a Pdelay_Resp (its Pdelay_Resp_Follow_Up).
+  struct Pending {
+    enum State : uint8_t { kFree, kWaiting, kReady, kCancelled };
+    State state = kFree;
+    bool pdelay = false;
+    bool unicast = false;
+    uint16_t sequence_id = 0;
+    int8_t log_interval = 0;
+    Dest dest;
+    core::TaiNs tx;                  // t1 (Sync) or t3 (Pdelay_Resp)
+    core::PtpHeader request;         // the Pdelay_Req
+    core::PtpCorrection correction;  // the Pdelay_Req's
+  };
+  static constexpr uint32_t kPending = 256;  // power of two
+  struct HandleNote {
+    uint32_t pending = 0;  // slot of a Pdelay_Resp's follow-up
+  };
+
+  PtpWorker(const PtpWorkerConfig& config, PtpPortRuntime* runtime,
+            const PtpDropBases& drops, PtpWorkerStats* stats,
+            std::unique_ptr<core::PtpUnicastService> service);
+
+  // Receive side.
+  HandleResult AnswerDelayReq(Packet& pkt, const core::FrameInfo& info,
+                              const core::PtpRxDecision& d, bool unicast,
+                              core::PtpUnicastTransport t);
+  HandleResult AnswerPdelayReq(Packet& pkt, const core::FrameInfo& info,
+                               const core::PtpRxDecision& d, bool unicast,
+                               core::PtpUnicastTransport t);
+  HandleResult AnswerSignaling(Packet& pkt, const core::FrameInfo& info,
+                               bool unicast, core::PtpUnicastTransport t,
+                               uint64_t tsc);
+  HandleResult AnswerManagement(Packet& pkt, const core::FrameInfo& info,
+                                bool unicast, core::PtpUnicastTransport t);
+  HandleResult ForwardAnnounce(Packet& pkt, const core::FrameInfo& info,
+                               uint64_t tsc);
+  // Where to answer a received frame: the requester (unicast) or the group
+  // it used; UDP port `port`.
+  Dest ReplyDest(const uint8_t* frame, const core::FrameInfo& info,
+                 bool unicast, core::PtpUnicastTransport t, uint16_t port,
+                 bool pdelay) const;
+  // Writes headers for `d` and `len` PTP octets into the mbuf; false if it
+  // does not fit.
+  bool Frame(rte_mbuf* m, const Dest& d, const uint8_t* ptp, uint16_t len,
+             core::FrameInfo* built = nullptr) const;
+  HandleResult Reply(Packet& pkt, const Dest& d, const uint8_t* ptp,
+                     uint16_t len, core::PtpMessageType type);
+
+  // Origination side.
+  void RefreshSnapshot();
+  // Each appends frames at out[*n], *n < room, advancing *n.
+  void ProduceFollowUps(rte_mbuf** out, uint16_t* n, uint16_t room);
+  void ProduceMulticast(int64_t mono, core::TaiNs now, rte_mbuf** out,
+                        uint16_t* n, uint16_t room);
+  void ProduceUnicast(int64_t mono, core::TaiNs now, rte_mbuf** out,
+                      uint16_t* n, uint16_t room);
+  // Builds an Announce or Sync (with its pending follow-up) to `d`.
+  bool Originate(core::PtpMessageType type, const Dest& d, uint16_t seq,
+                 int8_t log_interval, bool unicast, core::TaiNs now,
+                 rte_mbuf** out, uint16_t* n, uint16_t room);
+  Dest SubscriberDest(const core::PtpUnicastSubscriber& s,
+                      core::PtpTimerKind kind) const;
+  int32_t ReservePending();
+  void PublishServiceStats();
+
+  PtpWorkerConfig config_;
+  const core::PtpProfile* profile_;
+  PtpPortRuntime* runtime_;
+  PtpDropBases drops_;
+  PtpWorkerStats* stats_;
+  std::unique_ptr<core::PtpUnicastService> service_;  // null: negotiation off
+  bool enforce_grants_;
+  core::PtpReplyConfig reply_config_;
+  core::PtpManagementConfig management_config_;
+
+  // The control thread's latest snapshot and what is derived from it.
+  PtpPortSnapshot snapshot_;
+  core::PtpOriginTemplates templates_;
+  core::PtpDataSets data_sets_;
+  bool templates_ok_ = false;
+
+  uint64_t last_burst_tsc_ = 0;  // the burst the snapshot was read for
+  uint64_t next_poll_tsc_ = 0;
+  uint64_t poll_period_tsc_ = 0;
+  int64_t next_announce_ns_ = 0;  // multicast (worker 0)
+  int64_t next_sync_ns_ = 0;
+  // Transports still owed this interval's multicast Sync [0] / Announce [1].
+  std::array<uint8_t, 2> multicast_left_{};
+  bool batch_closed_ = false;  // a Sync is in the batch: nothing else
+  bool deferred_ = false;      // something due did not fit this poll
+  uint16_t announce_seq_ = 0;
+  uint16_t sync_seq_ = 0;
+  uint16_t signaling_seq_ = 0;
+  uint32_t polls_ = 0;
+
+  std::array<Pending, kPending> pending_{};
+  uint32_t pending_head_ = 0;  // next slot to reserve
+  uint32_t pending_tail_ = 0;  // oldest slot in use
+  uint32_t ready_follow_ups_ = 0;
+  // Per frame of the batch being sent: its pending slot, or -1.
+  std::array<int32_t, kBurstSize> batch_pending_{};
+  std::array<bool, kBurstSize> batch_one_step_{};
+  std::array<core::FrameInfo, kBurstSize> batch_info_{};
+  uint16_t batch_n_ = 0;
+};
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_PTP_WORKER_H_

@@ -1,0 +1,218 @@
+#include "core/ptp_scheduler.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace zg::core {
+namespace {
+
+using Sched = PtpUnicastScheduler;
+constexpr int64_t kSec = kNanosPerSecond;
+constexpr int64_t kT0 = 1000 * kSec;  // an arbitrary monotonic start
+
+int64_t SlotNs(uint64_t n) { return Sched::SlotStartNs(n); }
+
+TEST(PtpScheduler, SlotArithmetic) {
+  EXPECT_EQ(Sched::SlotOf(0), 0u);
+  EXPECT_EQ(Sched::SlotOf(kSec), 1024u);
+  EXPECT_EQ(Sched::SlotOf(kSec - 1), 1023u);
+  for (uint64_t s : {0ull, 1ull, 1023ull, 1024ull, 123456789ull}) {
+    EXPECT_EQ(Sched::SlotOf(Sched::SlotStartNs(s)), s);
+    EXPECT_EQ(Sched::SlotOf(Sched::SlotStartNs(s) - 1), s - (s > 0 ? 1 : 0))
+        << s;
+  }
+  EXPECT_EQ(Sched::IntervalSlots(0), 1024u);
+  EXPECT_EQ(Sched::IntervalSlots(-7), 8u);
+  EXPECT_EQ(Sched::IntervalSlots(5), 32768u);
+}
+
+TEST(PtpScheduler, FiresOncePerIntervalKeepingPhase) {
+  auto s = *Sched::Create(4);
+  s->Start(kT0);
+  ASSERT_TRUE(s->Arm(2, PtpTimerKind::kSync, 0, kT0));
+  EXPECT_TRUE(s->armed(2, PtpTimerKind::kSync));
+  EXPECT_FALSE(s->armed(2, PtpTimerKind::kAnnounce));
+  std::vector<int64_t> fired;
+  int64_t now = kT0;
+  for (; now <= kT0 + 5 * kSec; now += 100'000) {  // 0.1 ms steps
+    s->Poll(now, 100, [&](uint32_t sub, PtpTimerKind k) {
+      EXPECT_EQ(sub, 2u);
+      EXPECT_EQ(k, PtpTimerKind::kSync);
+      fired.push_back(now);
+      return PtpTimerAction::kRearm;
+    });
+  }
+  ASSERT_EQ(fired.size(), 5u);
+  for (size_t i = 1; i < fired.size(); ++i) {
+    EXPECT_NEAR(fired[i] - fired[i - 1], kSec, 100'000);
+  }
+  EXPECT_EQ(s->armed_count(), 1u);
+}
+
+TEST(PtpScheduler, SpreadsEvenlyAcrossTheInterval) {
+  constexpr uint32_t kN = 3000;
+  auto s = *Sched::Create(kN);
+  s->Start(kT0);
+  for (uint32_t i = 0; i < kN; ++i) {
+    ASSERT_TRUE(s->Arm(i, PtpTimerKind::kSync, 0, kT0));
+  }
+  // Count fires per slot over two full seconds.
+  std::map<uint64_t, int> per_slot;
+  const uint64_t first = Sched::SlotOf(kT0) + 1;
+  for (uint64_t slot = first; slot < first + 2048; ++slot) {
+    s->Poll(SlotNs(slot), kN, [&](uint32_t, PtpTimerKind) {
+      ++per_slot[slot];
+      return PtpTimerAction::kRearm;
+    });
+  }
+  int lo = kN, hi = 0, total = 0;
+  for (uint64_t slot = first; slot < first + 2048; ++slot) {
+    const int c = per_slot.count(slot) ? per_slot[slot] : 0;
+    lo = std::min(lo, c);
+    hi = std::max(hi, c);
+    total += c;
+  }
+  EXPECT_EQ(total, 2 * static_cast<int>(kN));
+  // 3000 per 1024 slots: every slot gets 2 or 3.
+  EXPECT_EQ(lo, 2);
+  EXPECT_EQ(hi, 3);
+}
+
+TEST(PtpScheduler, FastIntervalsSpreadToo) {
+  constexpr uint32_t kN = 16;
+  auto s = *Sched::Create(kN);
+  s->Start(0);
+  for (uint32_t i = 0; i < kN; ++i) s->Arm(i, PtpTimerKind::kSync, -7, 0);
+  // 16 timers of 8 slots: exactly 2 per slot.
+  std::map<uint64_t, int> per_slot;
+  for (uint64_t slot = 1; slot <= 64; ++slot) {
+    s->Poll(SlotNs(slot), 100, [&](uint32_t, PtpTimerKind) {
+      ++per_slot[slot];
+      return PtpTimerAction::kRearm;
+    });
+  }
+  for (uint64_t slot = 1; slot <= 64; ++slot) EXPECT_EQ(per_slot[slot], 2);
+}
+
+TEST(PtpScheduler, BudgetDefersTheRest) {
+  auto s = *Sched::Create(10);
+  s->Start(0);
+  for (uint32_t i = 0; i < 10; ++i) s->Arm(i, PtpTimerKind::kAnnounce, 0, 0);
+  int fired = 0;
+  auto count = [&](uint32_t, PtpTimerKind) {
+    ++fired;
+    return PtpTimerAction::kRearm;
+  };
+  PtpPollStats st = s->Poll(kSec + 1, 4, count);
+  EXPECT_EQ(st.fired, 4u);
+  EXPECT_TRUE(st.budget_hit);
+  st = s->Poll(kSec + 1, 4, count);
+  EXPECT_EQ(st.fired, 4u);
+  st = s->Poll(kSec + 1, 4, count);
+  EXPECT_EQ(st.fired, 2u);
+  EXPECT_FALSE(st.budget_hit);
+  EXPECT_EQ(fired, 10);
+  EXPECT_EQ(s->Poll(kSec + 1, 4, count).fired, 0u);
+}
+
+TEST(PtpScheduler, StopKeepsTheTimerDue) {
+  auto s = *Sched::Create(2);
+  s->Start(0);
+  s->Arm(0, PtpTimerKind::kSync, 0, 0);
+  PtpPollStats st = s->Poll(2 * kSec, 10, [](uint32_t, PtpTimerKind) {
+    return PtpTimerAction::kStop;
+  });
+  EXPECT_TRUE(st.stopped);
+  EXPECT_EQ(st.fired, 1u);
+  EXPECT_TRUE(s->armed(0, PtpTimerKind::kSync));
+  int fired = 0;
+  s->Poll(2 * kSec, 10, [&](uint32_t, PtpTimerKind) {
+    ++fired;
+    return PtpTimerAction::kRearm;
+  });
+  EXPECT_EQ(fired, 2);  // the stopped one, then its next interval (catch-up)
+}
+
+TEST(PtpScheduler, DisarmAndCallbackChanges) {
+  auto s = *Sched::Create(4);
+  s->Start(0);
+  for (uint32_t i = 0; i < 4; ++i) {
+    s->Arm(i, PtpTimerKind::kSync, 0, 0);
+    s->Arm(i, PtpTimerKind::kAnnounce, 0, 0);
+  }
+  s->Disarm(3, PtpTimerKind::kSync);
+  EXPECT_FALSE(s->armed(3, PtpTimerKind::kSync));
+  EXPECT_EQ(s->armed_count(), 7u);
+  std::vector<std::pair<uint32_t, PtpTimerKind>> seen;
+  s->Poll(kSec + 1, 100, [&](uint32_t sub, PtpTimerKind k) {
+    seen.push_back({sub, k});
+    // Subscriber 0's Sync disarms everything of subscriber 1 and itself.
+    if (sub == 0 && k == PtpTimerKind::kSync) {
+      s->Disarm(1, PtpTimerKind::kSync);
+      s->Disarm(1, PtpTimerKind::kAnnounce);
+      s->Disarm(0, PtpTimerKind::kSync);
+      return PtpTimerAction::kRearm;  // ignored: it disarmed itself
+    }
+    // Subscriber 2's Announce re-arms itself at a faster rate.
+    if (sub == 2 && k == PtpTimerKind::kAnnounce) {
+      s->Arm(2, PtpTimerKind::kAnnounce, -1, kSec + 1);
+      return PtpTimerAction::kDisarm;  // ignored: it re-armed itself
+    }
+    return PtpTimerAction::kRearm;
+  });
+  EXPECT_FALSE(s->armed(0, PtpTimerKind::kSync));
+  EXPECT_FALSE(s->armed(1, PtpTimerKind::kSync));
+  EXPECT_TRUE(s->armed(2, PtpTimerKind::kAnnounce));
+  EXPECT_LE(s->DueSlot(2, PtpTimerKind::kAnnounce),
+            Sched::SlotOf(kSec + 1) + 512);
+  for (const auto& [sub, k] : seen) {
+    EXPECT_FALSE(sub == 3 && k == PtpTimerKind::kSync);
+  }
+}
+
+TEST(PtpScheduler, RearmWithSameIntervalKeepsPhaseNewIntervalMoves) {
+  auto s = *Sched::Create(2);
+  s->Start(0);
+  s->Arm(0, PtpTimerKind::kSync, 0, 0);
+  const uint64_t due = s->DueSlot(0, PtpTimerKind::kSync);
+  EXPECT_TRUE(s->Arm(0, PtpTimerKind::kSync, 0, 500'000'000));
+  EXPECT_EQ(s->DueSlot(0, PtpTimerKind::kSync), due);
+  EXPECT_TRUE(s->Arm(0, PtpTimerKind::kSync, -3, 500'000'000));
+  const uint64_t now_slot = Sched::SlotOf(500'000'000);
+  EXPECT_GT(s->DueSlot(0, PtpTimerKind::kSync), now_slot);
+  EXPECT_LE(s->DueSlot(0, PtpTimerKind::kSync), now_slot + 128);
+  EXPECT_EQ(s->armed_count(), 1u);
+}
+
+TEST(PtpScheduler, RejectsBadArguments) {
+  auto s = *Sched::Create(2);
+  EXPECT_FALSE(s->Arm(2, PtpTimerKind::kSync, 0, 0));
+  EXPECT_FALSE(s->Arm(0, PtpTimerKind::kSync, -11, 0));
+  EXPECT_FALSE(s->Arm(0, PtpTimerKind::kSync, 6, 0));
+  EXPECT_TRUE(s->Arm(0, PtpTimerKind::kSync, 5, 0));
+  EXPECT_FALSE(Sched::Create(0).ok());
+}
+
+TEST(PtpScheduler, LongStallFiresEveryTimerOnce) {
+  auto s = *Sched::Create(100);
+  s->Start(0);
+  for (uint32_t i = 0; i < 100; ++i) s->Arm(i, PtpTimerKind::kSync, 0, 0);
+  int fired = 0;
+  // 10 minutes later: one revolution, each timer fires at least once and
+  // no more than the 64 s wheel allows; the Poll walks at most 64k slots.
+  const PtpPollStats st =
+      s->Poll(600 * kSec, 1'000'000, [&](uint32_t, PtpTimerKind) {
+        ++fired;
+        return PtpTimerAction::kRearm;
+      });
+  EXPECT_LE(st.slots, Sched::kWheelSlots);
+  EXPECT_GE(fired, 100);
+  EXPECT_LE(fired, 100 * 64);
+  EXPECT_EQ(s->cursor(), Sched::SlotOf(600 * kSec) + 1);
+}
+
+}  // namespace
+}  // namespace zg::core

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# e2e: linuxptp's ptp4l, a slave with software timestamps (-S) in a network
+# namespace, synchronises to zeitgeberd (AF_XDP on a veth pair, zeitgeber's
+# XDP program) and reaches SLAVE with a median |master offset| <= 5 us
+# (unicast 10 us; Layer 2 not bounded, see below) over the last WINDOW_S
+# seconds (20 s for udp4, 10 s for l2 and unicast, to keep the PTP e2e set
+# near 3 minutes); pmc reads our data sets; tshark dissects everything we
+# sent without a warning; the metrics pass promtool.
+#   tests/e2e/ptp_gm_sync_test.sh ZEITGEBERD ZG_XDP_OBJ MODE
+# MODE: udp4     multicast UDP/IPv4, default profile (E2E)
+#       l2       multicast IEEE 802.3 (01-1B-19-00-00-00), default profile
+#       unicast  G.8275.2 unicast negotiation (ptp4l unicast_master_table)
+# Needs root; exits 77 (skipped) without it or without the tools.
+set -uo pipefail
+ZG_ZEITGEBERD=$(realpath "$1"); ZG_XDP_OBJ=$(realpath "$2"); MODE=$3
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../../scripts/netns.sh"
+. "$HERE/ptp_lib.sh"
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 77; }
+for t in ip ethtool ptp4l pmc tshark dumpcap curl promtool setpriv python3; do
+  command -v $t >/dev/null || { echo "SKIP: $t missing"; exit 77; }
+done
+RIG=zgs$$
+SRV=10.95.0.1 CLI=10.95.0.2
+WORK=$(mktemp -d /tmp/zg_ptp_sync.XXXXXX)
+ZG_GM_PID=
+cleanup() {
+  [ -n "$ZG_GM_PID" ] && kill -KILL "$ZG_GM_PID" 2>/dev/null
+  zg_rig_down "$RIG"
+  [ -n "${ZG_KEEP_WORK:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL ($MODE): $*"
+  echo "--- zeitgeberd"; tail -30 "$WORK/zg.log"
+  echo "--- ptp4l"; grep -v "failed to" "$WORK/ptp4l.log" | tail -30
+  exit 1
+}
+
+zg_ptp_cpus
+zg_rig_up "$RIG" "$SRV/24" "$CLI/24" || fail "rig setup"
+ip addr add "$SRV/24" dev "$ZG_RIG_HOST_IF"  # the kernel answers ARP
+zg_in_ns ip route add 224.0.0.0/4 dev "$ZG_RIG_CLIENT_IF"
+# Without GRO the client's kernel stamps a frame as veth delivers it.
+zg_in_ns ethtool -K "$ZG_RIG_CLIENT_IF" gro off >/dev/null 2>&1 || true
+
+case $MODE in
+  udp4)
+    GM_ARGS=(--ptp_profile=default_e2e --ptp_priority1=100
+             --ptp_log_sync_interval=-1 --ptp_transport=udp4)
+    DOMAIN=0; TRANSPORT=UDPv4; EXTRA="" ; PMC_T=-4
+    RUN_S=28; WINDOW_S=20; MAX_MEDIAN_NS=5000 ;;
+  l2)
+    GM_ARGS=(--ptp_profile=default_e2e --ptp_priority1=100
+             --ptp_log_sync_interval=-1 --ptp_transport=l2,udp4)
+    DOMAIN=0; TRANSPORT=L2; EXTRA=""; PMC_T=-2
+    # KNOWN GAP (doc/ptp.md): over Layer 2 the Delay_Req direction
+    # (t4 - t3) comes out milliseconds too long, so the offset is printed
+    # but not bounded (MAX_MEDIAN_NS empty); synchronisation, the selected
+    # master, pmc over Layer 2 and tshark are checked.
+    RUN_S=18; WINDOW_S=10; MAX_MEDIAN_NS= ;;
+  unicast)
+    GM_ARGS=(--ptp_profile=g8275.2 --ptp_log_sync_interval=-4)
+    DOMAIN=44; TRANSPORT=UDPv4; PMC_T=-4
+    # Negotiation takes a few seconds before the first Sync. Measured
+    # medians 3.9-7.5 us under load 9-12 on 2 cores: bounded at 10 us.
+    RUN_S=24; WINDOW_S=10; MAX_MEDIAN_NS=10000
+    EXTRA="dataset_comparison G.8275.x
+G.8275.defaultDS.localPriority 128
+G.8275.portDS.localPriority 128
+logAnnounceInterval 0
+logSyncInterval -4
+logMinDelayReqInterval -4
+unicast_req_duration 60
+[unicast_master_table]
+table_id 1
+logQueryInterval 0
+UDPv4 $SRV
+[$ZG_RIG_CLIENT_IF]
+unicast_master_table 1" ;;
+  *) echo "unknown mode $MODE"; exit 2 ;;
+esac
+
+zg_ptp_start_gm "$WORK/zg.log" "$ZG_RIG_HOST_IF" "$SRV/24" "${GM_ARGS[@]}"
+zg_ptp_wait_log "$WORK/zg.log" "zeitgeberd running" 30 || fail "zeitgeberd did not start"
+zg_ptp_wait_log "$WORK/zg.log" "-> MASTER" 15 || fail "port never became MASTER"
+GM_MAC=$(cat "/sys/class/net/$ZG_RIG_HOST_IF/address")
+GM_ID=$(echo "$GM_MAC" | awk -F: '{printf "%s%s%s.fffe.%s%s%s", $1,$2,$3,$4,$5,$6}')
+echo "zeitgeberd MASTER, clockIdentity $GM_ID"
+
+# A capture of the whole exchange for tshark, while ptp4l runs.
+zg_in_ns dumpcap -q -n -i "$ZG_RIG_CLIENT_IF" -a duration:$((RUN_S - 4)) \
+  -w "$WORK/ptp.pcap" -f "udp port 319 or udp port 320 or ether proto 0x88f7" \
+  >"$WORK/dumpcap.log" 2>&1 &
+CAP_PID=$!
+zg_ptp4l_conf "$WORK/ptp4l.conf" "$TRANSPORT" "$DOMAIN" "$EXTRA"
+zg_ptp4l_run "$RIG" "$ZG_RIG_CLIENT_IF" "$WORK/ptp4l.conf" "$RUN_S" \
+  "$WORK/ptp4l.log" -S
+wait "$CAP_PID" 2>/dev/null
+
+grep -q "to SLAVE" "$WORK/ptp4l.log" || fail "ptp4l never reached SLAVE"
+grep -q "selected best master clock $GM_ID" "$WORK/ptp4l.log" ||
+  fail "ptp4l did not select $GM_ID"
+limit=${ZG_PTP_MAX_MEDIAN_NS:-$MAX_MEDIAN_NS}
+if [ -n "$limit" ]; then
+  zg_ptp_offset_stats "$WORK/ptp4l.log" "$WINDOW_S" "$limit" ||
+    fail "offset statistics"
+else
+  zg_ptp_offset_stats "$WORK/ptp4l.log" "$WINDOW_S" 1e12 ||
+    fail "no offset samples over the window"
+  echo "($MODE: offset reported, not bounded: known gap)"
+fi
+
+# pmc: every data set we serve, as pmc prints it.
+zg_in_ns timeout 10 pmc "$PMC_T" -i "$ZG_RIG_CLIENT_IF" -d "$DOMAIN" -b 0 \
+  'GET DEFAULT_DATA_SET' 'GET CURRENT_DATA_SET' 'GET PARENT_DATA_SET' \
+  'GET TIME_PROPERTIES_DATA_SET' 'GET PORT_DATA_SET' >"$WORK/pmc.log" 2>&1
+expect() { grep -Eq "$1" "$WORK/pmc.log" || fail "pmc: no line matching '$1'"; }
+expect "$GM_ID-1 seq 0 RESPONSE MANAGEMENT DEFAULT_DATA_SET"
+expect "clockIdentity +$GM_ID"
+expect "domainNumber +$DOMAIN"
+expect "twoStepFlag +1"
+expect "clockClass +248"  # the interim publisher: host clock unsynchronised
+expect "RESPONSE MANAGEMENT CURRENT_DATA_SET"
+expect "stepsRemoved +0"
+expect "grandmasterIdentity +$GM_ID"
+expect "RESPONSE MANAGEMENT TIME_PROPERTIES_DATA_SET"
+expect "currentUtcOffset +37"
+expect "ptpTimescale +1"
+expect "portIdentity +$GM_ID-1"
+expect "portState +MASTER"
+if [ "$MODE" = unicast ]; then
+  expect "priority1 +128"
+  expect "logSyncInterval +-4"
+else
+  expect "priority1 +100"
+  expect "logSyncInterval +-1"
+fi
+echo "pmc: data sets as expected"
+
+# tshark: every PTP message in the capture dissects without a warning
+# (expert severity >= warning; malformed packets are errors). One pass:
+# tshark is slow to start on a busy host.
+tshark -n -r "$WORK/ptp.pcap" -d udp.port==319,ptp -d udp.port==320,ptp \
+  -T fields -e frame.number -e ptp.v2.messagetype -e _ws.expert.severity \
+  >"$WORK/tshark.txt" 2>"$WORK/tshark.err" ||
+  { cat "$WORK/tshark.err"; fail "tshark could not read the capture"; }
+n_ptp=$(awk -F'\t' '$2 != ""' "$WORK/tshark.txt" | wc -l)
+[ "$n_ptp" -gt 20 ] || fail "only $n_ptp PTP messages captured"
+bad=$(python3 - "$WORK/tshark.txt" <<'EOF'
+import sys
+warning = 0x00600000
+for line in open(sys.argv[1]):
+    f = line.rstrip('\n').split('\t')
+    sev = [int(v, 0) for v in (f[2].split(',') if len(f) > 2 else []) if v]
+    if any(v >= warning for v in sev):
+        print(f[0])
+EOF
+)
+[ -z "$bad" ] || {
+  tshark -n -r "$WORK/ptp.pcap" -d udp.port==319,ptp -d udp.port==320,ptp \
+    -Y "frame.number in {$(echo $bad | tr ' ' ',')}" -V | head -80
+  fail "tshark warnings in frames: $bad"
+}
+echo "tshark: $n_ptp PTP messages, no warnings"
+
+port=$(sed -n 's/.*metrics on .*(port \([0-9]*\)).*/\1/p' "$WORK/zg.log")
+curl -sf "http://127.0.0.1:$port/metrics" >"$WORK/metrics.txt" || fail "scrape"
+promtool check metrics <"$WORK/metrics.txt" >/dev/null 2>&1 ||
+  { promtool check metrics <"$WORK/metrics.txt"; fail "promtool"; }
+grep -q '^zeitgeber_ptp_port_state{state="MASTER"} 1' "$WORK/metrics.txt" ||
+  fail "metrics: port state"
+grep -E '^zeitgeber_ptp_messages_sent_total\{type="(SYNC|DELAY_RESP)"\} [1-9]' \
+  "$WORK/metrics.txt" | wc -l | grep -q 2 || fail "metrics: messages sent"
+if [ "$MODE" = unicast ]; then
+  grep -Eq '^zeitgeber_ptp_unicast_grants_total\{type="SYNC"\} [1-9]' \
+    "$WORK/metrics.txt" || fail "metrics: no unicast Sync grant"
+fi
+
+kill -TERM "$ZG_GM_PID"; wait "$ZG_GM_PID"; rc=$?; ZG_GM_PID=
+[ "$rc" -eq 0 ] || fail "zeitgeberd exit code $rc"
+grep "final PTP" "$WORK/zg.log"
+echo "PASS ($MODE)"

@@ -1,0 +1,123 @@
+# Helpers for zeitgeberd's PTP end-to-end tests (sourced):
+#   zg_ptp_cpus                 sets ZG_CPU0/ZG_CPU1: two CPUs we may use
+#   zg_ptp_start_gm LOG IFACE ADDR ARGS...
+#                               zeitgeberd on AF_XDP over IFACE with the XDP
+#                               program, serving ADDR; pid in ZG_GM_PID
+#   zg_ptp_wait_log LOG REGEX SECONDS
+#   zg_ptp4l_conf FILE TRANSPORT DOMAIN [EXTRA_LINES]
+#                               a slave-only ptp4l config for software
+#                               timestamps that cannot touch the host clock
+#   zg_ptp4l_run NS IFACE CONF SECONDS LOG
+#   zg_ptp_offset_stats LOG WINDOW_S MAX_MEDIAN_NS
+#
+# The slave's clock: ptp4l -S disciplines CLOCK_REALTIME, which is shared by
+# every namespace (and is zeitgeberd's own reference here). The tests run
+# ptp4l without CAP_SYS_TIME (setpriv), so every adjustment fails and its
+# "master offset" is the raw difference between zeitgeberd's time and the
+# host clock, as seen through the PTP exchange: exactly the error we want to
+# measure. Stepping is off (first_step_threshold 0) and the clock sanity
+# check is off (it would see a clock that never follows the servo).
+
+zg_ptp_cpus() {
+  local cpus
+  cpus=$(python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))')
+  ZG_CPU0=$(echo "$cpus" | awk '{print $1}')
+  ZG_CPU1=$(echo "$cpus" | awk '{print ($2 == "" ? $1 : $2)}')
+}
+
+# zg_ptp_start_gm LOG IFACE ADDR [zeitgeberd flags...]
+zg_ptp_start_gm() {
+  local log=$1 iface=$2 addr=$3; shift 3
+  local prefix="zgp${iface}"
+  ZG_GM_N=$((${ZG_GM_N:-0} + 1))
+  local dev="net_af_xdp${ZG_GM_N}"
+  # The worker busy-polls; on a shared 2-core host it must not be starved
+  # (deployments give it a core of its own).
+  # nice execs zeitgeberd (same pid: the caller's kill reaches it), which
+  # stops itself after --run_for.
+  nice -n -20 "$ZG_ZEITGEBERD" \
+    --no-huge -m 512 --no-shconf --no-pci --no-telemetry \
+    --file-prefix "$prefix" --lcores="0@$ZG_CPU0,1@$ZG_CPU1" \
+    --log-level=lib.eal:warning \
+    --vdev="$dev,iface=$iface,xdp_prog=$ZG_XDP_OBJ" -- \
+    --port="$dev" --address="$addr" --ptp \
+    --metrics_address=127.0.0.1:0 --run_for="${ZG_GM_TIMEOUT:-120}s" "$@" \
+    >"$log" 2>&1 &
+  ZG_GM_PID=$!
+}
+
+# zg_ptp_wait_log LOG REGEX SECONDS: 0 when LOG has a line matching REGEX.
+zg_ptp_wait_log() {
+  local i
+  for i in $(seq $(($3 * 10))); do
+    grep -Eq -e "$2" "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# zg_ptp4l_conf FILE TRANSPORT DOMAIN [EXTRA]
+zg_ptp4l_conf() {
+  cat >"$1" <<EOF
+[global]
+slaveOnly 1
+domainNumber $3
+network_transport $2
+time_stamping software
+summary_interval -7
+first_step_threshold 0.0
+step_threshold 0.0
+sanity_freq_limit 0
+pi_proportional_const 0.7
+pi_integral_const 0.3
+tx_timestamp_timeout 100
+logging_level 6
+${4:-}
+EOF
+}
+
+# zg_ptp4l_run NS IFACE CONF SECONDS LOG [ptp4l args...]: ptp4l as a slave
+# with software timestamps, without CAP_SYS_TIME, pinned to ZG_CPU0.
+zg_ptp4l_run() {
+  local ns=$1 iface=$2 conf=$3 secs=$4 log=$5; shift 5
+  ip netns exec "$ns" timeout "$secs" taskset -c "$ZG_CPU0" \
+    setpriv --inh-caps=-sys_time --bounding-set=-sys_time \
+    ptp4l -i "$iface" -f "$conf" -m "$@" >"$log" 2>&1 || true
+}
+
+# zg_ptp_offset_stats LOG WINDOW_S MAX_MEDIAN_NS: over the last WINDOW_S
+# seconds of SLAVE samples in ptp4l's log, the median |master offset| must be
+# at most MAX_MEDIAN_NS. Prints the statistics; 0 on success.
+zg_ptp_offset_stats() {
+  python3 - "$1" "$2" "$3" <<'EOF'
+import re, statistics, sys
+log, window, limit = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+samples, slave = [], False
+for line in open(log):
+    m = re.match(r'ptp4l\[([0-9.]+)\]: (.*)', line)
+    if not m:
+        continue
+    t, text = float(m.group(1)), m.group(2)
+    if 'to SLAVE' in text:
+        slave = True
+    elif re.search(r'SLAVE to |to (LISTENING|FAULTY|UNCALIBRATED)', text):
+        slave = False
+    o = re.match(r'master offset\s+(-?\d+) s(\d)', text)
+    if o and slave:
+        samples.append((t, int(o.group(1))))
+if not samples:
+    print("no master offset samples in SLAVE state"); sys.exit(1)
+end = samples[-1][0]
+win = [v for t, v in samples if t >= end - window]
+span = end - min(t for t, v in samples if t >= end - window)
+a = sorted(abs(v) for v in win)
+med = statistics.median(a)
+print("SLAVE samples: %d over %.1f s; median |offset| %.0f ns, mean %.0f ns, "
+      "p90 %d ns, max %d ns (limit %.0f ns)" %
+      (len(win), span, med, statistics.mean(win), a[int(0.9 * (len(a) - 1))],
+       a[-1], limit))
+if span < window * 0.9:
+    print("window too short"); sys.exit(1)
+sys.exit(0 if med <= limit else 1)
+EOF
+}
