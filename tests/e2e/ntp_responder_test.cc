@@ -143,8 +143,10 @@ TEST_P(NtpResponderTest, RealClientsAgreeWithTheHostClockOverIpv4AndIpv6) {
   ASSERT_TRUE(dir.ok()) << dir.status();
   const std::string pcap = dir->File("client.pcap");
   absl::StatusOr<std::unique_ptr<testutil::Subprocess>> tcpdump =
-      rig_->Start({"tcpdump", "-i", rig_->client_if(), "-n", "-U", "-w", pcap,
-                   "udp port 123 or arp or icmp or icmp6"});
+      // --immediate-mode: libpcap otherwise holds packets in a ring block
+      // until it fills or times out, and a SIGTERM loses that block.
+      rig_->Start({"tcpdump", "--immediate-mode", "-i", rig_->client_if(), "-n",
+                   "-U", "-w", pcap, "udp port 123 or arp or icmp or icmp6"});
   ASSERT_TRUE(tcpdump.ok()) << tcpdump.status();
   for (int i = 0; i < 100 && (*tcpdump)->Stderr().find("listening on") ==
                                  std::string::npos;

@@ -120,7 +120,13 @@ expect "$GM_ID-1 seq 0 RESPONSE MANAGEMENT DEFAULT_DATA_SET"
 expect "clockIdentity +$GM_ID"
 expect "domainNumber +$DOMAIN"
 expect "twoStepFlag +1"
-expect "clockClass +248"  # the interim publisher: host clock unsynchronised
+# The class served is the control plane's (zeitgeberd's exporter says which).
+zg_port=$(sed -n 's/.*metrics on .*(port \([0-9]*\)).*/\1/p' "$WORK/zg.log")
+served_class=$(curl -sf "http://127.0.0.1:$zg_port/metrics" |
+  sed -n 's/^zeitgeber_clock_class{clock="tsc"} \([0-9]*\)$/\1/p')
+[ -n "$served_class" ] || fail "metrics: no zeitgeber_clock_class"
+expect "clockClass +$served_class\$"
+echo "clockClass $served_class (as exported)"
 expect "RESPONSE MANAGEMENT CURRENT_DATA_SET"
 expect "stepsRemoved +0"
 expect "grandmasterIdentity +$GM_ID"

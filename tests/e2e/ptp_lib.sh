@@ -31,6 +31,8 @@ zg_ptp_start_gm() {
   local prefix="zgp${iface}"
   ZG_GM_N=$((${ZG_GM_N:-0} + 1))
   local dev="net_af_xdp${ZG_GM_N}"
+  # This host's kernel clock is the reference and is not synchronised
+  # (STA_UNSYNC): --require_system_clock_sync=false serves it anyway.
   # The worker busy-polls; on a shared 2-core host it must not be starved
   # (deployments give it a core of its own).
   # nice execs zeitgeberd (same pid: the caller's kill reaches it), which
@@ -40,7 +42,7 @@ zg_ptp_start_gm() {
     --file-prefix "$prefix" --lcores="0@$ZG_CPU0,1@$ZG_CPU1" \
     --log-level=lib.eal:warning \
     --vdev="$dev,iface=$iface,xdp_prog=$ZG_XDP_OBJ" -- \
-    --port="$dev" --address="$addr" --ptp \
+    --port="$dev" --address="$addr" --ptp --require_system_clock_sync=false \
     --metrics_address=127.0.0.1:0 --run_for="${ZG_GM_TIMEOUT:-120}s" "$@" \
     >"$log" 2>&1 &
   ZG_GM_PID=$!
