@@ -12,7 +12,9 @@
 #   ZG_BENCH_ROUNDS [3]      rounds of (zeitgeberd, testpmd); ratios per round
 #   ZG_BENCH_TRIAL [2s]      sending time of each sweep trial
 #   ZG_BENCH_CLIENTS [1000]  simulated clients (over 100 source addresses)
-#   ZG_BENCH_MIX [ntp4]      zg-loadgen --mix
+#   ZG_BENCH_MIX [ntp4]      zg-loadgen --mix (ptp: Delay_Req -> Delay_Resp;
+#                            give zeitgeberd --ptp through the next one)
+#   ZG_BENCH_SERVER_FLAGS [] extra zeitgeberd flags (space-separated)
 #   ZG_BENCH_SERVER_LCORES [0,1], ZG_BENCH_GEN_LCORES [0,1],
 #   ZG_BENCH_GEN_MAIN [1]    EAL lcores: the server's worker (or testpmd's
 #                            forwarding core) is its second lcore; the
@@ -38,6 +40,7 @@ ROUNDS=${ZG_BENCH_ROUNDS:-3}
 TRIAL=${ZG_BENCH_TRIAL:-2s}
 CLIENTS=${ZG_BENCH_CLIENTS:-1000}
 MIX=${ZG_BENCH_MIX:-ntp4}
+read -r -a SERVER_FLAGS <<<"${ZG_BENCH_SERVER_FLAGS:-}"
 SERVER_LCORES=${ZG_BENCH_SERVER_LCORES:-0,1}
 GEN_LCORES=${ZG_BENCH_GEN_LCORES:-0,1}
 GEN_MAIN=${ZG_BENCH_GEN_MAIN:-1}
@@ -76,7 +79,7 @@ EAL=(--in-memory --no-pci --no-telemetry --log-level=lib.eal:warning)
 
 wait_for() {  # wait_for LOG PATTERN WHAT
   for _ in $(seq 300); do
-    grep -q "$2" "$1" 2>/dev/null && return 0
+    grep -q -e "$2" "$1" 2>/dev/null && return 0
     kill -0 "$SERVER_PID" 2>/dev/null || { cat "$1"; zg_die "$3 exited during start-up"; }
     sleep 0.1
   done
@@ -88,10 +91,15 @@ start_zeitgeberd() {
   timeout 300 nice -n "$NICE" "$ZGD" "${EAL[@]}" --file-prefix "zgbm$$s" -l "$SERVER_LCORES" \
     --vdev="net_memif0,role=server,socket=$SOCK,mac=$SERVER_MAC" -- \
     --port=net_memif0 --address="$SRV/24" --metrics_address= \
-    --require_system_clock_sync=false \
+    --require_system_clock_sync=false "${SERVER_FLAGS[@]}" \
     >"$WORK/zeitgeberd.log" 2>&1 &
   SERVER_PID=$!
   wait_for "$WORK/zeitgeberd.log" "zeitgeberd running" zeitgeberd
+  # A PTP port answers Delay_Req only once MASTER (after the profile's
+  # announce receipt timeout): measuring before that measures LISTENING.
+  if [[ " ${SERVER_FLAGS[*]} " == *" --ptp "* ]]; then
+    wait_for "$WORK/zeitgeberd.log" "-> MASTER" "zeitgeberd's PTP port"
+  fi
 }
 
 start_testpmd() {
