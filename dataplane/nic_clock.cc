@@ -95,19 +95,18 @@ void XdpStampClock::Detach() {
   attached_.clear();
 }
 
-uint16_t XdpStampClock::TakeTrailers(const NicStampField& field,
-                                     rte_mbuf* pkts[], uint16_t n) {
+uint16_t XdpStampClock::TakeStamps(const NicStampField& field, rte_mbuf* pkts[],
+                                   uint16_t n) {
   uint16_t stamped = 0;
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
-    if (m->nb_segs != 1 || m->data_len < kTrailerLen) continue;
-    const uint8_t* t =
-        rte_pktmbuf_mtod_offset(m, const uint8_t*, m->data_len - kTrailerLen);
+    if (m->nb_segs != 1 || m->data_len < kStampLen) continue;
+    const uint8_t* t = rte_pktmbuf_mtod(m, const uint8_t*);
     uint64_t magic, ns;
     std::memcpy(&magic, t, 8);
     std::memcpy(&ns, t + 8, 8);
-    if (magic != kTrailerMagic) continue;
-    rte_pktmbuf_trim(m, kTrailerLen);
+    if (magic != kStampMagic) continue;
+    rte_pktmbuf_adj(m, kStampLen);
     field.Write(m, ns);
     ++stamped;
   }
@@ -116,7 +115,7 @@ uint16_t XdpStampClock::TakeTrailers(const NicStampField& field,
 
 uint16_t XdpStampClock::StampBurst(uint16_t, uint16_t, rte_mbuf* pkts[],
                                    uint16_t n, uint16_t, void* self) {
-  TakeTrailers(static_cast<const XdpStampClock*>(self)->field_, pkts, n);
+  TakeStamps(static_cast<const XdpStampClock*>(self)->field_, pkts, n);
   return n;
 }
 

@@ -82,16 +82,17 @@ std::optional<timespec> ReadTimesyncTxStamp(uint16_t port_id);
 class XdpStampClock final : public NicClock {
  public:
   // Keep in sync with dataplane/bpf/zg_xdp.c (ZG_STAMP_MAGIC, ZG_STAMP_LEN):
-  // the trailer is two native-endian uint64_t, magic then ns.
-  static constexpr uint64_t kTrailerMagic = 0x7a67727873746d70ULL;
-  static constexpr uint16_t kTrailerLen = 16;
+  // the stamp header, in front of the Ethernet header, is two native-endian
+  // uint64_t, magic then ns.
+  static constexpr uint64_t kStampMagic = 0x7a67727873746d70ULL;
+  static constexpr uint16_t kStampLen = 16;
 
   explicit XdpStampClock(NicStampField field) : field_(field) {}
   ~XdpStampClock() override;
   XdpStampClock(const XdpStampClock&) = delete;
   XdpStampClock& operator=(const XdpStampClock&) = delete;
 
-  // Takes the trailer off every frame received on (port, queue).
+  // Takes the stamp header off every frame received on (port, queue).
   absl::Status AttachRx(uint16_t port_id, uint16_t queue_id);
   void Detach();
   // CLOCK_MONOTONIC between two TSC reads.
@@ -100,10 +101,10 @@ class XdpStampClock final : public NicClock {
   const NicStampField& field() const { return field_; }
 
   // The per-burst work of the RX callback (exposed for tests): frames with
-  // a trailer get its time in the dynfield and lose the trailer; others are
-  // left as they are. Returns how many were stamped.
-  static uint16_t TakeTrailers(const NicStampField& field, rte_mbuf* pkts[],
-                               uint16_t n);
+  // a stamp header get its time in the dynfield and lose the header; others
+  // are left as they are. Returns how many were stamped.
+  static uint16_t TakeStamps(const NicStampField& field, rte_mbuf* pkts[],
+                             uint16_t n);
 
  private:
   static uint16_t StampBurst(uint16_t port, uint16_t queue, rte_mbuf* pkts[],

@@ -15,10 +15,11 @@
 // else — ARP, ICMP, neighbour discovery, SSH, IP fragments, IPv6 with
 // extension headers — is XDP_PASSed to the kernel.
 //
-// With the RX-stamp flag set, every steered frame gets a 16-byte trailer:
-// ZG_STAMP_MAGIC and bpf_ktime_get_ns() (CLOCK_MONOTONIC) read on entry, the
-// kernel's receive time of the frame; zeitgeberd's XdpStampClock moves it
-// into the mbuf's RX-timestamp field and trims it (dataplane/nic_clock.h).
+// With the RX-stamp flag set, every steered frame gets a 16-byte header in
+// front of its Ethernet header: ZG_STAMP_MAGIC and bpf_ktime_get_ns()
+// (CLOCK_MONOTONIC) read on entry, the kernel's receive time of the frame;
+// zeitgeberd's XdpStampClock moves it into the mbuf's RX-timestamp field and
+// strips it (dataplane/nic_clock.h).
 // With the address maps empty (before zeitgeberd configures them) nothing is
 // steered.
 //
@@ -173,15 +174,16 @@ static __always_inline int is_ours(void* data, void* data_end) {
   return 0;
 }
 
-// Appends the RX-stamp trailer; leaves the frame as it is if it cannot grow.
+// Prepends the RX-stamp header; leaves the frame as it is if it cannot.
+// In front, not behind: XDP guarantees headroom (XDP_PACKET_HEADROOM) but
+// not tailroom. veth copies a frame into a buffer rounded up to 64 bytes,
+// so a 58-byte PTP-over-Ethernet Delay_Req had 6 bytes of tailroom and a
+// trailer could not be appended (doc/ptp.md, "Layer 2").
 static __always_inline void stamp(struct xdp_md* ctx, __u64 now) {
-  if (bpf_xdp_adjust_tail(ctx, ZG_STAMP_LEN) != 0) return;
+  if (bpf_xdp_adjust_head(ctx, -ZG_STAMP_LEN) != 0) return;
   void* data = (void*)(long)ctx->data;
   void* data_end = (void*)(long)ctx->data_end;
-  __u32 off = (__u32)(data_end - data);
-  if (off < ZG_STAMP_LEN || off > 0x3fff) return;
-  off = (off - ZG_STAMP_LEN) & 0x3fff;
-  __u64* t = data + off;
+  __u64* t = data;
   if ((void*)(t + 2) > data_end) return;
   t[0] = ZG_STAMP_MAGIC;
   t[1] = now;

@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -231,4 +232,36 @@ TEST_F(XdpProgramTest, PtpGroupsAndEthernetOnlyWhenAsked) {
   EXPECT_EQ(Run(Frame({.ipv6 = true, .dst_port = 319, .dst = "ff02::1:6b"})),
             kPassed);
   EXPECT_EQ(Run(Frame({})), kSteered) << "our unicast address still";
+}
+
+// With the RX-stamp flag, a steered frame gets a 16-byte header in front:
+// the magic, then bpf_ktime_get_ns() (CLOCK_MONOTONIC) on entry; the frame
+// follows unchanged. Also for a 58-byte PTP-over-Ethernet Delay_Req, to
+// which veth's copy left too little tailroom for a trailer (doc/ptp.md).
+TEST_F(XdpProgramTest, RxStampHeaderPrecedesShortEthernetFrames) {
+  std::vector<uint8_t> l2(12, 0x01);
+  Put16(l2, 0x88f7);
+  l2.resize(58, 0x11);
+  SetVlan(0, /*flags=*/1 | 2);
+  std::vector<uint8_t> out(l2.size() + 64);
+  timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = l2.data(),
+              .data_out = out.data(),
+              .data_size_in = static_cast<uint32_t>(l2.size()),
+              .data_size_out = static_cast<uint32_t>(out.size()), .repeat = 1);
+  ASSERT_EQ(bpf_prog_test_run_opts(prog_fd_, &opts), 0);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  ASSERT_EQ(opts.data_size_out, l2.size() + 16);
+  uint64_t magic, ns;
+  std::memcpy(&magic, out.data(), 8);
+  std::memcpy(&ns, out.data() + 8, 8);
+  EXPECT_EQ(magic, 0x7a67727873746d70ULL);
+  const auto to_ns = [](const timespec& t) {
+    return static_cast<uint64_t>(t.tv_sec) * 1'000'000'000ULL +
+           static_cast<uint64_t>(t.tv_nsec);
+  };
+  EXPECT_GE(ns, to_ns(t0));
+  EXPECT_LE(ns, to_ns(t1));
+  EXPECT_EQ(std::memcmp(out.data() + 16, l2.data(), l2.size()), 0);
 }

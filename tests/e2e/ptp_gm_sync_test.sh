@@ -2,7 +2,7 @@
 # e2e: linuxptp's ptp4l, a slave with software timestamps (-S) in a network
 # namespace, synchronises to zeitgeberd (AF_XDP on a veth pair, zeitgeber's
 # XDP program) and reaches SLAVE with a median |master offset| <= 5 us
-# (unicast 10 us; Layer 2 not bounded, see below) over the last WINDOW_S
+# (unicast 10 us) over the last WINDOW_S
 # seconds (20 s for udp4, 10 s for l2 and unicast, to keep the PTP e2e set
 # near 3 minutes); pmc reads our data sets; tshark dissects everything we
 # sent without a warning; the metrics pass promtool.
@@ -54,11 +54,9 @@ case $MODE in
     GM_ARGS=(--ptp_profile=default_e2e --ptp_priority1=100
              --ptp_log_sync_interval=-1 --ptp_transport=l2,udp4)
     DOMAIN=0; TRANSPORT=L2; EXTRA=""; PMC_T=-2
-    # KNOWN GAP (doc/ptp.md): over Layer 2 the Delay_Req direction
-    # (t4 - t3) comes out milliseconds too long, so the offset is printed
-    # but not bounded (MAX_MEDIAN_NS empty); synchronisation, the selected
-    # master, pmc over Layer 2 and tshark are checked.
-    RUN_S=18; WINDOW_S=10; MAX_MEDIAN_NS= ;;
+    # Measured 4.2 us here (ptp4l vs ptp4l on this rig: 0.2 us without an
+    # XDP program, ~4 us with an XDP_PASS one; doc/ptp.md, "Layer 2").
+    RUN_S=18; WINDOW_S=10; MAX_MEDIAN_NS=5000 ;;
   unicast)
     GM_ARGS=(--ptp_profile=g8275.2 --ptp_log_sync_interval=-4)
     DOMAIN=44; TRANSPORT=UDPv4; PMC_T=-4
@@ -102,14 +100,8 @@ grep -q "to SLAVE" "$WORK/ptp4l.log" || fail "ptp4l never reached SLAVE"
 grep -q "selected best master clock $GM_ID" "$WORK/ptp4l.log" ||
   fail "ptp4l did not select $GM_ID"
 limit=${ZG_PTP_MAX_MEDIAN_NS:-$MAX_MEDIAN_NS}
-if [ -n "$limit" ]; then
-  zg_ptp_offset_stats "$WORK/ptp4l.log" "$WINDOW_S" "$limit" ||
-    fail "offset statistics"
-else
-  zg_ptp_offset_stats "$WORK/ptp4l.log" "$WINDOW_S" 1e12 ||
-    fail "no offset samples over the window"
-  echo "($MODE: offset reported, not bounded: known gap)"
-fi
+zg_ptp_offset_stats "$WORK/ptp4l.log" "$WINDOW_S" "$limit" ||
+  fail "offset statistics"
 
 # pmc: every data set we serve, as pmc prints it.
 zg_in_ns timeout 10 pmc "$PMC_T" -i "$ZG_RIG_CLIENT_IF" -d "$DOMAIN" -b 0 \
