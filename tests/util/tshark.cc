@@ -220,7 +220,8 @@ absl::StatusOr<std::vector<DissectedPacket>> ParseTsharkJson(
   Json root;
   try {
     root = Json::parse(json.begin(), json.end());
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {
+    // parse_error, and out_of_range for a number beyond double (1E450).
     return absl::InvalidArgumentError(
         absl::StrCat("tshark JSON does not parse: ", e.what()));
   }

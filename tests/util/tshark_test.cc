@@ -280,6 +280,7 @@ TEST(TsharkJsonTest, RejectsWhatIsNotTsharkJson) {
   EXPECT_FALSE(ParseTsharkJson("").ok());
   EXPECT_FALSE(ParseTsharkJson("[{").ok());
   EXPECT_FALSE(ParseTsharkJson("{}").ok());
+  EXPECT_FALSE(ParseTsharkJson("[1E450]").ok()) << "a number beyond double";
   EXPECT_THAT(std::string(ParseTsharkJson("[{\"a\": 1}]").status().message()),
               HasSubstr("no _source.layers"));
   absl::StatusOr<std::vector<DissectedPacket>> empty = ParseTsharkJson("[]");
