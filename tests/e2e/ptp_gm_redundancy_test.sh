@@ -23,6 +23,11 @@ WORK=$(mktemp -d /tmp/zg_ptp_red.XXXXXX)
 PID1= PID2= PTP_PID=
 cleanup() {
   for p in $PID1 $PID2 $PTP_PID; do kill -KILL "$p" 2>/dev/null; done
+  # Whatever still runs in our namespaces (a SIGKILLed `timeout` leaves its
+  # ptp4l child behind).
+  for ns in "$SEG" "$CLI"; do
+    ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+  done
   ip link del "$G1" 2>/dev/null; ip link del "$G2" 2>/dev/null
   ip netns del "$SEG" 2>/dev/null; ip netns del "$CLI" 2>/dev/null
   [ -n "${ZG_KEEP_WORK:-}" ] || rm -rf "$WORK"
