@@ -28,6 +28,7 @@
 # Needs root (hugepages). Starts and stops everything itself (trap).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bench-lib.sh"
 zg_need_root "bench-memif.sh"
 BUILD=$(realpath "${1:-$ZG_ROOT/build}")
 ZGD=$BUILD/dataplane/zeitgeberd
@@ -52,15 +53,6 @@ WORK=$(mktemp -d /tmp/zg_bench_memif.XXXXXX)
 SOCK=$WORK/memif.sock
 SERVER_PID=
 GEN_PID=
-stop_pid() {  # stop_pid PID: SIGTERM, then SIGKILL after 10 s; STOP_RC: its status
-  local pid=$1
-  STOP_RC=0
-  if kill -TERM "$pid" 2>/dev/null; then
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  wait "$pid" 2>/dev/null || STOP_RC=$?
-}
 cleanup() {
   [ -n "$GEN_PID" ] && stop_pid "$GEN_PID"
   [ -n "$SERVER_PID" ] && stop_pid "$SERVER_PID"
@@ -77,14 +69,6 @@ GEN_MAC=02:5a:47:00:01:02
 SRV=10.99.0.1
 EAL=(--in-memory --no-pci --no-telemetry --log-level=lib.eal:warning)
 
-wait_for() {  # wait_for LOG PATTERN WHAT
-  for _ in $(seq 300); do
-    grep -q -e "$2" "$1" 2>/dev/null && return 0
-    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$1"; zg_die "$3 exited during start-up"; }
-    sleep 0.1
-  done
-  cat "$1"; zg_die "$3 not ready after 30 s"
-}
 
 start_zeitgeberd() {
   rm -f "$SOCK"
@@ -113,15 +97,6 @@ start_testpmd() {
   wait_for "$WORK/testpmd.log" "5tswap packet forwarding" testpmd
 }
 
-stop_server() {  # stop_server NAME: stop it; a server that crashed fails the run
-  stop_pid "$SERVER_PID"
-  # 0: stopped cleanly; 124: timeout's TERM; anything else is a crash.
-  if [ "$STOP_RC" -ne 0 ] && [ "$STOP_RC" -ne 124 ]; then
-    tail -n 30 "$WORK/$1.log"
-    zg_die "$1 ended with status $STOP_RC when stopped (signal $((STOP_RC - 128)) if > 128)"
-  fi
-  SERVER_PID=
-}
 
 # run_generator NAME SERVER [zg-loadgen flags...]: a no-drop sweep against
 # the server now running, which is stopped once the summary is written and

@@ -33,6 +33,7 @@
 # Needs root. Creates and removes its namespaces, veth pair and processes.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bench-lib.sh"
 . "$(dirname "$0")/netns.sh"
 zg_need_root "bench-veth.sh"
 BUILD=$(realpath "${1:-$ZG_ROOT/build}")
@@ -58,15 +59,6 @@ SRV=10.97.0.1
 WORK=$(mktemp -d /tmp/zg_bench_veth.XXXXXX)
 SERVER_PID=
 GEN_PID=
-stop_pid() {  # stop_pid PID: SIGTERM, then SIGKILL after 10 s; STOP_RC: its status
-  local pid=$1
-  STOP_RC=0
-  if kill -TERM "$pid" 2>/dev/null; then
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  wait "$pid" 2>/dev/null || STOP_RC=$?
-}
 cleanup() {
   [ -n "$GEN_PID" ] && stop_pid "$GEN_PID"
   [ -n "$SERVER_PID" ] && stop_pid "$SERVER_PID"
@@ -87,14 +79,6 @@ ip netns exec "$SRV_NS" ethtool -K "$SRV_IF" gro on >/dev/null 2>&1 || true
 ip netns exec "$GEN_NS" ethtool -K "$GEN_IF" gro on >/dev/null 2>&1 || true
 EAL=(--in-memory --no-pci --no-telemetry --log-level=lib.eal:warning)
 
-wait_for() {  # wait_for LOG PATTERN WHAT
-  for _ in $(seq 300); do
-    grep -q "$2" "$1" 2>/dev/null && return 0
-    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$1"; zg_die "$3 exited during start-up"; }
-    sleep 0.1
-  done
-  cat "$1"; zg_die "$3 not ready after 30 s"
-}
 
 start_zeitgeberd() {
   timeout 300 nice -n "$NICE" ip netns exec "$SRV_NS" "$ZGD" "${EAL[@]}" --file-prefix "zgbv$$s" \
@@ -123,15 +107,6 @@ EOF
   sleep 0.5  # sockets open right after
 }
 
-stop_server() {  # stop_server NAME: stop it; a server that crashed fails the run
-  stop_pid "$SERVER_PID"
-  # 0: stopped cleanly; 124: timeout's TERM; anything else is a crash.
-  if [ "$STOP_RC" -ne 0 ] && [ "$STOP_RC" -ne 124 ]; then
-    tail -n 30 "$WORK/$1.log"
-    zg_die "$1 ended with status $STOP_RC when stopped (signal $((STOP_RC - 128)) if > 128)"
-  fi
-  SERVER_PID=
-}
 
 # run_generator NAME [zg-loadgen flags...]
 run_generator() {

@@ -1,0 +1,37 @@
+# Server handling shared by the benchmark rigs (scripts/bench-memif.sh,
+# scripts/bench-veth.sh); sourced after scripts/lib.sh. The rig owns the
+# globals these read and write: SERVER_PID (the server now running), WORK
+# (its log directory), STOP_RC (the status stop_pid saw).
+
+# stop_pid PID: SIGTERM, then SIGKILL after 10 s; STOP_RC: its status.
+stop_pid() {
+  local pid=$1
+  STOP_RC=0
+  if kill -TERM "$pid" 2>/dev/null; then
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || STOP_RC=$?
+}
+
+# wait_for LOG PATTERN WHAT: until LOG has PATTERN (30 s); the server dying
+# first fails the run with its log.
+wait_for() {
+  for _ in $(seq 300); do
+    grep -q -e "$2" "$1" 2>/dev/null && return 0
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$1"; zg_die "$3 exited during start-up"; }
+    sleep 0.1
+  done
+  cat "$1"; zg_die "$3 not ready after 30 s"
+}
+
+# stop_server NAME: stop it; a server that crashed fails the run.
+stop_server() {
+  stop_pid "$SERVER_PID"
+  # 0: stopped cleanly; 124: timeout's TERM; anything else is a crash.
+  if [ "$STOP_RC" -ne 0 ] && [ "$STOP_RC" -ne 124 ]; then
+    tail -n 30 "$WORK/$1.log"
+    zg_die "$1 ended with status $STOP_RC when stopped (signal $((STOP_RC - 128)) if > 128)"
+  fi
+  SERVER_PID=
+}
