@@ -36,6 +36,7 @@
 #include "gtest/gtest.h"
 #include "servo/json.h"
 #include "tests/util/paths.h"
+#include "tests/util/ports.h"
 #include "tests/util/subprocess.h"
 #include "tests/util/temp_dir.h"
 
@@ -44,18 +45,6 @@ namespace {
 
 using ::testing::Contains;
 using ::testing::HasSubstr;
-
-uint16_t FreeLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a = {};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
 
 // Value of the sample whose name and labels are exactly `series` (as
 // printed: name{l1="v1",...}), or -1.
@@ -85,7 +74,7 @@ TEST(ZeitgeberdGpsdTest, SelectsGpsdAndExportsGpsAndBeidou) {
   auto dir = testutil::TempDir::Create("gpsd-e2e");
   ASSERT_TRUE(dir.ok()) << dir.status();
   const std::string audit = dir->File("audit.jsonl");
-  const uint16_t port = FreeLoopbackPort();
+  const uint16_t port = testutil::FreeLoopbackPort();
   const std::string source = absl::StrCat("gpsd:127.0.0.1:", port);
 
   // zeitgeberd first, retrying gpsd every 250 ms, so it is watching when

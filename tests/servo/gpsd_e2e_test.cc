@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "servo/gpsd_source.h"
 #include "servo/tsc_clock.h"
+#include "tests/util/ports.h"
 
 namespace zg::servo {
 namespace {
@@ -41,18 +42,6 @@ bool OnPath(const std::string& prog) {
     start = end + 1;
   }
   return false;
-}
-
-uint16_t FreeLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a = {};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
 }
 
 // gpsfake (and the gpsd it starts) in a process group of their own.
@@ -116,7 +105,7 @@ TEST(GpsdE2eTest, ReceivesTimeFixAndSatellitesFromGpsfake) {
                         .initial_point_spacing_ns = 2'000'000});
   ASSERT_TRUE(tsc.ok()) << tsc.status();
 
-  const uint16_t port = FreeLoopbackPort();
+  const uint16_t port = testutil::FreeLoopbackPort();
   GpsFake fake;
   ASSERT_TRUE(fake.Start(port, log));
 
