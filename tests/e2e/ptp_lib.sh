@@ -9,6 +9,9 @@
 #                               timestamps that cannot touch the host clock
 #   zg_ptp4l_run NS IFACE CONF SECONDS LOG
 #   zg_ptp_offset_stats LOG WINDOW_S MAX_MEDIAN_NS
+#   zg_ptp_rig_floor HOST_IF SLAVE_CONF TRANSPORT DOMAIN SECONDS WINDOW_S DIR
+#                               the rig's own error with linuxptp as master;
+#                               median |offset| in ZG_RIG_FLOOR_NS
 #
 # The slave's clock: ptp4l -S disciplines CLOCK_REALTIME, which is shared by
 # every namespace (and is zeitgeberd's own reference here). The tests run
@@ -122,4 +125,52 @@ if span < window * 0.9:
     print("window too short"); sys.exit(1)
 sys.exit(0 if med <= limit else 1)
 EOF
+}
+
+# zg_ptp_rig_floor HOST_IF SLAVE_CONF TRANSPORT DOMAIN SECONDS WINDOW_S DIR
+# The error this rig shows for any master: linuxptp's own ptp4l as the
+# master (software timestamps, CLOCK_REALTIME, pinned where zeitgeberd's
+# worker runs) on HOST_IF with zeitgeber's XDP program attached as
+# zeitgeberd will have it (with empty maps it passes every frame, but veth
+# then receives through NAPI, which delays the master's receive stamps by
+# microseconds), and the same ptp4l slave in the rig's namespace. Needs
+# ZG_XDP_OBJ, ZG_RIG_NS, ZG_RIG_CLIENT_IF, ZG_CPU0/1. Sets ZG_RIG_FLOOR_NS
+# to the median |master offset| over the last WINDOW_S seconds; prints the
+# statistics; 1 when the slave never got there. Detaches the program. The
+# master's pid is in ZG_FLOOR_PID while it runs (for the caller's cleanup).
+zg_ptp_rig_floor() {
+  local host_if=$1 slave_conf=$2 transport=$3 domain=$4 secs=$5 window=$6
+  local dir=$7 rc stats
+  ZG_RIG_FLOOR_NS=
+  ip link set dev "$host_if" xdpdrv obj "$ZG_XDP_OBJ" sec xdp || return 1
+  cat >"$dir/floor_master.conf" <<EOF
+[global]
+priority1 100
+domainNumber $domain
+network_transport $transport
+time_stamping software
+logSyncInterval -1
+tx_timestamp_timeout 100
+logging_level 6
+EOF
+  nice -n -20 taskset -c "$ZG_CPU1" ptp4l -i "$host_if" \
+    -f "$dir/floor_master.conf" -m >"$dir/floor_master.log" 2>&1 &
+  ZG_FLOOR_PID=$!
+  if ! zg_ptp_wait_log "$dir/floor_master.log" "to MASTER" 20; then
+    echo "rig floor: ptp4l never became master"; cat "$dir/floor_master.log"
+    kill -TERM "$ZG_FLOOR_PID" 2>/dev/null; wait "$ZG_FLOOR_PID" 2>/dev/null
+    ip link set dev "$host_if" xdpdrv off
+    return 1
+  fi
+  zg_ptp4l_run "$ZG_RIG_NS" "$ZG_RIG_CLIENT_IF" "$slave_conf" "$secs" \
+    "$dir/floor_slave.log" -S
+  kill -TERM "$ZG_FLOOR_PID" 2>/dev/null; wait "$ZG_FLOOR_PID" 2>/dev/null
+  ZG_FLOOR_PID=
+  ip link set dev "$host_if" xdpdrv off
+  # The statistics' own limit does not apply: any floor is a floor.
+  stats=$(zg_ptp_offset_stats "$dir/floor_slave.log" "$window" inf); rc=$?
+  echo "rig floor (ptp4l master): $stats"
+  [ "$rc" -eq 0 ] || return 1
+  ZG_RIG_FLOOR_NS=$(echo "$stats" | sed -n 's/.*median |offset| \([0-9]*\) ns.*/\1/p')
+  [ -n "$ZG_RIG_FLOOR_NS" ]
 }
