@@ -43,6 +43,10 @@ expect 4 "cannot serve metrics on 127.0.0.1:$busy" -- $(eal -l 0-1 --vdev=net_ri
 
 expect 0 "final counters: rx_packets=0" -- $(eal -l 0-1 --vdev=net_ring0) -- --address=192.0.2.1/24 --metrics_address=127.0.0.1:0 --run_for=1s --fake_nic_clock
 
+# An empty log first: the previous run's "zeitgeberd running" would end the
+# wait at once, and a SIGTERM before timeout(1) has even started killed it
+# (rc 143; seen once in CI).
+: >"$LOG"
 timeout 60 "$ZG" $(eal -l 0-1 --vdev=net_ring0) -- --metrics_address= >"$LOG" 2>&1 &
 pid=$!
 for _ in $(seq 100); do grep -q "zeitgeberd running" "$LOG" && break; sleep 0.1; done
