@@ -138,6 +138,13 @@ EOF
 # to the median |master offset| over the last WINDOW_S seconds; prints the
 # statistics; 1 when the slave never got there. Detaches the program. The
 # master's pid is in ZG_FLOOR_PID while it runs (for the caller's cleanup).
+# Stops the floor's ptp4l master and detaches the XDP program from HOST_IF.
+zg_ptp_floor_stop() {
+  kill -TERM "$ZG_FLOOR_PID" 2>/dev/null; wait "$ZG_FLOOR_PID" 2>/dev/null
+  ZG_FLOOR_PID=
+  ip link set dev "$1" xdpdrv off
+}
+
 zg_ptp_rig_floor() {
   local host_if=$1 slave_conf=$2 transport=$3 domain=$4 secs=$5 window=$6
   local dir=$7 rc stats
@@ -158,15 +165,12 @@ EOF
   ZG_FLOOR_PID=$!
   if ! zg_ptp_wait_log "$dir/floor_master.log" "to MASTER" 20; then
     echo "rig floor: ptp4l never became master"; cat "$dir/floor_master.log"
-    kill -TERM "$ZG_FLOOR_PID" 2>/dev/null; wait "$ZG_FLOOR_PID" 2>/dev/null
-    ip link set dev "$host_if" xdpdrv off
+    zg_ptp_floor_stop "$host_if"
     return 1
   fi
   zg_ptp4l_run "$ZG_RIG_NS" "$ZG_RIG_CLIENT_IF" "$slave_conf" "$secs" \
     "$dir/floor_slave.log" -S
-  kill -TERM "$ZG_FLOOR_PID" 2>/dev/null; wait "$ZG_FLOOR_PID" 2>/dev/null
-  ZG_FLOOR_PID=
-  ip link set dev "$host_if" xdpdrv off
+  zg_ptp_floor_stop "$host_if"
   # The statistics' own limit does not apply: any floor is a floor.
   stats=$(zg_ptp_offset_stats "$dir/floor_slave.log" "$window" inf); rc=$?
   echo "rig floor (ptp4l master): $stats"
