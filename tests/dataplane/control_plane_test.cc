@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <thread>
 
@@ -100,10 +101,10 @@ TEST_F(ControlPlaneDpdkTest, NicModelsAreComposedAndFollowSteps) {
   ASSERT_TRUE(fake_clock.TryRead(&f));
   ASSERT_TRUE(tsc_clock_.TryRead(&t));
   uint64_t tsc = core::ReadTsc();
-  EXPECT_NEAR(static_cast<double>(n.RawToTai(nic.TicksAt(tsc)).value),
-              static_cast<double>(t.RawToTai(tsc).value), 10);
-  EXPECT_NEAR(static_cast<double>(f.RawToTai(fake.TicksAt(tsc)).value),
-              static_cast<double>(t.RawToTai(tsc).value), 10);
+  // Exact integer ns: TAI ns near 1.8e18 are 256 ns apart as doubles, so
+  // EXPECT_NEAR could not hold 10 ns (a 1 ns difference failed it in CI).
+  EXPECT_LE(std::llabs(n.RawToTai(nic.TicksAt(tsc)) - t.RawToTai(tsc)), 10);
+  EXPECT_LE(std::llabs(f.RawToTai(fake.TicksAt(tsc)) - t.RawToTai(tsc)), 10);
   EXPECT_GE(n.error_bound_ns, t.error_bound_ns);
 
   nic.offset += 5'000'000;  // the NIC clock is stepped by 15 ms of TSC
@@ -111,8 +112,7 @@ TEST_F(ControlPlaneDpdkTest, NicModelsAreComposedAndFollowSteps) {
   ASSERT_TRUE(nic_clock.TryRead(&n));
   ASSERT_TRUE(tsc_clock_.TryRead(&t));
   tsc = core::ReadTsc();
-  EXPECT_NEAR(static_cast<double>(n.RawToTai(nic.TicksAt(tsc)).value),
-              static_cast<double>(t.RawToTai(tsc).value), 10);
+  EXPECT_LE(std::llabs(n.RawToTai(nic.TicksAt(tsc)) - t.RawToTai(tsc)), 10);
   const servo::ControlPlaneStatus st = control_->Snapshot();
   ASSERT_EQ(st.nics.size(), 2u);
   EXPECT_EQ(st.nics[0].steps, 1u);
