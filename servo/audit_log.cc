@@ -11,8 +11,8 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "core/status_macros.h"
-#include "core/time_format.h"
+#include "core/base/status_macros.h"
+#include "core/time/time_format.h"
 #include "servo/json.h"
 
 namespace zg::servo {

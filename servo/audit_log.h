@@ -45,7 +45,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/time_types.h"
+#include "core/time/time_types.h"
 
 namespace zg::servo {
 

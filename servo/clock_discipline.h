@@ -39,7 +39,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "core/clock_model.h"
+#include "core/time/clock_model.h"
 #include "servo/clock_quality.h"
 #include "servo/discipline_event.h"
 #include "servo/frequency_estimator.h"

@@ -37,7 +37,7 @@
 #include <cstdint>
 
 #include "absl/types/span.h"
-#include "core/clock_model.h"
+#include "core/time/clock_model.h"
 #include "servo/oscillator.h"
 
 namespace zg::servo {

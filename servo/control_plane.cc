@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/status_macros.h"
-#include "core/time_format.h"
+#include "core/base/status_macros.h"
+#include "core/time/time_format.h"
 #include "servo/holdover.h"
 #include "servo/leap_file.h"
 #include "servo/source_factory.h"

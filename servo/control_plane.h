@@ -33,8 +33,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/clock_model.h"
-#include "core/leap_seconds.h"
+#include "core/time/clock_model.h"
+#include "core/time/leap_seconds.h"
 #include "servo/audit_log.h"
 #include "servo/clock_discipline.h"
 #include "servo/control_status.h"

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "core/clock_model.h"
-#include "core/time_types.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_types.h"
 #include "servo/audit_log.h"
 #include "servo/clock_discipline.h"
 #include "servo/gpsd_source.h"

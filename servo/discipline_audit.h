@@ -21,7 +21,7 @@
 #include <optional>
 #include <utility>
 
-#include "core/time_types.h"
+#include "core/time/time_types.h"
 #include "servo/audit_log.h"
 #include "servo/clock_discipline.h"
 #include "servo/discipline_event.h"

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/time_types.h"
+#include "core/time/time_types.h"
 #include "servo/linear_fit.h"
 
 namespace zg::servo {

@@ -5,7 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "core/status_macros.h"
+#include "core/base/status_macros.h"
 #include "servo/json.h"
 
 namespace zg::servo {

@@ -28,7 +28,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
-#include "core/clock_model.h"
+#include "core/time/clock_model.h"
 
 namespace zg::servo {
 

@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
-#include "core/time_format.h"
+#include "core/time/time_format.h"
 
 namespace zg::servo {
 namespace {

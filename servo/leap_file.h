@@ -1,6 +1,6 @@
 // Loading the leap-second table from a leap-seconds.list file, with the
-// built-in table (core/leap_seconds.h) as the fallback. Never fails and never
-// crashes: whatever goes wrong with the file becomes an operator-facing
+// built-in table (core/time/leap_seconds.h) as the fallback. Never fails and
+// never crashes: whatever goes wrong with the file becomes an operator-facing
 // warning, and the best table available is returned.
 //
 // Called by the control thread at start-up (and on reload); the result feeds
@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "core/leap_seconds.h"
-#include "core/time_types.h"
+#include "core/time/leap_seconds.h"
+#include "core/time/time_types.h"
 
 namespace zg::servo {
 

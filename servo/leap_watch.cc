@@ -1,6 +1,6 @@
 #include "servo/leap_watch.h"
 
-#include "core/clock_model.h"
+#include "core/time/clock_model.h"
 
 namespace zg::servo {
 

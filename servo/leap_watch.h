@@ -12,8 +12,8 @@
 
 #include <optional>
 
-#include "core/leap_seconds.h"
-#include "core/time_types.h"
+#include "core/time/leap_seconds.h"
+#include "core/time/time_types.h"
 
 namespace zg::servo {
 

@@ -32,7 +32,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/clock_model.h"
+#include "core/time/clock_model.h"
 #include "servo/clock_correlator.h"
 
 namespace zg::servo {

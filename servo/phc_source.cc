@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/status_macros.h"
-#include "core/time_format.h"
+#include "core/base/status_macros.h"
+#include "core/time/time_format.h"
 #include "servo/refid.h"
 
 namespace zg::servo {

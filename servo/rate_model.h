@@ -18,8 +18,8 @@
 
 #include <cstdint>
 
-#include "core/clock_model.h"
-#include "core/time_types.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_types.h"
 
 namespace zg::servo {
 

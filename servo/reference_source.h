@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/clock_model.h"
-#include "core/time_types.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_types.h"
 
 namespace zg::servo {
 

@@ -13,7 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "core/status_macros.h"
+#include "core/base/status_macros.h"
 #include "servo/refid.h"
 
 namespace zg::servo {

@@ -1,8 +1,8 @@
 // TAI-UTC for the reference sources that read UTC (CLOCK_REALTIME, PPS
 // seconds, gpsd's "real" time).
 //
-// The leap-second table (servo/leap_file.h, core/leap_seconds.h) is owned by
-// another module; sources take it as a callback so they do not depend on how
+// The leap-second table (servo/leap_file.h, core/time/leap_seconds.h) is owned
+// by another module; sources take it as a callback so they do not depend on how
 // it is loaded:
 //
 //   TaiMinusUtcFn fn = [&table](core::UtcNs t) { return table.TaiMinusUtc(t);
@@ -19,7 +19,7 @@
 #include <functional>
 #include <optional>
 
-#include "core/time_types.h"
+#include "core/time/time_types.h"
 
 namespace zg::servo {
 

@@ -10,8 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "core/status_macros.h"
-#include "core/tsc.h"
+#include "core/base/status_macros.h"
+#include "core/time/tsc.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>

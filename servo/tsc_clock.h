@@ -19,8 +19,8 @@
 //   tsc->Refine();
 //   TscCalibration c = tsc->calibration();   // c.hz, c.uncertainty_ppb, ...
 //
-// Control thread only (the data plane reads the TSC itself, core/tsc.h, and
-// gets the rate through the published ClockModel).
+// Control thread only (the data plane reads the TSC itself, core/time/tsc.h,
+// and gets the rate through the published ClockModel).
 #ifndef ZG_SERVO_TSC_CLOCK_H_
 #define ZG_SERVO_TSC_CLOCK_H_
 

@@ -11,7 +11,7 @@
 // request-table depth.
 //
 // Pure: no DPDK, no I/O. The application (zg_loadgen_main.cc) defines the
-// flags and resolves addresses (core/net_headers.h) on top of this.
+// flags and resolves addresses (core/net/net_headers.h) on top of this.
 #ifndef ZG_BENCH_LOADGEN_CONFIG_H_
 #define ZG_BENCH_LOADGEN_CONFIG_H_
 

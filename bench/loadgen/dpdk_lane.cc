@@ -9,9 +9,9 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "core/l2l3_responder.h"
-#include "core/net_headers.h"
-#include "core/tsc.h"
+#include "core/net/l2l3_responder.h"
+#include "core/net/net_headers.h"
+#include "core/time/tsc.h"
 
 namespace zg::bench {
 

@@ -48,10 +48,10 @@
 #include "bench/loadgen/lane_engine.h"
 #include "bench/loadgen/lane_network.h"
 #include "bench/loadgen/rate_controller.h"
-#include "core/clock_model.h"
-#include "core/frame.h"
-#include "core/seqlock.h"
-#include "dataplane/port.h"
+#include "core/base/seqlock.h"
+#include "core/net/frame.h"
+#include "core/time/clock_model.h"
+#include "dataplane/port/port.h"
 
 namespace zg::bench {
 

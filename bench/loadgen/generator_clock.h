@@ -1,7 +1,7 @@
 // The clock zg-loadgen stamps its requests and replies with: the TSC, mapped
 // to TAI through the kernel's CLOCK_REALTIME.
 //
-// The lanes stamp with raw TSC reads (core/tsc.h) and turn them into time
+// The lanes stamp with raw TSC reads (core/time/tsc.h) and turn them into time
 // with a core::ClockModel published here (a SeqLock, read once per burst),
 // the same raw-vs-cooked split as zeitgeberd. The model is anchored on the
 // latest bracketed read (TSC, CLOCK_REALTIME, TSC; the tightest of a few,
@@ -30,7 +30,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "core/clock_model.h"
+#include "core/time/clock_model.h"
 #include "servo/clock_correlator.h"
 #include "servo/reference_source.h"
 #include "servo/system_time.h"

@@ -6,8 +6,8 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
-#include "core/net_headers.h"
-#include "core/ntp_client.h"
+#include "core/net/net_headers.h"
+#include "core/ntp/ntp_client.h"
 
 namespace zg::bench {
 

@@ -2,7 +2,7 @@
 // next client, writes its request (NTP client request or PTP Delay_Req),
 // remembers it, and checks every reply that comes back (matching, validation,
 // round trip, server residence, offset). The DPDK application wraps each
-// UDP payload in headers (core/frame.h) and calls this; tests call it
+// UDP payload in headers (core/net/frame.h) and calls this; tests call it
 // directly with replies built by core's own server code.
 //
 // TX, per burst:
@@ -53,16 +53,16 @@
 #include "bench/loadgen/histogram.h"
 #include "bench/loadgen/report.h"
 #include "bench/loadgen/request_table.h"
-#include "core/clock_model.h"
-#include "core/ntp_wire.h"
-#include "core/ptp_wire.h"
-#include "core/time_types.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/ptp/ptp_wire.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_types.h"
 
 namespace zg::bench {
 
 // Why a reply was invalid. Names (ReplyDefectName) are report labels.
 enum class ReplyDefect : uint8_t {
-  kBadFrame = 0,        // failed the L2-L4 checks (core/frame.h)
+  kBadFrame = 0,        // failed the L2-L4 checks (core/net/frame.h)
   kNotFromTarget,       // source address is not the target's
   kUnexpectedPort,      // neither from the NTP port nor PTP 319/320
   kUnknownDestination,  // destination address/port is none of our clients
@@ -150,7 +150,7 @@ class LaneEngine {
       const LaneConfig& config);
 
   // The clock used to turn TSC stamps into time; call once per burst with
-  // the latest model (core/clock_model.h).
+  // the latest model (core/time/clock_model.h).
   void SetClock(const core::ClockModel& model) { model_ = model; }
 
   // Writes the next client's request into payload[0..kMaxRequestPayload).

@@ -18,8 +18,8 @@
 
 #include "absl/status/statusor.h"
 #include "bench/loadgen/config.h"
-#include "core/frame.h"
-#include "core/net_headers.h"
+#include "core/net/frame.h"
+#include "core/net/net_headers.h"
 
 namespace zg::bench {
 

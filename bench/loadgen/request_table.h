@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/time_types.h"
+#include "core/time/time_types.h"
 
 namespace zg::bench {
 

@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "core/frame.h"
-#include "core/l2l3_responder.h"
+#include "core/net/frame.h"
+#include "core/net/l2l3_responder.h"
 
 namespace zg::bench {
 namespace {

@@ -21,7 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "bench/loadgen/dpdk_lane.h"
-#include "core/net_headers.h"
+#include "core/net/net_headers.h"
 
 namespace zg::bench {
 

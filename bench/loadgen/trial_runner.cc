@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "core/status_macros.h"
-#include "core/tsc.h"
+#include "core/base/status_macros.h"
+#include "core/time/tsc.h"
 
 namespace zg::bench {
 namespace {

@@ -40,12 +40,12 @@
 #include "bench/loadgen/sweep.h"
 #include "bench/loadgen/target_resolver.h"
 #include "bench/loadgen/trial_runner.h"
-#include "core/status_macros.h"
-#include "dataplane/eal.h"
-#include "dataplane/log.h"
-#include "dataplane/mempools.h"
-#include "dataplane/port.h"
-#include "dataplane/worker.h"
+#include "core/base/status_macros.h"
+#include "dataplane/daemon/log.h"
+#include "dataplane/port/eal.h"
+#include "dataplane/port/mempools.h"
+#include "dataplane/port/port.h"
+#include "dataplane/worker/worker.h"
 #include "servo/system_time.h"
 #include "servo/tsc_clock.h"
 
@@ -383,8 +383,8 @@ absl::StatusOr<RunSummary> RunSweep(Generator& g, const LoadgenOptions& o) {
 }
 
 // argv split at the first "--": EAL options before it, ours after; both
-// start with the program name. (dataplane/flags.h has the same split, but
-// linking it would also define zeitgeberd's flags here.)
+// start with the program name. (dataplane/daemon/flags.h has the same split,
+// but linking it would also define zeitgeberd's flags here.)
 void SplitArgs(int argc, char** argv, std::vector<char*>* eal,
                std::vector<char*>* app) {
   eal->push_back(argv[0]);

@@ -1,8 +1,8 @@
 // Unaligned big-endian (network byte order) loads and stores of 16, 32, 48
 // and 64-bit integers, and native-order loads for equality tests and
 // checksum sums. The one place zeitgeber converts byte order: the L2-L4
-// headers (core/net_headers.h), NTP (core/ntp_wire.h) and PTP
-// (core/ptp_fields.h) all read and write their fields with these.
+// headers (core/net/net_headers.h), NTP (core/ntp/ntp_wire.h) and PTP
+// (core/ptp/ptp_fields.h) all read and write their fields with these.
 //
 // Every function uses memcpy, so `p` may have any alignment and alias any
 // object (no UB on a frame at any address); compilers turn each into one
@@ -13,8 +13,8 @@
 //   StoreBe32(buf, 0x0A630001);      // buf = 0a 63 00 01
 //   uint32_t v = LoadBe32(buf);      // 0x0A630001 on any host
 //   StoreBe48(buf + 2, 0x123456789ABC);  // the low 48 bits, 6 bytes
-#ifndef ZG_CORE_BYTE_ORDER_H_
-#define ZG_CORE_BYTE_ORDER_H_
+#ifndef ZG_CORE_BASE_BYTE_ORDER_H_
+#define ZG_CORE_BASE_BYTE_ORDER_H_
 
 #include <bit>
 #include <cstdint>
@@ -92,4 +92,4 @@ inline void StoreBe48(uint8_t* p, uint64_t v) {
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_BYTE_ORDER_H_
+#endif  // ZG_CORE_BASE_BYTE_ORDER_H_

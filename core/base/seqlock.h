@@ -13,8 +13,8 @@
 //   published.Write(model);                   // control thread only
 //   ClockModel copy;
 //   if (!published.TryRead(&copy)) { /* keep the previous copy */ }
-#ifndef ZG_CORE_SEQLOCK_H_
-#define ZG_CORE_SEQLOCK_H_
+#ifndef ZG_CORE_BASE_SEQLOCK_H_
+#define ZG_CORE_BASE_SEQLOCK_H_
 
 #include <atomic>
 #include <cstddef>
@@ -87,4 +87,4 @@ class SeqLock {
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_SEQLOCK_H_
+#endif  // ZG_CORE_BASE_SEQLOCK_H_

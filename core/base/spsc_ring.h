@@ -7,8 +7,8 @@
 //   if (!ring.TryPush(event)) ++dropped;        // producer (one worker)
 //   AnnounceEvent e;
 //   while (ring.TryPop(&e)) Handle(e);          // consumer (control thread)
-#ifndef ZG_CORE_SPSC_RING_H_
-#define ZG_CORE_SPSC_RING_H_
+#ifndef ZG_CORE_BASE_SPSC_RING_H_
+#define ZG_CORE_BASE_SPSC_RING_H_
 
 #include <array>
 #include <atomic>
@@ -64,4 +64,4 @@ class SpscRing {
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_SPSC_RING_H_
+#endif  // ZG_CORE_BASE_SPSC_RING_H_

@@ -10,8 +10,8 @@
 //   }
 //
 // Never use them on the packet hot path: that path returns no absl::Status.
-#ifndef ZG_CORE_STATUS_MACROS_H_
-#define ZG_CORE_STATUS_MACROS_H_
+#ifndef ZG_CORE_BASE_STATUS_MACROS_H_
+#define ZG_CORE_BASE_STATUS_MACROS_H_
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -39,4 +39,4 @@
   if (!statusor.ok()) return std::move(statusor).status(); \
   lhs = std::move(statusor).value()
 
-#endif  // ZG_CORE_STATUS_MACROS_H_
+#endif  // ZG_CORE_BASE_STATUS_MACROS_H_

@@ -1,4 +1,4 @@
-#include "core/checksum.h"
+#include "core/net/checksum.h"
 
 #include <bit>
 #include <cstring>

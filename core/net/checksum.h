@@ -15,12 +15,12 @@
 //   uint16_t c = LoadBe16(udp + udp::kChecksum);
 //   c = UdpChecksumUpdateBytes(c, 48, old8, new8, 8);
 //   StoreBe16(udp + udp::kChecksum, c);
-#ifndef ZG_CORE_CHECKSUM_H_
-#define ZG_CORE_CHECKSUM_H_
+#ifndef ZG_CORE_NET_CHECKSUM_H_
+#define ZG_CORE_NET_CHECKSUM_H_
 
 #include <cstdint>
 
-#include "core/net_headers.h"
+#include "core/net/net_headers.h"
 
 namespace zg::core {
 
@@ -161,4 +161,4 @@ inline uint16_t UdpChecksumUpdateBytes(uint16_t checksum, uint32_t offset,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_CHECKSUM_H_
+#endif  // ZG_CORE_NET_CHECKSUM_H_

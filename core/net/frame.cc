@@ -1,11 +1,11 @@
-#include "core/frame.h"
+#include "core/net/frame.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "core/checksum.h"
-#include "core/frame_internal.h"
+#include "core/net/checksum.h"
+#include "core/net/frame_internal.h"
 
 namespace zg::core {
 

@@ -27,8 +27,8 @@
 //
 // Frames must be contiguous and carry their VLAN tags in the data (disable
 // VLAN stripping offload, or re-insert the tag before classifying).
-#ifndef ZG_CORE_FRAME_H_
-#define ZG_CORE_FRAME_H_
+#ifndef ZG_CORE_NET_FRAME_H_
+#define ZG_CORE_NET_FRAME_H_
 
 #include <array>
 #include <cstddef>
@@ -37,7 +37,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/net_headers.h"
+#include "core/net/net_headers.h"
 
 namespace zg::core {
 
@@ -338,4 +338,4 @@ uint32_t BuildL2Frame(uint8_t* out, uint32_t cap, const MacAddr& src_mac,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_FRAME_H_
+#endif  // ZG_CORE_NET_FRAME_H_

@@ -1,14 +1,14 @@
-// Header writers shared by core/frame.cc and core/l2l3_responder.cc. Not a
-// public API: callers outside core/ use PrepareUdpReply, BuildUdpFrame and
-// the responders. Each writes a complete, option-free header at `p`.
-#ifndef ZG_CORE_FRAME_INTERNAL_H_
-#define ZG_CORE_FRAME_INTERNAL_H_
+// Header writers shared by core/net/frame.cc and core/net/l2l3_responder.cc.
+// Not a public API: callers outside core/ use PrepareUdpReply, BuildUdpFrame
+// and the responders. Each writes a complete, option-free header at `p`.
+#ifndef ZG_CORE_NET_FRAME_INTERNAL_H_
+#define ZG_CORE_NET_FRAME_INTERNAL_H_
 
 #include <cstdint>
 #include <cstring>
 
-#include "core/checksum.h"
-#include "core/net_headers.h"
+#include "core/net/checksum.h"
+#include "core/net/net_headers.h"
 
 namespace zg::core::internal {
 
@@ -74,4 +74,4 @@ inline constexpr uint8_t kDscpMask = 0xFC;
 
 }  // namespace zg::core::internal
 
-#endif  // ZG_CORE_FRAME_INTERNAL_H_
+#endif  // ZG_CORE_NET_FRAME_INTERNAL_H_

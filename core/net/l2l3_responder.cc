@@ -1,10 +1,10 @@
-#include "core/l2l3_responder.h"
+#include "core/net/l2l3_responder.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "core/checksum.h"
-#include "core/frame_internal.h"
+#include "core/net/checksum.h"
+#include "core/net/frame_internal.h"
 
 namespace zg::core {
 namespace {

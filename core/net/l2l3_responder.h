@@ -1,7 +1,7 @@
 // In-place answers to the L2/L3 housekeeping a kernel-bypass port must do
 // itself so that kernel neighbours can reach it: ARP replies for our IPv4
 // addresses, ICMP and ICMPv6 echo replies, and neighbour advertisements for
-// our IPv6 addresses. Each takes a frame ClassifyFrame (core/frame.h) gave
+// our IPv6 addresses. Each takes a frame ClassifyFrame (core/net/frame.h) gave
 // the matching kind and rewrites it into the reply in the same buffer.
 //
 //   FrameInfo info = ClassifyFrame(data, len, local);
@@ -17,13 +17,13 @@
 // request was at least that long. IPv4 options and IPv6 extension headers are
 // not echoed (RFC 1122 3.2.2.6 lets an echo reply omit them: SHOULD).
 // Hot path: no allocation, exceptions, locks or I/O.
-#ifndef ZG_CORE_L2L3_RESPONDER_H_
-#define ZG_CORE_L2L3_RESPONDER_H_
+#ifndef ZG_CORE_NET_L2L3_RESPONDER_H_
+#define ZG_CORE_NET_L2L3_RESPONDER_H_
 
 #include <cstdint>
 #include <optional>
 
-#include "core/frame.h"
+#include "core/net/frame.h"
 
 namespace zg::core {
 
@@ -75,4 +75,4 @@ bool ReadArpReply(const uint8_t* frame, const FrameInfo& info, Ipv4Addr who,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_L2L3_RESPONDER_H_
+#endif  // ZG_CORE_NET_L2L3_RESPONDER_H_

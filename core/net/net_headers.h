@@ -1,9 +1,9 @@
 // Wire layouts of the L2-L4 headers zeitgeber reads and writes, the address
-// value types. Fields are read and written with core/byte_order.h.
+// value types. Fields are read and written with core/base/byte_order.h.
 //
 // Everything here is layout and arithmetic: the walk through a frame
 // (VLAN, IPv4 options, IPv6 extension headers, drop reasons) is ClassifyFrame
-// in core/frame.h. Headers are described as byte offsets from the start of
+// in core/net/frame.h. Headers are described as byte offsets from the start of
 // each header (`ipv4::kTtl` is byte 8 of the IPv4 header) and read with
 // LoadBe16/LoadBe32 (memcpy: no alignment or aliasing assumptions, so no UB
 // on a frame at any address).
@@ -20,8 +20,8 @@
 //   // p->addr.v4 == Ipv4Addr::FromOctets(10, 99, 0, 1), p->length == 24
 //   absl::StatusOr<MacAddr> mac = ParseMacAddr("02:00:5e:10:00:01");
 //   std::string s = p->addr.ToString();  // "10.99.0.1"
-#ifndef ZG_CORE_NET_HEADERS_H_
-#define ZG_CORE_NET_HEADERS_H_
+#ifndef ZG_CORE_NET_NET_HEADERS_H_
+#define ZG_CORE_NET_NET_HEADERS_H_
 
 #include <array>
 #include <cstdint>
@@ -31,7 +31,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/byte_order.h"
+#include "core/base/byte_order.h"
 
 namespace zg::core {
 
@@ -341,4 +341,4 @@ std::ostream& operator<<(std::ostream& os, const IpPrefix& p);
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_NET_HEADERS_H_
+#endif  // ZG_CORE_NET_NET_HEADERS_H_

@@ -1,4 +1,4 @@
-#include "core/ntp_client.h"
+#include "core/ntp/ntp_client.h"
 
 #include <cstring>
 

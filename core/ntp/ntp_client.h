@@ -15,13 +15,13 @@
 // placed within +-68 years of the client's own receive time t4, so 2036 and
 // later eras work as long as the client's clock is roughly right.
 // Pure functions: no allocation, no I/O; safe on any bytes.
-#ifndef ZG_CORE_NTP_CLIENT_H_
-#define ZG_CORE_NTP_CLIENT_H_
+#ifndef ZG_CORE_NTP_NTP_CLIENT_H_
+#define ZG_CORE_NTP_NTP_CLIENT_H_
 
 #include <cstdint>
 
-#include "core/ntp_wire.h"
-#include "core/time_types.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/time/time_types.h"
 
 namespace zg::core {
 
@@ -71,4 +71,4 @@ NtpReplyStatus ParseNtpServerReply(const uint8_t* payload, uint32_t len,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_NTP_CLIENT_H_
+#endif  // ZG_CORE_NTP_NTP_CLIENT_H_

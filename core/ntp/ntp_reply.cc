@@ -1,4 +1,4 @@
-#include "core/ntp_reply.h"
+#include "core/ntp/ntp_reply.h"
 
 #include <cstring>
 

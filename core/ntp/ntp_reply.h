@@ -40,16 +40,16 @@
 // (STRATUM_TO_PKT) and chrony (NTP_INVALID_STRATUM) all send 0. With refid 0
 // it is no kiss code a client acts on (chrony sends exactly this); clients
 // reject it for LI=3 alone (chrony test 7, ntpdig "leap not in sync").
-#ifndef ZG_CORE_NTP_REPLY_H_
-#define ZG_CORE_NTP_REPLY_H_
+#ifndef ZG_CORE_NTP_NTP_REPLY_H_
+#define ZG_CORE_NTP_NTP_REPLY_H_
 
 #include <array>
 #include <cstdint>
 #include <span>
 
-#include "core/clock_model.h"
-#include "core/ntp_wire.h"
-#include "core/time_types.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_types.h"
 
 namespace zg::core {
 
@@ -112,4 +112,4 @@ NtpReplyPacket BuildNtpReply(std::span<const uint8_t> request, TaiNs rx_time,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_NTP_REPLY_H_
+#endif  // ZG_CORE_NTP_NTP_REPLY_H_

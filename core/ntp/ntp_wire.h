@@ -8,11 +8,11 @@
 //
 //   const NtpRequestCheck check = ValidateNtpRequest(payload, len);
 //   if (check.drop != NtpDrop::kNone) { ++drops[Index(check.drop)]; return; }
-//   ... answer (core/ntp_reply.h) or send a KoD:
+//   ... answer (core/ntp/ntp_reply.h) or send a KoD:
 //   uint32_t reply_len = WriteNtpKissOfDeath(payload, check, kNtpKissRate, 6);
 //
 // and a client (zg-loadgen, tests) reads a reply with ParseNtpHeader and
-// ClassifyNtpKiss, or the whole-sample helper in core/ntp_reply.h.
+// ClassifyNtpKiss, or the whole-sample helper in core/ntp/ntp_reply.h.
 //
 // Policy decisions, all in ValidateNtpRequest:
 //  - Versions 1..4 are answered and the reply echoes the request's version
@@ -32,16 +32,16 @@
 //    timestamp, and RFC 5905 clients discard a reply whose origin is zero.
 //  - Lengths that are not a multiple of 4 are malformed (as chrony decides):
 //    every NTP field and trailer is made of 32-bit words.
-#ifndef ZG_CORE_NTP_WIRE_H_
-#define ZG_CORE_NTP_WIRE_H_
+#ifndef ZG_CORE_NTP_NTP_WIRE_H_
+#define ZG_CORE_NTP_NTP_WIRE_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
-#include "core/byte_order.h"
-#include "core/clock_model.h"
-#include "core/time_types.h"
+#include "core/base/byte_order.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_types.h"
 
 namespace zg::core {
 
@@ -266,4 +266,4 @@ const char* NtpKissName(NtpKiss kiss);
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_NTP_WIRE_H_
+#endif  // ZG_CORE_NTP_NTP_WIRE_H_

@@ -1,4 +1,4 @@
-#include "core/ptp_bmca.h"
+#include "core/ptp/ptp_bmca.h"
 
 #include <cstring>
 

@@ -11,15 +11,15 @@
 //                                                       our_port, 128);
 //   if (PtpIsBetter(ComparePtpDatasets(e, d0))) { /* e wins: go PASSIVE */ }
 //
-// Pure and allocation-free; used by core/ptp_port_state.h.
-#ifndef ZG_CORE_PTP_BMCA_H_
-#define ZG_CORE_PTP_BMCA_H_
+// Pure and allocation-free; used by core/ptp/ptp_port_state.h.
+#ifndef ZG_CORE_PTP_PTP_BMCA_H_
+#define ZG_CORE_PTP_PTP_BMCA_H_
 
 #include <cstdint>
 
-#include "core/clock_model.h"
-#include "core/ptp_datasets.h"
-#include "core/ptp_wire.h"
+#include "core/ptp/ptp_datasets.h"
+#include "core/ptp/ptp_wire.h"
+#include "core/time/clock_model.h"
 
 namespace zg::core {
 
@@ -91,4 +91,4 @@ PtpBmcaDataset PtpBmcaDatasetFromAnnounce(const PtpHeader& header,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_PTP_BMCA_H_
+#endif  // ZG_CORE_PTP_PTP_BMCA_H_

@@ -1,4 +1,4 @@
-#include "core/ptp_datasets.h"
+#include "core/ptp/ptp_datasets.h"
 
 namespace zg::core {
 

@@ -19,16 +19,16 @@
 // spec, or stale past max_extrapolation_ns) is served with the profile's
 // free-running clockClass (248), unknown accuracy and variance, and neither
 // time- nor frequency-traceable. Pure functions; no allocation.
-#ifndef ZG_CORE_PTP_DATASETS_H_
-#define ZG_CORE_PTP_DATASETS_H_
+#ifndef ZG_CORE_PTP_PTP_DATASETS_H_
+#define ZG_CORE_PTP_PTP_DATASETS_H_
 
 #include <cstdint>
 
-#include "core/clock_model.h"
-#include "core/ptp_management.h"
-#include "core/ptp_profile.h"
-#include "core/ptp_wire.h"
-#include "core/time_types.h"
+#include "core/ptp/ptp_management.h"
+#include "core/ptp/ptp_profile.h"
+#include "core/ptp/ptp_wire.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_types.h"
 
 namespace zg::core {
 
@@ -89,4 +89,4 @@ PtpManagementConfig MakePtpManagementConfig(const PtpPortConfig& config,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_PTP_DATASETS_H_
+#endif  // ZG_CORE_PTP_PTP_DATASETS_H_

@@ -15,17 +15,17 @@
 //
 // Reads the 34-octet header only (ParsePtpHeader); the handler chosen then
 // checks the body. Pure, allocation-free.
-#ifndef ZG_CORE_PTP_DISPATCH_H_
-#define ZG_CORE_PTP_DISPATCH_H_
+#ifndef ZG_CORE_PTP_PTP_DISPATCH_H_
+#define ZG_CORE_PTP_PTP_DISPATCH_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
-#include "core/ptp_management.h"
-#include "core/ptp_profile.h"
-#include "core/ptp_unicast_table.h"
-#include "core/ptp_wire.h"
+#include "core/ptp/ptp_management.h"
+#include "core/ptp/ptp_profile.h"
+#include "core/ptp/ptp_unicast_table.h"
+#include "core/ptp/ptp_wire.h"
 
 namespace zg::core {
 
@@ -80,4 +80,4 @@ PtpRxDecision DecidePtpRx(std::span<const uint8_t> payload,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_PTP_DISPATCH_H_
+#endif  // ZG_CORE_PTP_PTP_DISPATCH_H_

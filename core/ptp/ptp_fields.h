@@ -1,6 +1,6 @@
 // Field codecs for IEEE 1588 wire structures: Timestamp (10 octets),
 // ClockIdentity (8), PortIdentity (10), ClockQuality (4) and the
-// correctionField (8), on top of core/byte_order.h's big-endian integers.
+// correctionField (8), on top of core/base/byte_order.h's big-endian integers.
 // Shared by ptp_wire, ptp_tlv and ptp_management, and by code that patches a
 // field of a message in place (a Follow_Up's preciseOriginTimestamp at offset
 // 34, say).
@@ -10,17 +10,17 @@
 //
 //   uint8_t* p = msg.data();
 //   StorePtpTimestamp(p + kPtpHeaderLength, TaiToPtp(t1));
-#ifndef ZG_CORE_PTP_FIELDS_H_
-#define ZG_CORE_PTP_FIELDS_H_
+#ifndef ZG_CORE_PTP_PTP_FIELDS_H_
+#define ZG_CORE_PTP_PTP_FIELDS_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
-#include "core/byte_order.h"
-#include "core/clock_model.h"
-#include "core/ptp_wire.h"
-#include "core/time_types.h"
+#include "core/base/byte_order.h"
+#include "core/ptp/ptp_wire.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_types.h"
 
 namespace zg::core {
 
@@ -78,4 +78,4 @@ inline void StorePtpCorrection(uint8_t* p, PtpCorrection c) {
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_PTP_FIELDS_H_
+#endif  // ZG_CORE_PTP_PTP_FIELDS_H_

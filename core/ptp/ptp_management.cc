@@ -1,10 +1,10 @@
-#include "core/ptp_management.h"
+#include "core/ptp/ptp_management.h"
 
 #include <array>
 #include <cstring>
 
-#include "core/ptp_fields.h"
-#include "core/ptp_tlv.h"
+#include "core/ptp/ptp_fields.h"
+#include "core/ptp/ptp_tlv.h"
 
 namespace zg::core {
 namespace {

@@ -16,17 +16,17 @@
 //       AnswerPtpManagement(payload, config, data_sets, reply_buffer);
 //   if (a.length > 0) send(reply_buffer.first(a.length));
 //   ++answers[static_cast<size_t>(a.result)];
-#ifndef ZG_CORE_PTP_MANAGEMENT_H_
-#define ZG_CORE_PTP_MANAGEMENT_H_
+#ifndef ZG_CORE_PTP_PTP_MANAGEMENT_H_
+#define ZG_CORE_PTP_PTP_MANAGEMENT_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
 
-#include "core/clock_model.h"
-#include "core/ptp_wire.h"
-#include "core/time_types.h"
+#include "core/ptp/ptp_wire.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_types.h"
 
 namespace zg::core {
 
@@ -262,4 +262,4 @@ PtpManagementAnswer AnswerPtpManagement(std::span<const uint8_t> request,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_PTP_MANAGEMENT_H_
+#endif  // ZG_CORE_PTP_PTP_MANAGEMENT_H_

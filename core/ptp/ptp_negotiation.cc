@@ -1,9 +1,9 @@
-#include "core/ptp_negotiation.h"
+#include "core/ptp/ptp_negotiation.h"
 
 #include <array>
 #include <variant>
 
-#include "core/ptp_tlv.h"
+#include "core/ptp/ptp_tlv.h"
 
 namespace zg::core {
 namespace {

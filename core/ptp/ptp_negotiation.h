@@ -16,16 +16,16 @@
 //   ++signaling_results[static_cast<size_t>(a.result)];
 //
 // Hot-path safe: no allocation, bounded work.
-#ifndef ZG_CORE_PTP_NEGOTIATION_H_
-#define ZG_CORE_PTP_NEGOTIATION_H_
+#ifndef ZG_CORE_PTP_PTP_NEGOTIATION_H_
+#define ZG_CORE_PTP_PTP_NEGOTIATION_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
-#include "core/ptp_unicast_service.h"
-#include "core/ptp_unicast_table.h"
-#include "core/ptp_wire.h"
+#include "core/ptp/ptp_unicast_service.h"
+#include "core/ptp/ptp_unicast_table.h"
+#include "core/ptp/ptp_wire.h"
 
 namespace zg::core {
 
@@ -74,4 +74,4 @@ PtpSignalingAnswer AnswerPtpSignaling(std::span<const uint8_t> request,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_PTP_NEGOTIATION_H_
+#endif  // ZG_CORE_PTP_PTP_NEGOTIATION_H_

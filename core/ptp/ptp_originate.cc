@@ -1,8 +1,8 @@
-#include "core/ptp_originate.h"
+#include "core/ptp/ptp_originate.h"
 
 #include <cstring>
 
-#include "core/ptp_fields.h"
+#include "core/ptp/ptp_fields.h"
 
 namespace zg::core {
 namespace {

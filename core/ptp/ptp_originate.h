@@ -16,17 +16,17 @@
 //   n = t.WriteFollowUp(buf, seq, log_interval, true, TaiToPtp(t1));
 //
 // No allocation; Write* are a memcpy and a few stores.
-#ifndef ZG_CORE_PTP_ORIGINATE_H_
-#define ZG_CORE_PTP_ORIGINATE_H_
+#ifndef ZG_CORE_PTP_PTP_ORIGINATE_H_
+#define ZG_CORE_PTP_PTP_ORIGINATE_H_
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
-#include "core/ptp_datasets.h"
-#include "core/ptp_wire.h"
-#include "core/time_types.h"
+#include "core/ptp/ptp_datasets.h"
+#include "core/ptp/ptp_wire.h"
+#include "core/time/time_types.h"
 
 namespace zg::core {
 
@@ -86,4 +86,4 @@ size_t WritePtpPdelayRespFollowUp(std::span<uint8_t> out,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_PTP_ORIGINATE_H_
+#endif  // ZG_CORE_PTP_PTP_ORIGINATE_H_

@@ -21,18 +21,18 @@
 //   if (d.changed) audit("PTP port %s (%s)", PtpPortStateName(d.state), ...);
 //
 // Fixed memory (kPtpMaxForeignMasters records), no allocation.
-#ifndef ZG_CORE_PTP_PORT_STATE_H_
-#define ZG_CORE_PTP_PORT_STATE_H_
+#ifndef ZG_CORE_PTP_PTP_PORT_STATE_H_
+#define ZG_CORE_PTP_PTP_PORT_STATE_H_
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 
-#include "core/ptp_bmca.h"
-#include "core/ptp_datasets.h"
-#include "core/ptp_management.h"
-#include "core/ptp_profile.h"
-#include "core/ptp_wire.h"
+#include "core/ptp/ptp_bmca.h"
+#include "core/ptp/ptp_datasets.h"
+#include "core/ptp/ptp_management.h"
+#include "core/ptp/ptp_profile.h"
+#include "core/ptp/ptp_wire.h"
 
 namespace zg::core {
 
@@ -133,4 +133,4 @@ class PtpPortStateMachine {
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_PTP_PORT_STATE_H_
+#endif  // ZG_CORE_PTP_PTP_PORT_STATE_H_

@@ -1,4 +1,4 @@
-#include "core/ptp_profile.h"
+#include "core/ptp/ptp_profile.h"
 
 #include <string>
 #include <string_view>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "core/status_macros.h"
+#include "core/base/status_macros.h"
 
 namespace zg::core {
 namespace {

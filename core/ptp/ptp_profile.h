@@ -14,8 +14,8 @@
 //
 // Setup code only: nothing here runs per packet except the small constexpr
 // helpers (PtpGrantIndexOf, PtpLogIntervalNs).
-#ifndef ZG_CORE_PTP_PROFILE_H_
-#define ZG_CORE_PTP_PROFILE_H_
+#ifndef ZG_CORE_PTP_PTP_PROFILE_H_
+#define ZG_CORE_PTP_PTP_PROFILE_H_
 
 #include <array>
 #include <cstddef>
@@ -25,9 +25,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/ptp_management.h"
-#include "core/ptp_wire.h"
-#include "core/time_types.h"
+#include "core/ptp/ptp_management.h"
+#include "core/ptp/ptp_wire.h"
+#include "core/time/time_types.h"
 
 namespace zg::core {
 
@@ -198,4 +198,4 @@ absl::Status ValidatePtpPortConfig(const PtpPortConfig& config);
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_PTP_PROFILE_H_
+#endif  // ZG_CORE_PTP_PTP_PROFILE_H_

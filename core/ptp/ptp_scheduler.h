@@ -25,8 +25,8 @@
 //   sched->Poll(now_ns, /*budget=*/64, [&](uint32_t sub, PtpTimerKind k) {
 //     return SendTo(sub, k) ? PtpTimerAction::kRearm : PtpTimerAction::kStop;
 //   });
-#ifndef ZG_CORE_PTP_SCHEDULER_H_
-#define ZG_CORE_PTP_SCHEDULER_H_
+#ifndef ZG_CORE_PTP_PTP_SCHEDULER_H_
+#define ZG_CORE_PTP_PTP_SCHEDULER_H_
 
 #include <array>
 #include <cstddef>
@@ -35,8 +35,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/ptp_profile.h"
-#include "core/time_types.h"
+#include "core/ptp/ptp_profile.h"
+#include "core/time/time_types.h"
 
 namespace zg::core {
 
@@ -183,4 +183,4 @@ PtpPollStats PtpUnicastScheduler::Poll(int64_t now_mono_ns, uint32_t budget,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_PTP_SCHEDULER_H_
+#endif  // ZG_CORE_PTP_PTP_SCHEDULER_H_

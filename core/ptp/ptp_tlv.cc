@@ -1,9 +1,9 @@
-#include "core/ptp_tlv.h"
+#include "core/ptp/ptp_tlv.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "core/ptp_fields.h"
+#include "core/ptp/ptp_fields.h"
 
 namespace zg::core {
 namespace {

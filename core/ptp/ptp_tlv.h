@@ -6,7 +6,7 @@
 //   ORGANIZATION_EXTENSION (14.3; also the -2019 PROPAGATE/DO_NOT_PROPAGATE
 //     types), passed through opaque,
 //   MANAGEMENT and MANAGEMENT_ERROR_STATUS (15.5.2, 15.5.4): framing only;
-//     the data sets are core/ptp_management.h.
+//     the data sets are core/ptp/ptp_management.h.
 //
 // A TLV is type (16 bits), lengthField (16 bits, even: 14.1.1) and that many
 // value octets; the chain must end exactly at messageLength. Parsed TLVs
@@ -21,8 +21,8 @@
 //     if (ParsePtpUnicastRequestTlv(tlv, &req)) { ... }
 //   }
 //   if (reader.malformed()) { /* drop: PtpDrop::kBadTlv */ }
-#ifndef ZG_CORE_PTP_TLV_H_
-#define ZG_CORE_PTP_TLV_H_
+#ifndef ZG_CORE_PTP_PTP_TLV_H_
+#define ZG_CORE_PTP_PTP_TLV_H_
 
 #include <array>
 #include <cstddef>
@@ -30,7 +30,7 @@
 #include <span>
 #include <string_view>
 
-#include "core/ptp_wire.h"
+#include "core/ptp/ptp_wire.h"
 
 namespace zg::core {
 
@@ -234,4 +234,4 @@ size_t WritePtpManagementErrorStatusTlv(const PtpManagementErrorStatusTlv& e,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_PTP_TLV_H_
+#endif  // ZG_CORE_PTP_PTP_TLV_H_

@@ -1,8 +1,8 @@
-#include "core/ptp_unicast_service.h"
+#include "core/ptp/ptp_unicast_service.h"
 
 #include <algorithm>
 
-#include "core/status_macros.h"
+#include "core/base/status_macros.h"
 
 namespace zg::core {
 

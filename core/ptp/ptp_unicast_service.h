@@ -18,8 +18,8 @@
 //             [&](const PtpUnicastSubscriber& s, PtpTimerKind k, uint16_t seq,
 //                 int8_t log_interval) { return EnqueueSend(s, k, seq); });
 //   svc->SweepExpired(now_ns, 64);
-#ifndef ZG_CORE_PTP_UNICAST_SERVICE_H_
-#define ZG_CORE_PTP_UNICAST_SERVICE_H_
+#ifndef ZG_CORE_PTP_PTP_UNICAST_SERVICE_H_
+#define ZG_CORE_PTP_PTP_UNICAST_SERVICE_H_
 
 #include <array>
 #include <cstddef>
@@ -27,10 +27,10 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "core/ptp_profile.h"
-#include "core/ptp_scheduler.h"
-#include "core/ptp_tlv.h"
-#include "core/ptp_unicast_table.h"
+#include "core/ptp/ptp_profile.h"
+#include "core/ptp/ptp_scheduler.h"
+#include "core/ptp/ptp_tlv.h"
+#include "core/ptp/ptp_unicast_table.h"
 
 namespace zg::core {
 
@@ -184,4 +184,4 @@ PtpPollStats PtpUnicastService::Poll(int64_t now_mono_ns, uint32_t budget,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_PTP_UNICAST_SERVICE_H_
+#endif  // ZG_CORE_PTP_PTP_UNICAST_SERVICE_H_

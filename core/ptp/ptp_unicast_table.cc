@@ -1,4 +1,4 @@
-#include "core/ptp_unicast_table.h"
+#include "core/ptp/ptp_unicast_table.h"
 
 #include <algorithm>
 #include <bit>

@@ -22,8 +22,8 @@
 //   PtpUnicastSubscriber& s = table->at(i);
 //   ...
 //   table->Erase(i);
-#ifndef ZG_CORE_PTP_UNICAST_TABLE_H_
-#define ZG_CORE_PTP_UNICAST_TABLE_H_
+#ifndef ZG_CORE_PTP_PTP_UNICAST_TABLE_H_
+#define ZG_CORE_PTP_PTP_UNICAST_TABLE_H_
 
 #include <array>
 #include <cstddef>
@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/ptp_profile.h"
-#include "core/ptp_wire.h"
+#include "core/ptp/ptp_profile.h"
+#include "core/ptp/ptp_wire.h"
 
 namespace zg::core {
 
@@ -156,4 +156,4 @@ class PtpUnicastTable {
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_PTP_UNICAST_TABLE_H_
+#endif  // ZG_CORE_PTP_PTP_UNICAST_TABLE_H_

@@ -6,8 +6,9 @@
 // This is the PTP message only: the UDP payload (ports 319/320) or the
 // payload of an Ethernet frame with Ethertype 0x88F7. Framing (kPtpEventPort,
 // kPtpGeneralPort, kEtherTypePtp, the PTP group addresses) is
-// core/net_headers.h and core/frame.h.
-// TLVs are core/ptp_tlv.h; management data sets are core/ptp_management.h.
+// core/net/net_headers.h and core/net/frame.h.
+// TLVs are core/ptp/ptp_tlv.h; management data sets are
+// core/ptp/ptp_management.h.
 //
 // Everything here is pure, allocation-free and exception-free. Parsers
 // bounds-check every length before reading: the buffer must hold the common
@@ -25,8 +26,8 @@
 //   // Grandmaster hot path: the mbuf has room for 54 bytes.
 //   if (PtpDelayReqToDelayResp({data, room}, len, reply_config, rx_tai) ==
 //       PtpDrop::kOk) { /* send kPtpDelayRespLength bytes */ }
-#ifndef ZG_CORE_PTP_WIRE_H_
-#define ZG_CORE_PTP_WIRE_H_
+#ifndef ZG_CORE_PTP_PTP_WIRE_H_
+#define ZG_CORE_PTP_PTP_WIRE_H_
 
 #include <array>
 #include <cstddef>
@@ -34,8 +35,8 @@
 #include <span>
 #include <variant>
 
-#include "core/clock_model.h"
-#include "core/time_types.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_types.h"
 
 namespace zg::core {
 
@@ -313,7 +314,7 @@ PtpMessageType PtpBodyType(const PtpBody& body);
 
 // A parsed (or to-be-serialised) message. `tlvs` points into the parsed
 // buffer (or the caller's TLV bytes, for serialising): it lives no longer
-// than that buffer. It is always a well-formed TLV chain (core/ptp_tlv.h).
+// than that buffer. It is always a well-formed TLV chain (core/ptp/ptp_tlv.h).
 struct PtpMessage {
   PtpHeader header;
   PtpBody body;
@@ -411,4 +412,4 @@ PtpDrop PtpPdelayReqToPdelayResp(std::span<uint8_t> buf, size_t request_length,
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_PTP_WIRE_H_
+#endif  // ZG_CORE_PTP_PTP_WIRE_H_

@@ -20,13 +20,13 @@
 // published before the leap stays right across it. For an inserted second,
 // `leap_at` is the TAI instant at which UTC reads 23:59:60; POSIX/NTP time then
 // repeats 23:59:59, as the Linux kernel does.
-#ifndef ZG_CORE_CLOCK_MODEL_H_
-#define ZG_CORE_CLOCK_MODEL_H_
+#ifndef ZG_CORE_TIME_CLOCK_MODEL_H_
+#define ZG_CORE_TIME_CLOCK_MODEL_H_
 
 #include <cstdint>
 
-#include "core/seqlock.h"
-#include "core/time_types.h"
+#include "core/base/seqlock.h"
+#include "core/time/time_types.h"
 
 namespace zg::core {
 
@@ -210,4 +210,4 @@ class ClockReader {
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_CLOCK_MODEL_H_
+#endif  // ZG_CORE_TIME_CLOCK_MODEL_H_

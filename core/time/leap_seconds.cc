@@ -1,4 +1,4 @@
-#include "core/leap_seconds.h"
+#include "core/time/leap_seconds.h"
 
 #include <openssl/evp.h>
 
@@ -11,8 +11,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "core/status_macros.h"
-#include "core/time_format.h"
+#include "core/base/status_macros.h"
+#include "core/time/time_format.h"
 
 namespace zg::core {
 namespace {

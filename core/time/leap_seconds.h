@@ -19,8 +19,8 @@
 // does), and UtcToTai maps the removed 23:59:59 of a negative leap to the
 // following midnight. Before the first entry the first entry's offset applies
 // (UTC before 1972 had no integer TAI-UTC; zeitgeber does not serve it).
-#ifndef ZG_CORE_LEAP_SECONDS_H_
-#define ZG_CORE_LEAP_SECONDS_H_
+#ifndef ZG_CORE_TIME_LEAP_SECONDS_H_
+#define ZG_CORE_TIME_LEAP_SECONDS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -30,8 +30,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/clock_model.h"
-#include "core/time_types.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_types.h"
 
 namespace zg::core {
 
@@ -161,4 +161,4 @@ class LeapTable {
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_LEAP_SECONDS_H_
+#endif  // ZG_CORE_TIME_LEAP_SECONDS_H_

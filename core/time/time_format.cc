@@ -1,4 +1,4 @@
-#include "core/time_format.h"
+#include "core/time/time_format.h"
 
 #include "absl/strings/str_format.h"
 #include "absl/time/civil_time.h"

@@ -2,13 +2,13 @@
 // and test failure messages (never on the hot path).
 //
 //   FormatUtc(UtcNs{0}) == "1970-01-01T00:00:00.000000000Z"
-#ifndef ZG_CORE_TIME_FORMAT_H_
-#define ZG_CORE_TIME_FORMAT_H_
+#ifndef ZG_CORE_TIME_TIME_FORMAT_H_
+#define ZG_CORE_TIME_TIME_FORMAT_H_
 
 #include <ostream>
 #include <string>
 
-#include "core/time_types.h"
+#include "core/time/time_types.h"
 
 namespace zg::core {
 
@@ -25,4 +25,4 @@ std::ostream& operator<<(std::ostream& os, PtpTimestamp t);
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_TIME_FORMAT_H_
+#endif  // ZG_CORE_TIME_TIME_FORMAT_H_

@@ -19,8 +19,8 @@
 // Durations are plain int64_t nanoseconds named `*_ns`.
 //
 // TAI and UTC differ by TAI-UTC (37 s since 2017-01-01); the conversion needs
-// the leap-second table (core/leap_seconds.h). Everything here is exact where
-// the formats allow it: UtcNs -> NtpTimestamp -> UtcNs round-trips every
+// the leap-second table (core/time/leap_seconds.h). Everything here is exact
+// where the formats allow it: UtcNs -> NtpTimestamp -> UtcNs round-trips every
 // nanosecond, and TaiNs <-> PtpTimestamp is lossless for non-negative times.
 // Nothing here overflows: wire values that land outside the int64 nanosecond
 // range (1677..2262) saturate. doc/time.md describes the scales and epochs.
@@ -28,8 +28,8 @@
 //   UtcNs now{1'700'000'000'000'000'000};
 //   NtpTimestamp wire = UtcToNtp(now);
 //   UtcNs back = NtpToUtc(wire, /*pivot=*/now);   // back == now
-#ifndef ZG_CORE_TIME_TYPES_H_
-#define ZG_CORE_TIME_TYPES_H_
+#ifndef ZG_CORE_TIME_TIME_TYPES_H_
+#define ZG_CORE_TIME_TIME_TYPES_H_
 
 #include <compare>
 #include <cstdint>
@@ -274,4 +274,4 @@ constexpr TaiNs PtpToTai(PtpTimestamp p) {
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_TIME_TYPES_H_
+#endif  // ZG_CORE_TIME_TIME_TYPES_H_

@@ -6,8 +6,8 @@
 // to TAI.
 //
 //   uint64_t t0 = zg::core::ReadTsc();
-#ifndef ZG_CORE_TSC_H_
-#define ZG_CORE_TSC_H_
+#ifndef ZG_CORE_TIME_TSC_H_
+#define ZG_CORE_TIME_TSC_H_
 
 #include <cstdint>
 
@@ -43,4 +43,4 @@ inline uint64_t ReadTscOrdered() {
 
 }  // namespace zg::core
 
-#endif  // ZG_CORE_TSC_H_
+#endif  // ZG_CORE_TIME_TSC_H_

@@ -4,7 +4,7 @@
 // xdp_prog=zg_xdp.o), which attaches the first program of this object and
 // inserts each queue's AF_XDP socket into `xsks_map` at the queue's index.
 // zeitgeberd then fills `zg_addrs4`/`zg_addrs6` with its --address values
-// and `zg_config` with its --vlan (dataplane/xdp_steering.h).
+// and `zg_config` with its --vlan (dataplane/port/xdp_steering.h).
 //
 // Steered to the AF_XDP socket of the receiving queue: UDP to port 123
 // (NTP), 319 (PTP event) or 320 (PTP general), IPv4 or IPv6, addressed to a
@@ -19,7 +19,7 @@
 // front of its Ethernet header: ZG_STAMP_MAGIC and bpf_ktime_get_ns()
 // (CLOCK_MONOTONIC) read on entry, the kernel's receive time of the frame;
 // zeitgeberd's XdpStampClock moves it into the mbuf's RX-timestamp field and
-// strips it (dataplane/nic_clock.h).
+// strips it (dataplane/clock/nic_clock.h).
 // With the address maps empty (before zeitgeberd configures them) nothing is
 // steered.
 //
@@ -65,10 +65,10 @@ struct {
   __type(value, __u8);
 } zg_addrs6 SEC(".maps");
 
-// Keep in sync with dataplane/xdp_steering.cc.
+// Keep in sync with dataplane/port/xdp_steering.cc.
 #define ZG_FLAG_PTP_GROUPS 1
 #define ZG_FLAG_RX_STAMP 2
-// Keep in sync with dataplane/nic_clock.h (XdpStampClock).
+// Keep in sync with dataplane/clock/nic_clock.h (XdpStampClock).
 #define ZG_STAMP_MAGIC 0x7a67727873746d70ULL
 #define ZG_STAMP_LEN 16
 struct zg_config {

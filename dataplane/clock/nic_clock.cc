@@ -1,7 +1,7 @@
 // rte_eth_read_clock is experimental in DPDK 22.11.
 #define ALLOW_EXPERIMENTAL_API 1
 
-#include "dataplane/nic_clock.h"
+#include "dataplane/clock/nic_clock.h"
 
 #include <rte_errno.h>
 
@@ -10,7 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "core/tsc.h"
+#include "core/time/tsc.h"
 
 namespace zg::dataplane {
 

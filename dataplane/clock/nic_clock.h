@@ -22,8 +22,8 @@
 //                     /*ticks_per_tsc=*/0.5);
 //   ZG_RETURN_IF_ERROR(fake.AttachRx(port_id, queue_id));
 //   ZG_ASSIGN_OR_RETURN(NicTscSample s, fake.Sample());
-#ifndef ZG_DATAPLANE_NIC_CLOCK_H_
-#define ZG_DATAPLANE_NIC_CLOCK_H_
+#ifndef ZG_DATAPLANE_CLOCK_NIC_CLOCK_H_
+#define ZG_DATAPLANE_CLOCK_NIC_CLOCK_H_
 
 #include <rte_ethdev.h>
 
@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "dataplane/timestamper.h"
+#include "dataplane/clock/timestamper.h"
 #include "servo/nic_clock_tracker.h"
 
 namespace zg::dataplane {
@@ -159,4 +159,4 @@ class FakeNicClock final : public NicClock {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_NIC_CLOCK_H_
+#endif  // ZG_DATAPLANE_CLOCK_NIC_CLOCK_H_

@@ -1,4 +1,4 @@
-#include "dataplane/timestamper.h"
+#include "dataplane/clock/timestamper.h"
 
 #include <rte_errno.h>
 

@@ -22,8 +22,8 @@
 //   ts.BeginBurst();                          // once per burst
 //   RxStamp rx = ts.Stamp(pkts[i]);           // per frame
 //   TxStamp tx = ts.TxNow();                  // just before tx_burst
-#ifndef ZG_DATAPLANE_TIMESTAMPER_H_
-#define ZG_DATAPLANE_TIMESTAMPER_H_
+#ifndef ZG_DATAPLANE_CLOCK_TIMESTAMPER_H_
+#define ZG_DATAPLANE_CLOCK_TIMESTAMPER_H_
 
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
@@ -32,9 +32,9 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
-#include "core/clock_model.h"
-#include "core/time_types.h"
-#include "core/tsc.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_types.h"
+#include "core/time/tsc.h"
 
 namespace zg::dataplane {
 
@@ -129,4 +129,4 @@ class Timestamper {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_TIMESTAMPER_H_
+#endif  // ZG_DATAPLANE_CLOCK_TIMESTAMPER_H_

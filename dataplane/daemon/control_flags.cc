@@ -1,4 +1,4 @@
-#include "dataplane/control_flags.h"
+#include "dataplane/daemon/control_flags.h"
 
 #include <cmath>
 #include <cstdint>
@@ -11,8 +11,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
-#include "core/status_macros.h"
-#include "dataplane/flags.h"
+#include "core/base/status_macros.h"
+#include "dataplane/daemon/flags.h"
 #include "servo/leap_file.h"
 #include "servo/source_spec.h"
 

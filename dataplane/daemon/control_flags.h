@@ -15,8 +15,8 @@
 //
 // Called by ParseDaemonFlags after absl::ParseCommandLine (the flags are
 // abseil flags; `args` are the raw arguments, for the repeated --source).
-#ifndef ZG_DATAPLANE_CONTROL_FLAGS_H_
-#define ZG_DATAPLANE_CONTROL_FLAGS_H_
+#ifndef ZG_DATAPLANE_DAEMON_CONTROL_FLAGS_H_
+#define ZG_DATAPLANE_DAEMON_CONTROL_FLAGS_H_
 
 #include <string>
 #include <vector>
@@ -39,4 +39,4 @@ absl::StatusOr<servo::OscillatorProfile> ParseOscillatorFlag(
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_CONTROL_FLAGS_H_
+#endif  // ZG_DATAPLANE_DAEMON_CONTROL_FLAGS_H_

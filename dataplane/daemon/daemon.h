@@ -18,10 +18,10 @@
 //   5  the protocol pipeline could not be built
 //   6  the control plane could not start (a reference source, the audit
 //      log, the TSC)
-#ifndef ZG_DATAPLANE_DAEMON_H_
-#define ZG_DATAPLANE_DAEMON_H_
+#ifndef ZG_DATAPLANE_DAEMON_DAEMON_H_
+#define ZG_DATAPLANE_DAEMON_DAEMON_H_
 
-#include "dataplane/pipeline.h"
+#include "dataplane/worker/pipeline.h"
 
 namespace zg::dataplane {
 
@@ -41,4 +41,4 @@ int RunDaemon(int argc, char** argv, PipelineFactory& factory);
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_DAEMON_H_
+#endif  // ZG_DATAPLANE_DAEMON_DAEMON_H_

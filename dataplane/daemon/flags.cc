@@ -1,4 +1,4 @@
-#include "dataplane/flags.h"
+#include "dataplane/daemon/flags.h"
 
 #include <fstream>
 #include <mutex>
@@ -12,8 +12,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "core/status_macros.h"
-#include "dataplane/control_flags.h"
+#include "core/base/status_macros.h"
+#include "dataplane/daemon/control_flags.h"
 
 // --address values, validated by abseil occurrence by occurrence; every
 // occurrence is gathered by CollectRepeatedFlag.

@@ -10,8 +10,8 @@
 //
 //   SplitArgs split = SplitArgs::At(argc, argv);
 //   ZG_ASSIGN_OR_RETURN(DaemonConfig config, ParseDaemonFlags(split.app));
-#ifndef ZG_DATAPLANE_FLAGS_H_
-#define ZG_DATAPLANE_FLAGS_H_
+#ifndef ZG_DATAPLANE_DAEMON_FLAGS_H_
+#define ZG_DATAPLANE_DAEMON_FLAGS_H_
 
 #include <cstdint>
 #include <string>
@@ -19,7 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "dataplane/interface_address.h"
+#include "dataplane/port/interface_address.h"
 #include "servo/control_plane.h"
 
 namespace zg::dataplane {
@@ -66,4 +66,4 @@ absl::StatusOr<std::vector<std::string>> CollectRepeatedFlag(
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_FLAGS_H_
+#endif  // ZG_DATAPLANE_DAEMON_FLAGS_H_

@@ -1,4 +1,4 @@
-#include "dataplane/log.h"
+#include "dataplane/daemon/log.h"
 
 #include <cstdio>
 #include <ctime>

@@ -4,8 +4,8 @@
 // Never called on the packet hot path.
 //
 //   LogInfo(absl::StrCat("port ", id, " started"));
-#ifndef ZG_DATAPLANE_LOG_H_
-#define ZG_DATAPLANE_LOG_H_
+#ifndef ZG_DATAPLANE_DAEMON_LOG_H_
+#define ZG_DATAPLANE_DAEMON_LOG_H_
 
 #include "absl/strings/string_view.h"
 
@@ -17,4 +17,4 @@ void LogError(absl::string_view message);
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_LOG_H_
+#endif  // ZG_DATAPLANE_DAEMON_LOG_H_

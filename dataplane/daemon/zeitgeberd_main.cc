@@ -5,9 +5,9 @@
 //
 // See doc/deployment.md for deployment modes, flags and exit codes, and
 // doc/ptp.md for the PTP grandmaster (--ptp and the --ptp_* flags).
-#include "dataplane/daemon.h"
-#include "dataplane/protocol_pipeline.h"
-#include "dataplane/ptp_plugin.h"
+#include "dataplane/daemon/daemon.h"
+#include "dataplane/ptp/ptp_plugin.h"
+#include "dataplane/worker/protocol_pipeline.h"
 
 int main(int argc, char** argv) {
   // ARP/ICMP/ND and NTP; PTP (with --ptp) as a plugin.

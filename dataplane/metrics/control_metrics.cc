@@ -1,4 +1,4 @@
-#include "dataplane/control_metrics.h"
+#include "dataplane/metrics/control_metrics.h"
 
 #include <cstddef>
 

@@ -25,8 +25,8 @@
 //   m.Update(control->Snapshot());   // control thread, with the exporter
 //
 // Control thread only.
-#ifndef ZG_DATAPLANE_CONTROL_METRICS_H_
-#define ZG_DATAPLANE_CONTROL_METRICS_H_
+#ifndef ZG_DATAPLANE_METRICS_CONTROL_METRICS_H_
+#define ZG_DATAPLANE_METRICS_CONTROL_METRICS_H_
 
 #include <map>
 #include <string>
@@ -62,4 +62,4 @@ class ControlMetrics {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_CONTROL_METRICS_H_
+#endif  // ZG_DATAPLANE_METRICS_CONTROL_METRICS_H_

@@ -1,4 +1,4 @@
-#include "dataplane/metrics_exporter.h"
+#include "dataplane/metrics/metrics_exporter.h"
 
 #include <rte_ethdev.h>
 
@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "core/tsc.h"
-#include "dataplane/control_metrics.h"
+#include "core/time/tsc.h"
+#include "dataplane/metrics/control_metrics.h"
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/family.h"

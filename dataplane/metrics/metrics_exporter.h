@@ -30,8 +30,8 @@
 //   ZG_ASSIGN_OR_RETURN(auto exporter, MetricsExporter::Start(
 //       "127.0.0.1:9123", &names, workers, clocks, ports));
 //   exporter->Update();   // control thread, every second
-#ifndef ZG_DATAPLANE_METRICS_EXPORTER_H_
-#define ZG_DATAPLANE_METRICS_EXPORTER_H_
+#ifndef ZG_DATAPLANE_METRICS_METRICS_EXPORTER_H_
+#define ZG_DATAPLANE_METRICS_METRICS_EXPORTER_H_
 
 #include <cstdint>
 #include <map>
@@ -40,9 +40,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/clock_model.h"
-#include "dataplane/port.h"
-#include "dataplane/worker_stats.h"
+#include "core/time/clock_model.h"
+#include "dataplane/port/port.h"
+#include "dataplane/worker/worker_stats.h"
 #include "servo/control_plane.h"
 
 namespace prometheus {
@@ -119,4 +119,4 @@ class MetricsExporter {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_METRICS_EXPORTER_H_
+#endif  // ZG_DATAPLANE_METRICS_METRICS_EXPORTER_H_

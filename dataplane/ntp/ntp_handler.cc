@@ -1,11 +1,11 @@
-#include "dataplane/ntp_handler.h"
+#include "dataplane/ntp/ntp_handler.h"
 
 #include <array>
 #include <cstring>
 
-#include "core/ntp_reply.h"
-#include "core/status_macros.h"
-#include "dataplane/tx_checksum.h"
+#include "core/base/status_macros.h"
+#include "core/ntp/ntp_reply.h"
+#include "dataplane/port/tx_checksum.h"
 
 namespace zg::dataplane {
 namespace {

@@ -20,18 +20,18 @@
 //   ZG_ASSIGN_OR_RETURN(NtpDropIndex ntp, RegisterNtpNames(names));
 //   ZG_RETURN_IF_ERROR(pipeline.SetHandler(core::FrameKind::kNtp,
 //       std::make_unique<NtpHandler>(frame_drops, ntp, /*policy=*/nullptr)));
-#ifndef ZG_DATAPLANE_NTP_HANDLER_H_
-#define ZG_DATAPLANE_NTP_HANDLER_H_
+#ifndef ZG_DATAPLANE_NTP_NTP_HANDLER_H_
+#define ZG_DATAPLANE_NTP_NTP_HANDLER_H_
 
 #include <cstdint>
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "core/ntp_wire.h"
-#include "dataplane/frame_classifier.h"
-#include "dataplane/ntp_policy.h"
-#include "dataplane/pipeline.h"
-#include "dataplane/worker_stats.h"
+#include "core/ntp/ntp_wire.h"
+#include "dataplane/ntp/ntp_policy.h"
+#include "dataplane/worker/frame_classifier.h"
+#include "dataplane/worker/pipeline.h"
+#include "dataplane/worker/worker_stats.h"
 
 namespace zg::dataplane {
 
@@ -65,4 +65,4 @@ class NtpHandler final : public FrameHandler {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_NTP_HANDLER_H_
+#endif  // ZG_DATAPLANE_NTP_NTP_HANDLER_H_

@@ -18,19 +18,19 @@
 //       return NtpPolicyVerdict::Answer();
 //     }
 //   };
-#ifndef ZG_DATAPLANE_NTP_POLICY_H_
-#define ZG_DATAPLANE_NTP_POLICY_H_
+#ifndef ZG_DATAPLANE_NTP_NTP_POLICY_H_
+#define ZG_DATAPLANE_NTP_NTP_POLICY_H_
 
 #include <cstdint>
 #include <memory>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/frame.h"
-#include "core/ntp_wire.h"
-#include "core/time_types.h"
-#include "dataplane/pipeline.h"
-#include "dataplane/worker_stats.h"
+#include "core/net/frame.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/time/time_types.h"
+#include "dataplane/worker/pipeline.h"
+#include "dataplane/worker/worker_stats.h"
 
 namespace zg::dataplane {
 
@@ -73,4 +73,4 @@ class NtpPolicyFactory {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_NTP_POLICY_H_
+#endif  // ZG_DATAPLANE_NTP_NTP_POLICY_H_

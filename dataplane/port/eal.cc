@@ -1,4 +1,4 @@
-#include "dataplane/eal.h"
+#include "dataplane/port/eal.h"
 
 #include <rte_eal.h>
 #include <rte_errno.h>

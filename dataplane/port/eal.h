@@ -11,8 +11,8 @@
 //   ZG_ASSIGN_OR_RETURN(std::unique_ptr<Eal> eal, Eal::Init(argc, argv));
 //   int app_argc = argc - eal->consumed_args();
 //   char** app_argv = argv + eal->consumed_args();  // app_argv[0] = prog name
-#ifndef ZG_DATAPLANE_EAL_H_
-#define ZG_DATAPLANE_EAL_H_
+#ifndef ZG_DATAPLANE_PORT_EAL_H_
+#define ZG_DATAPLANE_PORT_EAL_H_
 
 #include <memory>
 #include <string>
@@ -49,4 +49,4 @@ std::string DescribeHugepages();
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_EAL_H_
+#endif  // ZG_DATAPLANE_PORT_EAL_H_

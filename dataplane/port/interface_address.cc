@@ -1,4 +1,4 @@
-#include "dataplane/interface_address.h"
+#include "dataplane/port/interface_address.h"
 
 #include <arpa/inet.h>
 

@@ -6,8 +6,8 @@
 //   ZG_ASSIGN_OR_RETURN(InterfaceAddress a,
 //   ParseInterfaceAddress("10.0.0.1/24")); a.family == InterfaceAddress::kIpv4;
 //   a.bytes[0] == 10;  a.prefix_len == 24
-#ifndef ZG_DATAPLANE_INTERFACE_ADDRESS_H_
-#define ZG_DATAPLANE_INTERFACE_ADDRESS_H_
+#ifndef ZG_DATAPLANE_PORT_INTERFACE_ADDRESS_H_
+#define ZG_DATAPLANE_PORT_INTERFACE_ADDRESS_H_
 
 #include <array>
 #include <cstdint>
@@ -39,4 +39,4 @@ absl::StatusOr<InterfaceAddress> ParseInterfaceAddress(absl::string_view text);
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_INTERFACE_ADDRESS_H_
+#endif  // ZG_DATAPLANE_PORT_INTERFACE_ADDRESS_H_

@@ -1,4 +1,4 @@
-#include "dataplane/mempools.h"
+#include "dataplane/port/mempools.h"
 
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "dataplane/eal.h"
+#include "dataplane/port/eal.h"
 
 namespace zg::dataplane {
 

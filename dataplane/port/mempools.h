@@ -8,8 +8,8 @@
 //   MbufPools pools(/*mbufs_per_pool=*/16383);
 //   ZG_ASSIGN_OR_RETURN(rte_mempool* mp, pools.ForSocket(0));
 //   ZG_ASSIGN_OR_RETURN(rte_mempool* q0, pools.Dedicated("p0q0", 0, 8191));
-#ifndef ZG_DATAPLANE_MEMPOOLS_H_
-#define ZG_DATAPLANE_MEMPOOLS_H_
+#ifndef ZG_DATAPLANE_PORT_MEMPOOLS_H_
+#define ZG_DATAPLANE_PORT_MEMPOOLS_H_
 
 #include <rte_mempool.h>
 
@@ -48,4 +48,4 @@ class MbufPools {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_MEMPOOLS_H_
+#endif  // ZG_DATAPLANE_PORT_MEMPOOLS_H_

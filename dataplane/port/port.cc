@@ -1,4 +1,4 @@
-#include "dataplane/port.h"
+#include "dataplane/port/port.h"
 
 #include <rte_dev.h>
 #include <rte_devargs.h>
@@ -14,9 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "core/status_macros.h"
-#include "dataplane/log.h"
-#include "dataplane/nic_clock.h"
+#include "core/base/status_macros.h"
+#include "dataplane/clock/nic_clock.h"
+#include "dataplane/daemon/log.h"
 
 namespace zg::dataplane {
 namespace {

@@ -17,8 +17,8 @@
 //   ZG_RETURN_IF_ERROR(port->Start());
 //   LogInfo(port->Describe());
 //   QueuePair qp = port->queue(1);           // handed to worker 1
-#ifndef ZG_DATAPLANE_PORT_H_
-#define ZG_DATAPLANE_PORT_H_
+#ifndef ZG_DATAPLANE_PORT_PORT_H_
+#define ZG_DATAPLANE_PORT_PORT_H_
 
 #include <rte_ethdev.h>
 #include <rte_ether.h>
@@ -30,9 +30,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "dataplane/mempools.h"
-#include "dataplane/pipeline.h"
-#include "dataplane/timestamper.h"
+#include "dataplane/clock/timestamper.h"
+#include "dataplane/port/mempools.h"
+#include "dataplane/worker/pipeline.h"
 
 namespace zg::dataplane {
 
@@ -155,4 +155,4 @@ std::string DescribeRssHf(uint64_t rss_hf);
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_PORT_H_
+#endif  // ZG_DATAPLANE_PORT_PORT_H_

@@ -1,4 +1,4 @@
-#include "dataplane/tx_checksum.h"
+#include "dataplane/port/tx_checksum.h"
 
 #include <rte_ip.h>
 #include <rte_udp.h>

@@ -8,15 +8,15 @@
 //     WriteTransmitTimestamp(pkt, tx);
 //     FinaliseUdpChecksums(pkt.mbuf, offloads_, l2_len, l3_len);
 //   }
-#ifndef ZG_DATAPLANE_TX_CHECKSUM_H_
-#define ZG_DATAPLANE_TX_CHECKSUM_H_
+#ifndef ZG_DATAPLANE_PORT_TX_CHECKSUM_H_
+#define ZG_DATAPLANE_PORT_TX_CHECKSUM_H_
 
 #include <rte_mbuf.h>
 
 #include <cstdint>
 
-#include "core/frame.h"
-#include "dataplane/pipeline.h"
+#include "core/net/frame.h"
+#include "dataplane/worker/pipeline.h"
 
 namespace zg::dataplane {
 
@@ -28,7 +28,7 @@ namespace zg::dataplane {
 bool FinaliseUdpChecksums(rte_mbuf* m, const TxOffloads& offloads,
                           uint16_t l2_len, uint16_t l3_len);
 
-// The same for a UDP frame core/frame.h describes (PrepareUdpReply's or
+// The same for a UDP frame core/net/frame.h describes (PrepareUdpReply's or
 // BuildUdpFrame's FrameInfo), whose IPv4 header checksum is already set:
 // computes the UDP checksum with core::FinalizeUdpChecksum, or stores the
 // pseudo-header sum and marks the mbuf for NIC offload. Returns true if the
@@ -39,4 +39,4 @@ bool FinaliseUdpChecksum(rte_mbuf* m, const core::FrameInfo& frame,
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_TX_CHECKSUM_H_
+#endif  // ZG_DATAPLANE_PORT_TX_CHECKSUM_H_

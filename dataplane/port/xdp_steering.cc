@@ -1,4 +1,4 @@
-#include "dataplane/xdp_steering.h"
+#include "dataplane/port/xdp_steering.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -14,7 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "core/status_macros.h"
+#include "core/base/status_macros.h"
 
 namespace zg::dataplane {
 namespace {

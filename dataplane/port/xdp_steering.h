@@ -8,8 +8,8 @@
 //   ZG_RETURN_IF_ERROR(ConfigureXdpSteering("eth1", config.addresses, 0));
 //   ZG_ASSIGN_OR_RETURN(XdpSteeringCounters c,
 //   ReadXdpSteeringCounters("eth1"));
-#ifndef ZG_DATAPLANE_XDP_STEERING_H_
-#define ZG_DATAPLANE_XDP_STEERING_H_
+#ifndef ZG_DATAPLANE_PORT_XDP_STEERING_H_
+#define ZG_DATAPLANE_PORT_XDP_STEERING_H_
 
 #include <cstdint>
 #include <optional>
@@ -17,14 +17,14 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "dataplane/interface_address.h"
+#include "dataplane/port/interface_address.h"
 
 namespace zg::dataplane {
 
 // `ptp_groups`: also steer PTP multicast (UDP 319/320 to 224.0.1.129,
 // 224.0.0.107, ff0X::181, ff02::6b) and PTP over Ethernet (0x88F7).
 // `rx_stamps`: append the kernel's receive time to every steered frame (an
-// XdpStampClock must then take it off, dataplane/nic_clock.h).
+// XdpStampClock must then take it off, dataplane/clock/nic_clock.h).
 absl::Status ConfigureXdpSteering(const std::string& ifname,
                                   absl::Span<const InterfaceAddress> addresses,
                                   uint16_t vlan_id, bool ptp_groups = false,
@@ -43,4 +43,4 @@ std::optional<std::string> DevargValue(const std::string& devargs,
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_XDP_STEERING_H_
+#endif  // ZG_DATAPLANE_PORT_XDP_STEERING_H_

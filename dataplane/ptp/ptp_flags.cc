@@ -1,11 +1,11 @@
-#include "dataplane/ptp_flags.h"
+#include "dataplane/ptp/ptp_flags.h"
 
 #include <cstdint>
 #include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
-#include "core/status_macros.h"
+#include "core/base/status_macros.h"
 
 // An int flag left at kProfileDefault takes the profile's value.
 constexpr int kProfileDefault = -1000;

@@ -23,11 +23,11 @@
 //                              one-step, originTimestamp written at TX
 //   --ptp_max_unicast_clients  subscription table size per worker
 //   --ptp_grant_max_duration   longest grant in seconds (0: profile)
-#ifndef ZG_DATAPLANE_PTP_FLAGS_H_
-#define ZG_DATAPLANE_PTP_FLAGS_H_
+#ifndef ZG_DATAPLANE_PTP_PTP_FLAGS_H_
+#define ZG_DATAPLANE_PTP_PTP_FLAGS_H_
 
 #include "absl/status/statusor.h"
-#include "core/ptp_profile.h"
+#include "core/ptp/ptp_profile.h"
 
 namespace zg::dataplane {
 
@@ -42,4 +42,4 @@ absl::StatusOr<PtpFlagsConfig> PtpConfigFromFlags();
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_PTP_FLAGS_H_
+#endif  // ZG_DATAPLANE_PTP_PTP_FLAGS_H_

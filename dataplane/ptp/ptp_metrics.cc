@@ -1,6 +1,6 @@
-#include "dataplane/ptp_metrics.h"
+#include "dataplane/ptp/ptp_metrics.h"
 
-#include "core/ptp_unicast_service.h"
+#include "core/ptp/ptp_unicast_service.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"

@@ -21,16 +21,16 @@
 //   PtpMetrics m(&runtime, stats_pointers);
 //   ZG_RETURN_IF_ERROR(m.Add(registry));
 //   m.Update();   // control thread
-#ifndef ZG_DATAPLANE_PTP_METRICS_H_
-#define ZG_DATAPLANE_PTP_METRICS_H_
+#ifndef ZG_DATAPLANE_PTP_PTP_METRICS_H_
+#define ZG_DATAPLANE_PTP_PTP_METRICS_H_
 
 #include <map>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "dataplane/ptp_port.h"
-#include "dataplane/ptp_worker.h"
+#include "dataplane/ptp/ptp_port.h"
+#include "dataplane/ptp/ptp_worker.h"
 
 namespace prometheus {
 class Registry;
@@ -77,4 +77,4 @@ class PtpMetrics {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_PTP_METRICS_H_
+#endif  // ZG_DATAPLANE_PTP_PTP_METRICS_H_

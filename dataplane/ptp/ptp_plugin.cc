@@ -1,4 +1,4 @@
-#include "dataplane/ptp_plugin.h"
+#include "dataplane/ptp/ptp_plugin.h"
 
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -10,10 +10,10 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "core/status_macros.h"
-#include "dataplane/frame_classifier.h"
-#include "dataplane/log.h"
-#include "dataplane/worker.h"
+#include "core/base/status_macros.h"
+#include "dataplane/daemon/log.h"
+#include "dataplane/worker/frame_classifier.h"
+#include "dataplane/worker/worker.h"
 
 namespace zg::dataplane {
 namespace {

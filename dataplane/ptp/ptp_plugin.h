@@ -1,30 +1,31 @@
 // zeitgeberd's PTP grandmaster as a ProtocolPlugin of the protocol pipeline
-// (dataplane/protocol_pipeline.h): the --ptp_* flags (dataplane/ptp_flags.h),
-// one PtpWorker per worker as the handler of kPtpEvent, kPtpGeneral and
-// kPtpL2 frames and as the worker's FrameSource (Announce, Sync, Follow_Up),
-// the control side (BMCA and port state, dataplane/ptp_port.h) on the
-// control thread, and the zeitgeber_ptp_* metrics (dataplane/ptp_metrics.h).
-// With --ptp=false (the default) it adds nothing.
+// (dataplane/worker/protocol_pipeline.h): the --ptp_* flags
+// (dataplane/ptp/ptp_flags.h), one PtpWorker per worker as the handler of
+// kPtpEvent, kPtpGeneral and kPtpL2 frames and as the worker's FrameSource
+// (Announce, Sync, Follow_Up), the control side (BMCA and port state,
+// dataplane/ptp/ptp_port.h) on the control thread, and the zeitgeber_ptp_*
+// metrics (dataplane/ptp/ptp_metrics.h). With --ptp=false (the default) it adds
+// nothing.
 //
 //   PtpPlugin ptp;
 //   ProtocolPipelineFactory factory({.plugins = {&ptp}});
 //   return RunDaemon(argc, argv, factory);
 //
 // Tests configure it without flags: PtpPlugin ptp(PtpFlagsConfig{...}).
-#ifndef ZG_DATAPLANE_PTP_PLUGIN_H_
-#define ZG_DATAPLANE_PTP_PLUGIN_H_
+#ifndef ZG_DATAPLANE_PTP_PTP_PLUGIN_H_
+#define ZG_DATAPLANE_PTP_PTP_PLUGIN_H_
 
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/clock_model.h"
-#include "dataplane/protocol_pipeline.h"
-#include "dataplane/ptp_flags.h"
-#include "dataplane/ptp_metrics.h"
-#include "dataplane/ptp_port.h"
-#include "dataplane/ptp_worker.h"
+#include "core/time/clock_model.h"
+#include "dataplane/ptp/ptp_flags.h"
+#include "dataplane/ptp/ptp_metrics.h"
+#include "dataplane/ptp/ptp_port.h"
+#include "dataplane/ptp/ptp_worker.h"
+#include "dataplane/worker/protocol_pipeline.h"
 
 namespace zg::dataplane {
 
@@ -73,4 +74,4 @@ class PtpPlugin final : public ProtocolPlugin {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_PTP_PLUGIN_H_
+#endif  // ZG_DATAPLANE_PTP_PTP_PLUGIN_H_

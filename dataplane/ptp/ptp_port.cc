@@ -1,11 +1,11 @@
-#include "dataplane/ptp_port.h"
+#include "dataplane/ptp/ptp_port.h"
 
 #include <cstdio>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "dataplane/log.h"
+#include "dataplane/daemon/log.h"
 
 namespace zg::dataplane {
 namespace {

@@ -1,5 +1,5 @@
 // The control-plane half of zeitgeberd's PTP port: the BMCA and port state
-// (core/ptp_port_state.h) fed with the Announce messages the workers
+// (core/ptp/ptp_port_state.h) fed with the Announce messages the workers
 // receive, and the snapshot every worker serves from.
 //
 // Workers hand each received foreign Announce to the control thread through
@@ -18,8 +18,8 @@
 //   rt.Step(model, ReadTsc());
 //   // worker, per poll:
 //   PtpPortSnapshot s;  if (rt.published().TryRead(&s)) ...
-#ifndef ZG_DATAPLANE_PTP_PORT_H_
-#define ZG_DATAPLANE_PTP_PORT_H_
+#ifndef ZG_DATAPLANE_PTP_PTP_PORT_H_
+#define ZG_DATAPLANE_PTP_PTP_PORT_H_
 
 #include <array>
 #include <atomic>
@@ -27,14 +27,14 @@
 #include <memory>
 #include <vector>
 
-#include "core/clock_model.h"
-#include "core/ptp_datasets.h"
-#include "core/ptp_port_state.h"
-#include "core/ptp_profile.h"
-#include "core/ptp_wire.h"
-#include "core/seqlock.h"
-#include "core/spsc_ring.h"
-#include "dataplane/worker_stats.h"
+#include "core/base/seqlock.h"
+#include "core/base/spsc_ring.h"
+#include "core/ptp/ptp_datasets.h"
+#include "core/ptp/ptp_port_state.h"
+#include "core/ptp/ptp_profile.h"
+#include "core/ptp/ptp_wire.h"
+#include "core/time/clock_model.h"
+#include "dataplane/worker/worker_stats.h"
 
 namespace zg::dataplane {
 
@@ -129,4 +129,4 @@ class PtpPortRuntime {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_PTP_PORT_H_
+#endif  // ZG_DATAPLANE_PTP_PTP_PORT_H_

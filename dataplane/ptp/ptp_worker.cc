@@ -1,4 +1,4 @@
-#include "dataplane/ptp_worker.h"
+#include "dataplane/ptp/ptp_worker.h"
 
 #include <algorithm>
 #include <cstring>
@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/net_headers.h"
-#include "core/status_macros.h"
-#include "dataplane/frame_classifier.h"
+#include "core/base/status_macros.h"
+#include "core/net/net_headers.h"
+#include "dataplane/worker/frame_classifier.h"
 
 namespace zg::dataplane {
 namespace {

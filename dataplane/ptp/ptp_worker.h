@@ -1,11 +1,11 @@
 // The data-plane half of zeitgeberd's PTP grandmaster, one per worker:
 //
-//  - answers what arrives on the worker's queue (core/ptp_dispatch.h
+//  - answers what arrives on the worker's queue (core/ptp/ptp_dispatch.h
 //    decides): Delay_Req -> Delay_Resp stamped with the request's RX time,
 //    Pdelay_Req -> Pdelay_Resp now and Pdelay_Resp_Follow_Up with its TX
-//    time, unicast negotiation Signaling (core/ptp_negotiation.h) against
+//    time, unicast negotiation Signaling (core/ptp/ptp_negotiation.h) against
 //    this worker's shard of subscribers, management GETs (pmc); foreign
-//    Announce messages go to the control thread (dataplane/ptp_port.h);
+//    Announce messages go to the control thread (dataplane/ptp/ptp_port.h);
 //  - originates, as the worker's FrameSource: multicast Announce and Sync
 //    (worker 0 only), Announce and Sync to this worker's unicast
 //    subscribers as the scheduler spreads them, and the Follow_Up of every
@@ -24,8 +24,8 @@
 //   auto ptp = std::make_shared<PtpWorker>(config, runtime, names, pool);
 //   pipeline.SetHandler(FrameKind::kPtpEvent, ptp->MakeHandler());  // ...
 //   pipeline.SetSource(ptp->MakeSource());
-#ifndef ZG_DATAPLANE_PTP_WORKER_H_
-#define ZG_DATAPLANE_PTP_WORKER_H_
+#ifndef ZG_DATAPLANE_PTP_PTP_WORKER_H_
+#define ZG_DATAPLANE_PTP_PTP_WORKER_H_
 
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -35,16 +35,16 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "core/frame.h"
-#include "core/ptp_dispatch.h"
-#include "core/ptp_management.h"
-#include "core/ptp_negotiation.h"
-#include "core/ptp_originate.h"
-#include "core/ptp_unicast_service.h"
-#include "dataplane/pipeline.h"
-#include "dataplane/ptp_port.h"
-#include "dataplane/worker.h"
-#include "dataplane/worker_stats.h"
+#include "core/net/frame.h"
+#include "core/ptp/ptp_dispatch.h"
+#include "core/ptp/ptp_management.h"
+#include "core/ptp/ptp_negotiation.h"
+#include "core/ptp/ptp_originate.h"
+#include "core/ptp/ptp_unicast_service.h"
+#include "dataplane/ptp/ptp_port.h"
+#include "dataplane/worker/pipeline.h"
+#include "dataplane/worker/worker.h"
+#include "dataplane/worker/worker_stats.h"
 
 namespace zg::dataplane {
 
@@ -226,4 +226,4 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_PTP_WORKER_H_
+#endif  // ZG_DATAPLANE_PTP_PTP_WORKER_H_

@@ -1,9 +1,9 @@
-#include "dataplane/frame_classifier.h"
+#include "dataplane/worker/frame_classifier.h"
 
 #include <array>
 
 #include "absl/strings/str_cat.h"
-#include "core/status_macros.h"
+#include "core/base/status_macros.h"
 
 namespace zg::dataplane {
 

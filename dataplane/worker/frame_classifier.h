@@ -1,6 +1,6 @@
-// The pipeline's one classify step: core::ClassifyFrame (core/frame.h) behind
-// the FrameClassifier interface of dataplane/pipeline.h, with the counter
-// names of every frame drop reason.
+// The pipeline's one classify step: core::ClassifyFrame (core/net/frame.h)
+// behind the FrameClassifier interface of dataplane/worker/pipeline.h, with the
+// counter names of every frame drop reason.
 //
 // Per frame it finds the LocalAddresses of the port the frame arrived on
 // (Packet::port_id), passes the NIC's checksum-good hints from ol_flags, and
@@ -20,8 +20,8 @@
 //   pipeline.SetClassifier(std::make_unique<CoreFrameClassifier>(
 //       std::move(table), drops));
 //   ... in a handler:  const ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
-#ifndef ZG_DATAPLANE_FRAME_CLASSIFIER_H_
-#define ZG_DATAPLANE_FRAME_CLASSIFIER_H_
+#ifndef ZG_DATAPLANE_WORKER_FRAME_CLASSIFIER_H_
+#define ZG_DATAPLANE_WORKER_FRAME_CLASSIFIER_H_
 
 #include <rte_mbuf.h>
 
@@ -30,9 +30,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/frame.h"
-#include "dataplane/pipeline.h"
-#include "dataplane/worker_stats.h"
+#include "core/net/frame.h"
+#include "dataplane/worker/pipeline.h"
+#include "dataplane/worker/worker_stats.h"
 
 namespace zg::dataplane {
 
@@ -117,4 +117,4 @@ class CoreFrameClassifier final : public FrameClassifier {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_FRAME_CLASSIFIER_H_
+#endif  // ZG_DATAPLANE_WORKER_FRAME_CLASSIFIER_H_

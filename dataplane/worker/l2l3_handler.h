@@ -1,20 +1,20 @@
 // The pipeline's handler for the L2/L3 housekeeping a kernel-bypass port
-// answers itself (core/l2l3_responder.h): ARP requests, ICMP and ICMPv6 echo
-// requests and IPv6 neighbour solicitations for our addresses, so kernel
+// answers itself (core/net/l2l3_responder.h): ARP requests, ICMP and ICMPv6
+// echo requests and IPv6 neighbour solicitations for our addresses, so kernel
 // clients on the wire reach zeitgeberd without static neighbour entries.
 // Registered for FrameKind kArpRequest, kIcmpEchoRequest, kIcmp6EchoRequest
 // and kNeighborSolicitation; reads the ParsedFrame the CoreFrameClassifier
-// left (dataplane/frame_classifier.h) and rewrites the frame in place. The
-// responder computes every checksum, so no late-TX step is needed.
+// left (dataplane/worker/frame_classifier.h) and rewrites the frame in place.
+// The responder computes every checksum, so no late-TX step is needed.
 //
 //   ZG_RETURN_IF_ERROR(pipeline.SetHandler(core::FrameKind::kArpRequest,
 //                                          std::make_unique<L2L3Handler>(drops)));
-#ifndef ZG_DATAPLANE_L2L3_HANDLER_H_
-#define ZG_DATAPLANE_L2L3_HANDLER_H_
+#ifndef ZG_DATAPLANE_WORKER_L2L3_HANDLER_H_
+#define ZG_DATAPLANE_WORKER_L2L3_HANDLER_H_
 
-#include "core/l2l3_responder.h"
-#include "dataplane/frame_classifier.h"
-#include "dataplane/pipeline.h"
+#include "core/net/l2l3_responder.h"
+#include "dataplane/worker/frame_classifier.h"
+#include "dataplane/worker/pipeline.h"
 
 namespace zg::dataplane {
 
@@ -39,4 +39,4 @@ class L2L3Handler final : public FrameHandler {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_L2L3_HANDLER_H_
+#endif  // ZG_DATAPLANE_WORKER_L2L3_HANDLER_H_

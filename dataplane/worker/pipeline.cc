@@ -1,4 +1,4 @@
-#include "dataplane/pipeline.h"
+#include "dataplane/worker/pipeline.h"
 
 #include "absl/strings/str_cat.h"
 

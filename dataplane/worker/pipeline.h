@@ -1,10 +1,10 @@
 // The packet pipeline a worker runs on every received frame: one classifier,
 // one handler per frame kind, and a late-TX hook. This is the plug-in point
-// for the protocol code (core/frame.h, core/l2l3_responder.h,
-// core/ntp_reply.h, PTP): each is wrapped in a small FrameClassifier or
+// for the protocol code (core/net/frame.h, core/net/l2l3_responder.h,
+// core/ntp/ntp_reply.h, PTP): each is wrapped in a small FrameClassifier or
 // FrameHandler and registered by frame-kind index.
 //
-// Per frame, the worker (dataplane/worker.cc) does:
+// Per frame, the worker (dataplane/worker/worker.cc) does:
 //   pkt.rx = timestamper.Stamp(mbuf)            // TAI receive time
 //   Verdict v = classifier->Classify(pkt)       // kind index, or a drop
 //   HandleResult r = handlers[v.kind]->Handle(pkt, burst)
@@ -17,10 +17,10 @@
 // Rules for classifiers and handlers (they run on the hot path): no locks,
 // allocation, syscalls, exceptions or absl::Status; rewrite the frame in place
 // and never make it longer than the received frame (the bounded exceptions:
-// a neighbour advertisement, core/l2l3_responder.h; a PTP Delay_Resp is 10
+// a neighbour advertisement, core/net/l2l3_responder.h; a PTP Delay_Resp is 10
 // octets longer than its Delay_Req, a unicast GRANT 2 octets longer than its
-// REQUEST TLV, core/ptp_wire.h and core/ptp_negotiation.h). The frame is
-// one flat segment: rte_pktmbuf_mtod(pkt.mbuf, uint8_t*), length
+// REQUEST TLV, core/ptp/ptp_wire.h and core/ptp/ptp_negotiation.h). The frame
+// is one flat segment: rte_pktmbuf_mtod(pkt.mbuf, uint8_t*), length
 // pkt.mbuf->data_len (the worker drops chained mbufs first). Shrink it with
 // Packet::Trim(), or Packet::Resize() within Packet::capacity().
 // Each worker owns its Pipeline (handlers may keep per-worker state, such as
@@ -34,8 +34,8 @@
 //   p.SetClassifier(std::make_unique<FrameClassifierAdapter>(addresses));
 //   ZG_RETURN_IF_ERROR(p.SetHandler(core::FrameKind::kNtp,
 //                                   std::make_unique<NtpHandler>(...)));
-#ifndef ZG_DATAPLANE_PIPELINE_H_
-#define ZG_DATAPLANE_PIPELINE_H_
+#ifndef ZG_DATAPLANE_WORKER_PIPELINE_H_
+#define ZG_DATAPLANE_WORKER_PIPELINE_H_
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -50,12 +50,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "core/clock_model.h"
-#include "core/time_types.h"
-#include "dataplane/flags.h"
-#include "dataplane/interface_address.h"
-#include "dataplane/timestamper.h"
-#include "dataplane/worker_stats.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_types.h"
+#include "dataplane/clock/timestamper.h"
+#include "dataplane/daemon/flags.h"
+#include "dataplane/port/interface_address.h"
+#include "dataplane/worker/worker_stats.h"
 
 namespace prometheus {
 class Registry;
@@ -109,7 +109,7 @@ struct Packet {
   // Sets the frame length to `len` <= capacity() (false, unchanged, if it
   // does not fit). Only for replies a protocol allows to be slightly longer
   // than their request (a neighbour advertisement carries its target
-  // link-layer address option; core/l2l3_responder.h bounds it).
+  // link-layer address option; core/net/l2l3_responder.h bounds it).
   bool Resize(uint32_t len) {
     if (len > capacity()) return false;
     mbuf->data_len = static_cast<uint16_t>(len);
@@ -267,7 +267,8 @@ struct WorkerPort {
   uint16_t queue_id = 0;
   rte_ether_addr mac = {};
   uint16_t mtu = 0;
-  TxOffloads offloads;  // for FinaliseUdpChecksums (dataplane/tx_checksum.h)
+  TxOffloads
+      offloads;  // for FinaliseUdpChecksums (dataplane/port/tx_checksum.h)
 };
 struct WorkerSetup {
   unsigned lcore_id = 0;
@@ -313,4 +314,4 @@ class PipelineFactory {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_PIPELINE_H_
+#endif  // ZG_DATAPLANE_WORKER_PIPELINE_H_

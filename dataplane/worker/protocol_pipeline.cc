@@ -1,9 +1,9 @@
-#include "dataplane/protocol_pipeline.h"
+#include "dataplane/worker/protocol_pipeline.h"
 
 #include <memory>
 
-#include "core/status_macros.h"
-#include "dataplane/l2l3_handler.h"
+#include "core/base/status_macros.h"
+#include "dataplane/worker/l2l3_handler.h"
 
 namespace zg::dataplane {
 

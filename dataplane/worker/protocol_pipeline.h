@@ -1,33 +1,32 @@
 // zeitgeberd's protocol pipeline: one classify step (core::ClassifyFrame),
-// one handler per protocol, shared stamping and TX (dataplane/worker.h).
+// one handler per protocol, shared stamping and TX (dataplane/worker/worker.h).
 //
 //   FrameKind                         handler
-//   kArpRequest, kIcmpEchoRequest,    L2L3Handler   (dataplane/l2l3_handler.h)
-//   kIcmp6EchoRequest,
-//   kNeighborSolicitation
-//   kNtp                              NtpHandler    (dataplane/ntp_handler.h),
+//   kArpRequest, kIcmpEchoRequest,    L2L3Handler
+//   (dataplane/worker/l2l3_handler.h) kIcmp6EchoRequest, kNeighborSolicitation
+//   kNtp                              NtpHandler (dataplane/ntp/ntp_handler.h),
 //                                     with an optional per-client
 //                                     NtpRequestPolicy (rate limiting, ACL)
 //   kPtpEvent, kPtpGeneral, kPtpL2    a ProtocolPlugin: the PTP grandmaster
-//                                     (dataplane/ptp_plugin.h); without one,
-//                                     counted as worker_no_handler
+//                                     (dataplane/ptp/ptp_plugin.h); without
+//                                     one, counted as worker_no_handler
 //   kOther and every FrameDrop        counted drops (frame_<reason>)
 //
-//   PtpPlugin ptp;                            // dataplane/ptp_plugin.h
+//   PtpPlugin ptp;                            // dataplane/ptp/ptp_plugin.h
 //   ProtocolPipelineFactory factory({.plugins = {&ptp}});
-//   return RunDaemon(argc, argv, factory);    // dataplane/daemon.h
-#ifndef ZG_DATAPLANE_PROTOCOL_PIPELINE_H_
-#define ZG_DATAPLANE_PROTOCOL_PIPELINE_H_
+//   return RunDaemon(argc, argv, factory);    // dataplane/daemon/daemon.h
+#ifndef ZG_DATAPLANE_WORKER_PROTOCOL_PIPELINE_H_
+#define ZG_DATAPLANE_WORKER_PROTOCOL_PIPELINE_H_
 
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "dataplane/frame_classifier.h"
-#include "dataplane/ntp_handler.h"
-#include "dataplane/ntp_policy.h"
-#include "dataplane/pipeline.h"
-#include "dataplane/worker_stats.h"
+#include "dataplane/ntp/ntp_handler.h"
+#include "dataplane/ntp/ntp_policy.h"
+#include "dataplane/worker/frame_classifier.h"
+#include "dataplane/worker/pipeline.h"
+#include "dataplane/worker/worker_stats.h"
 
 namespace zg::dataplane {
 
@@ -43,7 +42,7 @@ class ProtocolPlugin {
   virtual absl::Status AddHandlers(const WorkerSetup& setup,
                                    Pipeline& pipeline) = 0;
   // Optional control-plane side, forwarded by the factory in plugin order
-  // (see PipelineFactory in dataplane/pipeline.h for when each runs).
+  // (see PipelineFactory in dataplane/worker/pipeline.h for when each runs).
   virtual absl::Status Configure(const DaemonConfig& /*config*/) {
     return absl::OkStatus();
   }
@@ -92,4 +91,4 @@ class ProtocolPipelineFactory final : public PipelineFactory {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_PROTOCOL_PIPELINE_H_
+#endif  // ZG_DATAPLANE_WORKER_PROTOCOL_PIPELINE_H_

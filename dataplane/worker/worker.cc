@@ -1,4 +1,4 @@
-#include "dataplane/worker.h"
+#include "dataplane/worker/worker.h"
 
 #include <rte_ethdev.h>
 #include <rte_launch.h>

@@ -24,8 +24,8 @@
 //   ...
 //   stop.store(true);   // control thread
 //   group.Join();
-#ifndef ZG_DATAPLANE_WORKER_H_
-#define ZG_DATAPLANE_WORKER_H_
+#ifndef ZG_DATAPLANE_WORKER_WORKER_H_
+#define ZG_DATAPLANE_WORKER_WORKER_H_
 
 #include <rte_mbuf.h>
 
@@ -36,10 +36,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "dataplane/pipeline.h"
-#include "dataplane/port.h"
-#include "dataplane/timestamper.h"
-#include "dataplane/worker_stats.h"
+#include "dataplane/clock/timestamper.h"
+#include "dataplane/port/port.h"
+#include "dataplane/worker/pipeline.h"
+#include "dataplane/worker/worker_stats.h"
 
 namespace zg::dataplane {
 
@@ -123,4 +123,4 @@ class WorkerGroup {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_WORKER_H_
+#endif  // ZG_DATAPLANE_WORKER_WORKER_H_

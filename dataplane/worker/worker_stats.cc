@@ -1,4 +1,4 @@
-#include "dataplane/worker_stats.h"
+#include "dataplane/worker/worker_stats.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"

@@ -14,8 +14,8 @@
 // counters never share a line.
 //
 // Frame kinds and drop reasons are small integer indices so the counters are
-// fixed arrays; the modules that define the enums (core/frame.h,
-// core/ntp_reply.h, ...) register their names in a CounterNames table at
+// fixed arrays; the modules that define the enums (core/net/frame.h,
+// core/ntp/ntp_reply.h, ...) register their names in a CounterNames table at
 // start-up, and the exporter labels by those names.
 //
 //   CounterNames names;
@@ -24,8 +24,8 @@
 //   WorkerStats stats;                        // one per worker
 //   stats.dropped[base + 1].Add(1);           // worker thread only
 //   uint64_t n = stats.dropped[base + 1].Load();  // control thread
-#ifndef ZG_DATAPLANE_WORKER_STATS_H_
-#define ZG_DATAPLANE_WORKER_STATS_H_
+#ifndef ZG_DATAPLANE_WORKER_WORKER_STATS_H_
+#define ZG_DATAPLANE_WORKER_WORKER_STATS_H_
 
 #include <array>
 #include <atomic>
@@ -140,4 +140,4 @@ class CounterNames {
 
 }  // namespace zg::dataplane
 
-#endif  // ZG_DATAPLANE_WORKER_STATS_H_
+#endif  // ZG_DATAPLANE_WORKER_WORKER_STATS_H_

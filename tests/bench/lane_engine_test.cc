@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/net_headers.h"
-#include "core/ntp_reply.h"
-#include "core/ntp_wire.h"
-#include "core/ptp_wire.h"
+#include "core/net/net_headers.h"
+#include "core/ntp/ntp_reply.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/ptp/ptp_wire.h"
 #include "gtest/gtest.h"
 
 namespace zg::bench {

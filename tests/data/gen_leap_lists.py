@@ -2,7 +2,7 @@
 """Regenerates the synthetic leap-seconds.list test files in this folder.
 
 Their #h lines are computed here with Python's hashlib (independently of
-core/leap_seconds.cc): SHA-1 over the digits of the #$ line, the #@ line and
+core/time/leap_seconds.cc): SHA-1 over the digits of the #$ line, the #@ line and
 each data line up to its '#', in file order. The real data lines come from
 leap-seconds.list (Debian's copy of the IERS file).
 

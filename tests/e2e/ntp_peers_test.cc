@@ -1,4 +1,4 @@
-// Real NTP peers against the replies core/ntp_reply.h builds.
+// Real NTP peers against the replies core/ntp/ntp_reply.h builds.
 //
 // The server under test is BuildNtpReply + StampNtpTransmit behind a plain
 // kernel UDP socket on 127.0.0.1:123 (the data plane's DPDK path is tested
@@ -6,7 +6,7 @@
 // namespace the test process creates for itself with unshare(CLONE_NEWNET):
 // nothing outside sees port 123, and the namespace vanishes with the process.
 // Clients: ntpdig (ntpsec) and chronyd -Q (chrony), both from Debian. (tshark
-// dissects our replies in the unit suite: tests/core/ntp_tshark_test.cc.)
+// dissects our replies in the unit suite: tests/core/ntp/ntp_tshark_test.cc.)
 //
 // Needs root for the namespace (skipped otherwise); every client runs with a
 // deadline (zg_testutil RunCommand), so the test is bounded.
@@ -28,11 +28,11 @@
 #include <thread>
 #include <vector>
 
-#include "core/clock_model.h"
-#include "core/ntp_client.h"
-#include "core/ntp_reply.h"
-#include "core/ntp_wire.h"
-#include "core/seqlock.h"
+#include "core/base/seqlock.h"
+#include "core/ntp/ntp_client.h"
+#include "core/ntp/ntp_reply.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/time/clock_model.h"
 #include "gtest/gtest.h"
 #include "tests/util/subprocess.h"
 

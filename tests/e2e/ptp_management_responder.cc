@@ -1,4 +1,4 @@
-// End-to-end test peer for core/ptp_management.h: a UDP PTP management
+// End-to-end test peer for core/ptp/ptp_management.h: a UDP PTP management
 // responder on the general port (320), so that linuxptp's `pmc` can query
 // it over the network (tests/e2e/ptp_pmc_test.sh). Answers every management
 // message with AnswerPtpManagement() and a fixed set of data sets, to the
@@ -16,8 +16,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "core/net_headers.h"
-#include "core/ptp_management.h"
+#include "core/net/net_headers.h"
+#include "core/ptp/ptp_management.h"
 
 namespace {
 

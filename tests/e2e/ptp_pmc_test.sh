@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end: linuxptp's pmc queries our PTP management responder
-# (core/ptp_management.h via tests/e2e/ptp_management_responder) over UDPv4
+# (core/ptp/ptp_management.h via tests/e2e/ptp_management_responder) over UDPv4
 # multicast on a veth pair between two namespaces this test creates, and
 # prints the data sets we answered with. Checks pmc's own rendering of them,
 # and that empty (`pmc -z`) GETs, whose answers would be larger than the

@@ -15,9 +15,9 @@
 #include <optional>
 #include <vector>
 
-#include "core/frame.h"
-#include "core/l2l3_responder.h"
-#include "core/net_headers.h"
+#include "core/net/frame.h"
+#include "core/net/l2l3_responder.h"
+#include "core/net/net_headers.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "dataplane/interface_address.h"
-#include "dataplane/xdp_steering.h"
+#include "dataplane/port/interface_address.h"
+#include "dataplane/port/xdp_steering.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -1,5 +1,5 @@
-// Fuzzes the leap-seconds.list parser (core/leap_seconds.h). Any bytes must
-// parse or fail with a message, without crashes or UB (ASan/UBSan); every
+// Fuzzes the leap-seconds.list parser (core/time/leap_seconds.h). Any bytes
+// must parse or fail with a message, without crashes or UB (ASan/UBSan); every
 // table that parses must answer consistently: TAI-UTC steps by exactly 1 s at
 // each leap, UtcToTai never goes backwards, the conversions round-trip, and a
 // ClockModel filled from the table converts as the table does.
@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "absl/strings/string_view.h"
-#include "core/clock_model.h"
-#include "core/leap_seconds.h"
+#include "core/time/clock_model.h"
+#include "core/time/leap_seconds.h"
 
 namespace {
 

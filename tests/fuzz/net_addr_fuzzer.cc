@@ -1,5 +1,5 @@
 // Fuzzes the address parsers setup code uses on operator input
-// (core/net_headers.h: ParseMacAddr, ParseIpv4Addr, ParseIpv6Addr,
+// (core/net/net_headers.h: ParseMacAddr, ParseIpv4Addr, ParseIpv6Addr,
 // ParseIpAddress, ParseIpPrefix) with any bytes as text. Checks:
 //  - no crash or UB (ASan/UBSan), whatever the bytes;
 //  - accepted text is made only of the characters those formats use (hex
@@ -11,7 +11,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/string_view.h"
-#include "core/net_headers.h"
+#include "core/net/net_headers.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

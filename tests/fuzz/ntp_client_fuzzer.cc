@@ -12,8 +12,8 @@
 #include <cstring>
 #include <memory>
 
-#include "core/ntp_client.h"
-#include "core/ntp_wire.h"
+#include "core/ntp/ntp_client.h"
+#include "core/ntp/ntp_wire.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zg::core;

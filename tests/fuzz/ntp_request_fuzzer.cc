@@ -13,9 +13,9 @@
 #include <cstring>
 #include <memory>
 
-#include "core/clock_model.h"
-#include "core/ntp_reply.h"
-#include "core/ntp_wire.h"
+#include "core/ntp/ntp_reply.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/time/clock_model.h"
 
 namespace {
 

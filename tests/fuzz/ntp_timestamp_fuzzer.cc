@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/time_types.h"
+#include "core/time/time_types.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zg::core;

@@ -1,5 +1,5 @@
-// Fuzzes the PTP parsers (core/ptp_wire.h, ptp_tlv.h, ptp_management.h) with
-// any bytes as a PTP message: nothing may read out of bounds or overflow
+// Fuzzes the PTP parsers (core/ptp/ptp_wire.h, ptp_tlv.h, ptp_management.h)
+// with any bytes as a PTP message: nothing may read out of bounds or overflow
 // (ASan/UBSan), and what parses must re-serialise to something that parses
 // back equal. Also drives the in-place Delay_Resp/Pdelay_Resp rewrites and
 // the management responder, and checks their replies parse.
@@ -11,9 +11,9 @@
 #include <span>
 #include <vector>
 
-#include "core/ptp_management.h"
-#include "core/ptp_tlv.h"
-#include "core/ptp_wire.h"
+#include "core/ptp/ptp_management.h"
+#include "core/ptp/ptp_tlv.h"
+#include "core/ptp/ptp_wire.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

@@ -1,7 +1,7 @@
 // Fuzzes the grandmaster's handling of received PTP messages beyond the
-// parsers: RX dispatch (core/ptp_dispatch.h), unicast negotiation
-// (core/ptp_negotiation.h) against a small, persistent subscription table
-// and scheduler, and the BMCA port state (core/ptp_port_state.h) for
+// parsers: RX dispatch (core/ptp/ptp_dispatch.h), unicast negotiation
+// (core/ptp/ptp_negotiation.h) against a small, persistent subscription table
+// and scheduler, and the BMCA port state (core/ptp/ptp_port_state.h) for
 // Announce messages. Any bytes: nothing may read or write out of bounds
 // (ASan/UBSan); every reply must parse as a Signaling message whose TLVs are
 // GRANTs and ACKNOWLEDGE_CANCELs, at most 2 octets per TLV larger than the
@@ -16,10 +16,10 @@
 #include <memory>
 #include <span>
 
-#include "core/ptp_dispatch.h"
-#include "core/ptp_negotiation.h"
-#include "core/ptp_port_state.h"
-#include "core/ptp_tlv.h"
+#include "core/ptp/ptp_dispatch.h"
+#include "core/ptp/ptp_negotiation.h"
+#include "core/ptp/ptp_port_state.h"
+#include "core/ptp/ptp_tlv.h"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "core/time_format.h"
+#include "core/time/time_format.h"
 #include "gtest/gtest.h"
 #include "tests/servo/fake_clocks.h"
 

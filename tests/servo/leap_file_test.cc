@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "core/leap_seconds.h"
+#include "core/time/leap_seconds.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

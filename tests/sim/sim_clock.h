@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/time_types.h"
+#include "core/time/time_types.h"
 #include "servo/reference_source.h"
 
 namespace zg::sim {

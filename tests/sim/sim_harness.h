@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/clock_model.h"
+#include "core/time/clock_model.h"
 #include "servo/clock_discipline.h"
 #include "tests/sim/sim_clock.h"
 

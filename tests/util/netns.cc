@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "core/status_macros.h"
+#include "core/base/status_macros.h"
 #include "tests/util/paths.h"
 
 namespace zg::testutil {

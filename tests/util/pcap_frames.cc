@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/net_headers.h"
-#include "core/status_macros.h"
+#include "core/base/status_macros.h"
+#include "core/net/net_headers.h"
 #include "tests/util/paths.h"
 
 namespace zg::testutil {

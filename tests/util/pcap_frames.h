@@ -1,5 +1,5 @@
 // The frames of a pcap as the data plane sees them: each record classified
-// by core/frame.h's ClassifyFrame with the addresses of the capture's
+// by core/net/frame.h's ClassifyFrame with the addresses of the capture's
 // endpoints, so tests replay real-peer fixtures through our own parser
 // (bounds, checksums, addressing) rather than a second, test-only one, and
 // pull out the NTP or PTP payloads from the FrameInfo it returns.
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/frame.h"
+#include "core/net/frame.h"
 #include "tests/util/pcap.h"
 
 namespace zg::testutil {

@@ -1,5 +1,5 @@
 // Every frame of every real-peer fixture passes our own front end: with the
-// capture's addresses configured, ClassifyFrame (core/frame.h) accepts each
+// capture's addresses configured, ClassifyFrame (core/net/frame.h) accepts each
 // one (lengths, checksums, addressing), calls it the kind the data plane
 // would dispatch on, and attributes it to the right side. Then the payload
 // helpers pull out exactly the NTP and PTP messages.
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/frame.h"
-#include "core/net_headers.h"
+#include "core/net/frame.h"
+#include "core/net/net_headers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/util/paths.h"

@@ -9,7 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "core/status_macros.h"
+#include "core/base/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "tests/util/pcap.h"
 #include "tests/util/subprocess.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "core/checksum.h"
+#include "core/net/checksum.h"
 
 namespace zg::bench {
 namespace {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "core/frame.h"
-#include "core/net_headers.h"
+#include "core/net/frame.h"
+#include "core/net/net_headers.h"
 
 namespace zg::bench {
 namespace {

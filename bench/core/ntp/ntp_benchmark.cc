@@ -8,10 +8,10 @@
 #include <cstring>
 
 #include "benchmark/benchmark.h"
-#include "core/clock_model.h"
-#include "core/ntp_client.h"
-#include "core/ntp_reply.h"
-#include "core/ntp_wire.h"
+#include "core/ntp/ntp_client.h"
+#include "core/ntp/ntp_reply.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/time/clock_model.h"
 
 namespace zg::bench {
 namespace {

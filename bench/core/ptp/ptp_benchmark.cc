@@ -1,4 +1,4 @@
-// Micro-benchmarks of the PTP wire format (core/ptp_wire.h): the
+// Micro-benchmarks of the PTP wire format (core/ptp/ptp_wire.h): the
 // grandmaster's per-packet work for a Delay_Req (check it, turn it into the
 // Delay_Resp in place), next to a baseline that only copies the request into
 // the buffer, as every iteration must. Report ratios against the baseline.
@@ -9,9 +9,9 @@
 #include <cstring>
 
 #include "benchmark/benchmark.h"
-#include "core/ptp_management.h"
-#include "core/ptp_tlv.h"
-#include "core/ptp_wire.h"
+#include "core/ptp/ptp_management.h"
+#include "core/ptp/ptp_tlv.h"
+#include "core/ptp/ptp_wire.h"
 
 namespace zg::bench {
 namespace {

@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "core/ptp_negotiation.h"
-#include "core/ptp_originate.h"
-#include "core/ptp_tlv.h"
-#include "core/ptp_unicast_service.h"
+#include "core/ptp/ptp_negotiation.h"
+#include "core/ptp/ptp_originate.h"
+#include "core/ptp/ptp_tlv.h"
+#include "core/ptp/ptp_unicast_service.h"
 
 namespace zg::bench {
 namespace {

@@ -1,9 +1,9 @@
 // Per-request cost of zeitgeberd's NTP work (classify, validate, rewrite into
 // the reply, checksum, late T3 stamp and checksum update), through the real
-// pipeline objects (dataplane/protocol_pipeline.h) on bursts of 32 mbufs,
-// without the ring or NIC around them. The baseline in the same run re-arms
-// the same 32 mbufs with the request (a 90/110-byte copy each), which the
-// measured benchmarks also do; the summary printed at the end subtracts it:
+// pipeline objects (dataplane/worker/protocol_pipeline.h) on bursts of 32
+// mbufs, without the ring or NIC around them. The baseline in the same run
+// re-arms the same 32 mbufs with the request (a 90/110-byte copy each), which
+// the measured benchmarks also do; the summary printed at the end subtracts it:
 //
 //   per-request work = (pipeline burst - baseline burst) / 32
 //
@@ -24,13 +24,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
-#include "core/time_types.h"
-#include "core/tsc.h"
-#include "dataplane/eal.h"
-#include "dataplane/mempools.h"
-#include "dataplane/protocol_pipeline.h"
-#include "dataplane/timestamper.h"
-#include "dataplane/worker.h"
+#include "core/time/time_types.h"
+#include "core/time/tsc.h"
+#include "dataplane/clock/timestamper.h"
+#include "dataplane/port/eal.h"
+#include "dataplane/port/mempools.h"
+#include "dataplane/worker/protocol_pipeline.h"
+#include "dataplane/worker/worker.h"
 #include "tests/dataplane/testing/frames.h"
 
 namespace zg::dataplane {

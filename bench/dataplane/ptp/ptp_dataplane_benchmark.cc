@@ -1,10 +1,10 @@
 // Delay_Req -> Delay_Resp against NTP request -> reply through zeitgeberd's
-// real worker loop and protocol pipeline (dataplane/protocol_pipeline.h), on
-// an in-process ring port: each round puts 32 requests in the port's RX
-// ring, runs one Worker::PollOnce (rx_burst, stamping, classification, the
-// handler, the late-TX hook, tx_burst) and takes the 32 replies from the TX
-// ring. The two kinds alternate round by round in one loop, so the ratio
-// compares them under the same machine load:
+// real worker loop and protocol pipeline
+// (dataplane/worker/protocol_pipeline.h), on an in-process ring port: each
+// round puts 32 requests in the port's RX ring, runs one Worker::PollOnce
+// (rx_burst, stamping, classification, the handler, the late-TX hook, tx_burst)
+// and takes the 32 replies from the TX ring. The two kinds alternate round by
+// round in one loop, so the ratio compares them under the same machine load:
 //
 //   ptp_vs_ntp   Delay_Resp rate / NTP reply rate (the issue asks >= 0.8)
 //
@@ -33,17 +33,17 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
-#include "core/frame.h"
-#include "core/net_headers.h"
-#include "core/ntp_wire.h"
-#include "core/ptp_wire.h"
-#include "core/tsc.h"
-#include "dataplane/eal.h"
-#include "dataplane/mempools.h"
-#include "dataplane/port.h"
-#include "dataplane/protocol_pipeline.h"
-#include "dataplane/ptp_plugin.h"
-#include "dataplane/worker.h"
+#include "core/net/frame.h"
+#include "core/net/net_headers.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/ptp/ptp_wire.h"
+#include "core/time/tsc.h"
+#include "dataplane/port/eal.h"
+#include "dataplane/port/mempools.h"
+#include "dataplane/port/port.h"
+#include "dataplane/ptp/ptp_plugin.h"
+#include "dataplane/worker/protocol_pipeline.h"
+#include "dataplane/worker/worker.h"
 
 ABSL_DECLARE_FLAG(bool, ptp);
 ABSL_DECLARE_FLAG(std::string, ptp_profile);

@@ -1,14 +1,14 @@
-#include "core/byte_order.h"
+#include "core/base/byte_order.h"
 
 #include <cstdint>
 
 #include "gtest/gtest.h"
 // All three wire-format headers in one translation unit: before
-// core/byte_order.h, net_headers.h and ptp_fields.h each defined
+// core/base/byte_order.h, net_headers.h and ptp_fields.h each defined
 // zg::core::LoadBe16 and friends, so this did not compile.
-#include "core/net_headers.h"
-#include "core/ntp_wire.h"
-#include "core/ptp_fields.h"
+#include "core/net/net_headers.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/ptp/ptp_fields.h"
 
 namespace zg::core {
 namespace {

@@ -1,11 +1,11 @@
-#include "core/seqlock.h"
+#include "core/base/seqlock.h"
 
 #include <atomic>
 #include <cstdint>
 #include <thread>
 #include <vector>
 
-#include "core/clock_model.h"
+#include "core/time/clock_model.h"
 #include "gtest/gtest.h"
 
 namespace zg::core {

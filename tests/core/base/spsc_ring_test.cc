@@ -1,4 +1,4 @@
-#include "core/spsc_ring.h"
+#include "core/base/spsc_ring.h"
 
 #include <cstdint>
 #include <thread>

@@ -1,11 +1,11 @@
-#include "core/checksum.h"
+#include "core/net/checksum.h"
 
 #include <cstdint>
 #include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/core/frame_test_util.h"
+#include "tests/core/net/frame_test_util.h"
 
 namespace zg::core {
 namespace {

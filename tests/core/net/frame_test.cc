@@ -1,4 +1,4 @@
-#include "core/frame.h"
+#include "core/net/frame.h"
 
 #include <cstdint>
 #include <cstring>
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/checksum.h"
+#include "core/net/checksum.h"
 #include "gtest/gtest.h"
-#include "tests/core/frame_test_util.h"
+#include "tests/core/net/frame_test_util.h"
 
 namespace zg::core {
 namespace {
@@ -850,7 +850,7 @@ TEST(PrepareUdpReplyTest, RoundTripsSeenByThePeer) {
                              &orig[req.payload_offset], req.payload_len));
     FinalizeUdpChecksum(f.data(), reply);
     f.resize(n);
-    // Reference checks, independent of core/checksum.cc.
+    // Reference checks, independent of core/net/checksum.cc.
     const bool v6 = req.ip_version == 6;
     if (!v6) {
       EXPECT_TRUE(testing::RefIpv4HeaderValid(f.data(), reply.l3_offset));

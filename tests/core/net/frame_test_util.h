@@ -1,6 +1,6 @@
 // Test helpers for the frame tests: the known-answer frames of
 // testdata/frame_vectors.inc, the addresses they use, and a naive reference
-// checksum (16-bit words, one at a time) independent of core/checksum.cc.
+// checksum (16-bit words, one at a time) independent of core/net/checksum.cc.
 #ifndef ZG_TESTS_CORE_FRAME_TEST_UTIL_H_
 #define ZG_TESTS_CORE_FRAME_TEST_UTIL_H_
 
@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/frame.h"
-#include "core/net_headers.h"
+#include "core/net/frame.h"
+#include "core/net/net_headers.h"
 #include "gtest/gtest.h"
 #include "tests/util/hex.h"
 

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "core/frame.h"
-#include "core/l2l3_responder.h"
+#include "core/net/frame.h"
+#include "core/net/l2l3_responder.h"
 #include "gtest/gtest.h"
-#include "tests/core/frame_test_util.h"
+#include "tests/core/net/frame_test_util.h"
 #include "tests/util/tshark.h"
 
 namespace zg::core::testing {

@@ -1,12 +1,12 @@
-#include "core/l2l3_responder.h"
+#include "core/net/l2l3_responder.h"
 
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
-#include "core/frame.h"
+#include "core/net/frame.h"
 #include "gtest/gtest.h"
-#include "tests/core/frame_test_util.h"
+#include "tests/core/net/frame_test_util.h"
 
 namespace zg::core {
 namespace {

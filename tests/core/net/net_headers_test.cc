@@ -1,4 +1,4 @@
-#include "core/net_headers.h"
+#include "core/net/net_headers.h"
 
 #include <cstdint>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "core/ntp_client.h"
+#include "core/ntp/ntp_client.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/clock_model.h"
-#include "core/ntp_reply.h"
-#include "core/ntp_wire.h"
-#include "core/time_format.h"
+#include "core/ntp/ntp_reply.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_format.h"
 #include "gtest/gtest.h"
 #include "tests/util/paths.h"
 #include "tests/util/pcap_frames.h"

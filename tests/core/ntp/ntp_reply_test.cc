@@ -1,14 +1,14 @@
-#include "core/ntp_reply.h"
+#include "core/ntp/ntp_reply.h"
 
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "core/clock_model.h"
-#include "core/ntp_client.h"
-#include "core/ntp_wire.h"
-#include "core/time_format.h"
+#include "core/ntp/ntp_client.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_format.h"
 #include "gtest/gtest.h"
 #include "tests/util/hex.h"
 

@@ -1,4 +1,4 @@
-#include "core/ntp_wire.h"
+#include "core/ntp/ntp_wire.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,10 +1,10 @@
-#include "core/ptp_datasets.h"
+#include "core/ptp/ptp_datasets.h"
 
 #include <array>
 #include <vector>
 
-#include "core/ptp_management.h"
-#include "core/ptp_tlv.h"
+#include "core/ptp/ptp_management.h"
+#include "core/ptp/ptp_tlv.h"
 #include "gtest/gtest.h"
 
 namespace zg::core {

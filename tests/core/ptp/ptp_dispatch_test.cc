@@ -1,4 +1,4 @@
-#include "core/ptp_dispatch.h"
+#include "core/ptp/ptp_dispatch.h"
 
 #include <vector>
 

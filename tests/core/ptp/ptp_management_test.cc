@@ -1,4 +1,4 @@
-#include "core/ptp_management.h"
+#include "core/ptp/ptp_management.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/ptp_tlv.h"
+#include "core/ptp/ptp_tlv.h"
 #include "gtest/gtest.h"
 #include "tests/util/pcap_frames.h"
 

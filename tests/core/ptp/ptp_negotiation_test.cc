@@ -1,10 +1,10 @@
-#include "core/ptp_negotiation.h"
+#include "core/ptp/ptp_negotiation.h"
 
 #include <string>
 #include <vector>
 
-#include "core/ptp_fields.h"
-#include "core/ptp_tlv.h"
+#include "core/ptp/ptp_fields.h"
+#include "core/ptp/ptp_tlv.h"
 #include "gtest/gtest.h"
 #include "tests/util/pcap_frames.h"
 

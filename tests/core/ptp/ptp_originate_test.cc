@@ -1,4 +1,4 @@
-#include "core/ptp_originate.h"
+#include "core/ptp/ptp_originate.h"
 
 #include <vector>
 

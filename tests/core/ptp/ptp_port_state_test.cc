@@ -1,4 +1,4 @@
-#include "core/ptp_port_state.h"
+#include "core/ptp/ptp_port_state.h"
 
 #include "gtest/gtest.h"
 

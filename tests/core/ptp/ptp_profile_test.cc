@@ -1,4 +1,4 @@
-#include "core/ptp_profile.h"
+#include "core/ptp/ptp_profile.h"
 
 #include <string>
 

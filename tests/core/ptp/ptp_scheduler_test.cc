@@ -1,4 +1,4 @@
-#include "core/ptp_scheduler.h"
+#include "core/ptp/ptp_scheduler.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "core/ptp_tlv.h"
+#include "core/ptp/ptp_tlv.h"
 
 #include <cstdint>
 #include <map>
@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/ptp_wire.h"
+#include "core/ptp/ptp_wire.h"
 #include "gtest/gtest.h"
 #include "tests/util/pcap_frames.h"
 

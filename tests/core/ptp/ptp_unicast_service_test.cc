@@ -1,4 +1,4 @@
-#include "core/ptp_unicast_service.h"
+#include "core/ptp/ptp_unicast_service.h"
 
 #include <vector>
 

@@ -1,11 +1,11 @@
-#include "core/ptp_wire.h"
+#include "core/ptp/ptp_wire.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "core/ptp_fields.h"
-#include "core/ptp_tlv.h"
+#include "core/ptp/ptp_fields.h"
+#include "core/ptp/ptp_tlv.h"
 #include "gtest/gtest.h"
 #include "tests/util/pcap_frames.h"
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Known-answer frames for tests/core/frame_test.cc and fuzz seeds.
+"""Known-answer frames for tests/core/net/frame_test.cc and fuzz seeds.
 
 Builds each frame with its own (naive, 16-bit-word) RFC 1071 checksum code,
-independent of core/checksum.cc, and writes
+independent of core/net/checksum.cc, and writes
   tests/core/testdata/frame_vectors.inc   C++ hex strings
   tests/fuzz/corpus/frame/<name>.bin       libFuzzer seeds
 With --verify, every frame is also dissected by tshark with checksum

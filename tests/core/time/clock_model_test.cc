@@ -1,4 +1,4 @@
-#include "core/clock_model.h"
+#include "core/time/clock_model.h"
 
 #include "gtest/gtest.h"
 

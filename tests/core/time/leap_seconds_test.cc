@@ -1,4 +1,4 @@
-#include "core/leap_seconds.h"
+#include "core/time/leap_seconds.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -10,8 +10,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "core/clock_model.h"
-#include "core/time_format.h"
+#include "core/time/clock_model.h"
+#include "core/time/time_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -1,8 +1,8 @@
-#include "core/time_types.h"
+#include "core/time/time_types.h"
 
 #include <cstdint>
 
-#include "core/time_format.h"
+#include "core/time/time_format.h"
 #include "gtest/gtest.h"
 
 namespace zg::core {

@@ -12,8 +12,8 @@
 #include <ctime>
 #include <thread>
 
-#include "core/tsc.h"
-#include "dataplane/nic_clock.h"
+#include "core/time/tsc.h"
+#include "dataplane/clock/nic_clock.h"
 #include "gtest/gtest.h"
 #include "servo/source_spec.h"
 #include "tests/dataplane/testing/dpdk_env.h"

@@ -1,7 +1,7 @@
 // zeitgeberd's control-plane flags: the default source, repeated --source
 // (flagfiles too), system-clock trust, servo/oscillator/holdover settings,
 // the audit log, and the errors an operator gets.
-#include "dataplane/control_flags.h"
+#include "dataplane/daemon/control_flags.h"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/flags/reflection.h"
-#include "dataplane/flags.h"
+#include "dataplane/daemon/flags.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

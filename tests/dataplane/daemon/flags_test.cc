@@ -1,6 +1,6 @@
 // zeitgeberd's flag parsing and validation, addresses, counter names and
 // devargs parsing (no EAL needed).
-#include "dataplane/flags.h"
+#include "dataplane/daemon/flags.h"
 
 #include <unistd.h>
 
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "absl/flags/reflection.h"
-#include "dataplane/interface_address.h"
-#include "dataplane/worker_stats.h"
-#include "dataplane/xdp_steering.h"
+#include "dataplane/port/interface_address.h"
+#include "dataplane/port/xdp_steering.h"
+#include "dataplane/worker/worker_stats.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

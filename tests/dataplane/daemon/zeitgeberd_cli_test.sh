@@ -2,7 +2,7 @@
 # zeitgeberd's command line: every documented exit code with its message, and
 # clean stops by --run_for and by SIGTERM (on an in-process net_ring0 port,
 # without hugepages).
-#   tests/dataplane/zeitgeberd_cli_test.sh BUILD/dataplane/zeitgeberd
+#   tests/dataplane/daemon/zeitgeberd_cli_test.sh BUILD/dataplane/zeitgeberd
 set -uo pipefail
 ZG=$(realpath "$1")
 LOG=$(mktemp /tmp/zg_cli.XXXXXX)

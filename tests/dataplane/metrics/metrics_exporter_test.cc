@@ -1,7 +1,7 @@
 // The Prometheus exporter: values follow WorkerStats and the published clock,
 // counters advance by deltas, names follow CounterNames, the HTTP exposition
 // passes `promtool check metrics`, and a busy address is an actionable error.
-#include "dataplane/metrics_exporter.h"
+#include "dataplane/metrics/metrics_exporter.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -15,8 +15,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "core/tsc.h"
-#include "dataplane/control_metrics.h"
+#include "core/time/tsc.h"
+#include "dataplane/metrics/control_metrics.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "prometheus/registry.h"

@@ -19,16 +19,16 @@
 #include <string>
 #include <vector>
 
-#include "core/clock_model.h"
-#include "core/ntp_reply.h"
-#include "core/ntp_wire.h"
-#include "core/tsc.h"
-#include "dataplane/mempools.h"
-#include "dataplane/port.h"
-#include "dataplane/protocol_pipeline.h"
-#include "dataplane/worker.h"
+#include "core/ntp/ntp_reply.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/time/clock_model.h"
+#include "core/time/tsc.h"
+#include "dataplane/port/mempools.h"
+#include "dataplane/port/port.h"
+#include "dataplane/worker/protocol_pipeline.h"
+#include "dataplane/worker/worker.h"
 #include "gtest/gtest.h"
-#include "tests/core/frame_test_util.h"
+#include "tests/core/net/frame_test_util.h"
 #include "tests/dataplane/testing/dpdk_env.h"
 #include "tests/dataplane/testing/frames.h"
 

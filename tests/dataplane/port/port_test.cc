@@ -1,6 +1,6 @@
 // Port set-up on ring ports: resolution by id and name, queue-count errors an
 // operator can act on, capability detection and link polling.
-#include "dataplane/port.h"
+#include "dataplane/port/port.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,6 +1,6 @@
 // FinaliseUdpChecksums: software checksums that a receiver accepts, or the
 // mbuf fields a NIC needs to compute them, for IPv4 and IPv6.
-#include "dataplane/tx_checksum.h"
+#include "dataplane/port/tx_checksum.h"
 
 #include <rte_ether.h>
 #include <rte_ip.h>
@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-#include "dataplane/mempools.h"
+#include "dataplane/port/mempools.h"
 #include "gtest/gtest.h"
 
 namespace zg::dataplane {

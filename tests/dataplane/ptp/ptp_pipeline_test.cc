@@ -1,11 +1,11 @@
-// Integration tests of the PTP grandmaster (dataplane/ptp_plugin.h) as a
-// plugin of zeitgeberd's protocol pipeline (dataplane/protocol_pipeline.h) on
-// an in-process ring port: PTP frames injected into the port's RX ring go
-// through the worker loop, and what the port transmits is parsed back with
-// core/frame.h and core/ptp_wire.h. The control side (BMCA) is driven by
-// calling ControlStep as the daemon's control loop does; the enterprise
-// profile's fastest Announce (2^-3 s) keeps receipt timeouts short (3 x 125
-// ms).
+// Integration tests of the PTP grandmaster (dataplane/ptp/ptp_plugin.h) as a
+// plugin of zeitgeberd's protocol pipeline
+// (dataplane/worker/protocol_pipeline.h) on an in-process ring port: PTP frames
+// injected into the port's RX ring go through the worker loop, and what the
+// port transmits is parsed back with core/net/frame.h and core/ptp/ptp_wire.h.
+// The control side (BMCA) is driven by calling ControlStep as the daemon's
+// control loop does; the enterprise profile's fastest Announce (2^-3 s) keeps
+// receipt timeouts short (3 x 125 ms).
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
@@ -19,18 +19,18 @@
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
-#include "core/clock_model.h"
-#include "core/frame.h"
-#include "core/net_headers.h"
-#include "core/ptp_management.h"
-#include "core/ptp_tlv.h"
-#include "core/ptp_wire.h"
-#include "core/tsc.h"
-#include "dataplane/mempools.h"
-#include "dataplane/port.h"
-#include "dataplane/protocol_pipeline.h"
-#include "dataplane/ptp_plugin.h"
-#include "dataplane/worker.h"
+#include "core/net/frame.h"
+#include "core/net/net_headers.h"
+#include "core/ptp/ptp_management.h"
+#include "core/ptp/ptp_tlv.h"
+#include "core/ptp/ptp_wire.h"
+#include "core/time/clock_model.h"
+#include "core/time/tsc.h"
+#include "dataplane/port/mempools.h"
+#include "dataplane/port/port.h"
+#include "dataplane/ptp/ptp_plugin.h"
+#include "dataplane/worker/protocol_pipeline.h"
+#include "dataplane/worker/worker.h"
 #include "gtest/gtest.h"
 #include "tests/dataplane/testing/dpdk_env.h"
 

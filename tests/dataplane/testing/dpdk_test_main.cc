@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "dataplane/eal.h"
+#include "dataplane/port/eal.h"
 #include "gtest/gtest.h"
 
 // Worker lcores beyond the first, for binaries compiled with

@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "core/ntp_client.h"
-#include "core/ntp_wire.h"
+#include "core/ntp/ntp_client.h"
+#include "core/ntp/ntp_wire.h"
 
 namespace zg::dataplane::testing {
 

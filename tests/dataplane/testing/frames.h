@@ -1,6 +1,6 @@
 // TEST-ONLY frame helpers for the dataplane tests and benchmarks. Client
-// frames are built with core's builders (core/frame.h BuildUdpFrame,
-// core/ntp_client.h) and copied into mbufs; replies are read back the way
+// frames are built with core's builders (core/net/frame.h BuildUdpFrame,
+// core/ntp/ntp_client.h) and copied into mbufs; replies are read back the way
 // the client would read them: core::ClassifyFrame with the client's own
 // addresses checks the addressing and every checksum.
 //
@@ -22,11 +22,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "core/frame.h"
-#include "core/net_headers.h"
-#include "core/time_types.h"
-#include "dataplane/interface_address.h"
-#include "dataplane/pipeline.h"
+#include "core/net/frame.h"
+#include "core/net/net_headers.h"
+#include "core/time/time_types.h"
+#include "dataplane/port/interface_address.h"
+#include "dataplane/worker/pipeline.h"
 
 namespace zg::dataplane::testing {
 

@@ -2,9 +2,9 @@
 // injected into a port's RX ring go through stamping, classification,
 // dispatch, the late-TX hook and tx_burst into the TX ring, where the test
 // inspects them. Runs zeitgeberd's own protocol pipeline
-// (dataplane/protocol_pipeline.h); the NTP reply carries the receive (T2)
-// and transmit (T3) stamps the loop took, so the test reads them back.
-#include "dataplane/worker.h"
+// (dataplane/worker/protocol_pipeline.h); the NTP reply carries the receive
+// (T2) and transmit (T3) stamps the loop took, so the test reads them back.
+#include "dataplane/worker/worker.h"
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -17,13 +17,13 @@
 #include <thread>
 #include <vector>
 
-#include "core/clock_model.h"
-#include "core/ntp_wire.h"
-#include "core/tsc.h"
-#include "dataplane/mempools.h"
-#include "dataplane/nic_clock.h"
-#include "dataplane/port.h"
-#include "dataplane/protocol_pipeline.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/time/clock_model.h"
+#include "core/time/tsc.h"
+#include "dataplane/clock/nic_clock.h"
+#include "dataplane/port/mempools.h"
+#include "dataplane/port/port.h"
+#include "dataplane/worker/protocol_pipeline.h"
 #include "gtest/gtest.h"
 #include "tests/dataplane/testing/dpdk_env.h"
 #include "tests/dataplane/testing/frames.h"
