@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
@@ -24,7 +25,8 @@ struct FakeNic {
   double nic_per_tsc = 1.0 / 3.0 * (1 + 25e-6);  // 25 ppm fast
   double drift_per_tick = 0;  // change of nic_per_tsc per TSC tick
   double offset = 5e12;
-  uint64_t bracket = 300;  // TSC ticks a read takes
+  uint64_t bracket = 300;      // TSC ticks a read takes
+  bool read_at_start = false;  // the NIC latches at tsc_before, not mid-way
   bool fail = false;
 
   double NicAt(uint64_t t) const {
@@ -35,7 +37,8 @@ struct FakeNic {
     if (fail) return absl::UnavailableError("rte_eth_read_clock: -5");
     const uint64_t before = tsc;
     tsc += bracket;
-    const uint64_t nic = static_cast<uint64_t>(NicAt(before + bracket / 2));
+    const uint64_t nic = static_cast<uint64_t>(
+        NicAt(read_at_start ? before : before + bracket / 2));
     tsc += 7;
     return BracketedRead{before, nic, before + bracket};
   }
@@ -159,6 +162,29 @@ TEST_F(NicClockTrackerTest, NoTscRateNoNicModel) {
   core::ClockModel none;  // ns_per_tick_q32 == 0: not synchronised yet
   EXPECT_FALSE(t.Compose(none, nic_.tsc).has_value());
   EXPECT_TRUE(t.Compose(TscModel(anchor_), nic_.tsc).has_value());
+}
+
+// A read that falls at the start of its bracket (a real NIC read may fall
+// anywhere in it) puts the NIC model off by the bracket's half-width: the
+// tracker cannot know where in the bracket the NIC latched, so it places the
+// read mid-way and publishes the half-width in the bound. 300 TSC ticks at
+// 3 GHz: 100 ns wide, 50 ns off.
+TEST_F(NicClockTrackerTest, BracketPlacementErrorIsInThePublishedBound) {
+  nic_.read_at_start = true;
+  NicClockTracker t = Make();
+  Run(t, 5);
+  core::ClockModel m;
+  ASSERT_TRUE(out_.TryRead(&m));
+  const uint64_t tsc = nic_.tsc;
+  const int64_t gap =
+      std::llabs(m.RawToTai(static_cast<uint64_t>(nic_.NicAt(tsc))) -
+                 TscModel(anchor_).RawToTai(tsc));
+  EXPECT_GE(gap, 45) << "the bias is the half-width, 50 ns";
+  EXPECT_LE(gap, 55);
+  const int64_t mapping_ns =
+      m.error_bound_ns - TscModel(anchor_).error_bound_ns;
+  EXPECT_GE(mapping_ns, gap) << "the bound must cover the bracket";
+  EXPECT_NEAR(t.status().mapping_error_ns, static_cast<double>(mapping_ns), 1);
 }
 
 }  // namespace

@@ -4,6 +4,21 @@
 // NicClockReader. The TSC model tracks the reference; each NIC model maps
 // NIC ticks to the same TAI as the TSC model; a stepped NIC clock is
 // detected and followed; a Timestamper applies both models.
+//
+// How close the NIC model must come to the TSC model, and why:
+//  - FakeNicClock returns a zero-width bracket (its ticks are computed from
+//    the very TSC value it reports), so composition loses only rounding: the
+//    NIC anchor is rounded to a tick, the fitted line sits within a tick of
+//    the floored ticks, the test floors again, and each model's RawToTai
+//    truncates to 1 ns. That is 2 NIC ticks + 2 ns (the rate's Q32 rounding
+//    and fit error add well under 0.1 ns over the ~50 ms a model ages here).
+//  - SteppableNicClock reads its ticks at the START of its bracket, as a
+//    real NIC read may fall anywhere in [tsc_before, tsc_after]. The tracker
+//    places each read at the bracket's midpoint, so this model is off by the
+//    half-width, which depends on how long two rdtscp take on the machine
+//    (11-85 ns seen on fresh 2-core VMs, under 10 ns on others). That is not
+//    lost by the composition: the tracker publishes the bracket in the NIC
+//    model's error bound, and the test holds the model to that bound.
 #include "servo/control_plane.h"
 
 #include <chrono>
@@ -88,6 +103,13 @@ TEST_F(ControlPlaneDpdkTest, TscModelTracksTheReference) {
   EXPECT_GE(st.sources[0].discipline.accepted, 10u);
 }
 
+// |NIC model(NIC ticks at tsc) - TSC model(tsc)| in integer ns: TAI ns near
+// 1.8e18 are 256 ns apart as doubles.
+int64_t ModelGapNs(const core::ClockModel& nic_model, uint64_t nic_ticks,
+                   const core::ClockModel& tsc_model, uint64_t tsc) {
+  return std::llabs(nic_model.RawToTai(nic_ticks) - tsc_model.RawToTai(tsc));
+}
+
 TEST_F(ControlPlaneDpdkTest, NicModelsAreComposedAndFollowSteps) {
   Start();
   core::PublishedClock nic_clock, fake_clock;
@@ -101,10 +123,19 @@ TEST_F(ControlPlaneDpdkTest, NicModelsAreComposedAndFollowSteps) {
   ASSERT_TRUE(fake_clock.TryRead(&f));
   ASSERT_TRUE(tsc_clock_.TryRead(&t));
   uint64_t tsc = core::ReadTsc();
-  // Exact integer ns: TAI ns near 1.8e18 are 256 ns apart as doubles, so
-  // EXPECT_NEAR could not hold 10 ns (a 1 ns difference failed it in CI).
-  EXPECT_LE(std::llabs(n.RawToTai(nic.TicksAt(tsc)) - t.RawToTai(tsc)), 10);
-  EXPECT_LE(std::llabs(f.RawToTai(fake.TicksAt(tsc)) - t.RawToTai(tsc)), 10);
+  // Exact bracket: rounding only (2 NIC ticks + 2 ns, see the top).
+  const servo::ControlPlaneStatus st0 = control_->Snapshot();
+  ASSERT_EQ(st0.nics.size(), 2u);
+  const double fake_tick_ns = 1e9 / st0.nics[1].ticks_per_second;
+  const auto rounding_ns =
+      static_cast<int64_t>(std::ceil(2 * fake_tick_ns)) + 2;
+  EXPECT_LE(ModelGapNs(f, fake.TicksAt(tsc), t, tsc), rounding_ns);
+  // Reads at the bracket's start: within the bracket error the NIC model
+  // publishes on top of the TSC model's bound.
+  const int64_t mapping_ns = n.error_bound_ns - t.error_bound_ns;
+  EXPECT_GT(mapping_ns, 0);
+  EXPECT_LE(ModelGapNs(n, nic.TicksAt(tsc), t, tsc), mapping_ns)
+      << "NIC model mapping error published: " << mapping_ns << " ns";
   EXPECT_GE(n.error_bound_ns, t.error_bound_ns);
 
   nic.offset += 5'000'000;  // the NIC clock is stepped by 15 ms of TSC
@@ -112,7 +143,8 @@ TEST_F(ControlPlaneDpdkTest, NicModelsAreComposedAndFollowSteps) {
   ASSERT_TRUE(nic_clock.TryRead(&n));
   ASSERT_TRUE(tsc_clock_.TryRead(&t));
   tsc = core::ReadTsc();
-  EXPECT_LE(std::llabs(n.RawToTai(nic.TicksAt(tsc)) - t.RawToTai(tsc)), 10);
+  EXPECT_LE(ModelGapNs(n, nic.TicksAt(tsc), t, tsc),
+            n.error_bound_ns - t.error_bound_ns);
   const servo::ControlPlaneStatus st = control_->Snapshot();
   ASSERT_EQ(st.nics.size(), 2u);
   EXPECT_EQ(st.nics[0].steps, 1u);
