@@ -307,7 +307,7 @@ ConstellationCounts CountSatellites(const std::vector<GpsdSatellite>& sats) {
 
 std::optional<core::UtcNs> ParseIso8601Utc(std::string_view s) {
   size_t p = 0;
-  int64_t y, mo, d, h, mi, sec;
+  int64_t y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
   if (!Digits(s, &p, 4, &y) || !Expect(s, &p, '-') || !Digits(s, &p, 2, &mo) ||
       !Expect(s, &p, '-') || !Digits(s, &p, 2, &d) || !Expect(s, &p, 'T') ||
       !Digits(s, &p, 2, &h) || !Expect(s, &p, ':') || !Digits(s, &p, 2, &mi) ||
