@@ -25,7 +25,8 @@
 // through the jump/spoof gate (CheckJump against the error bound) into the
 // servo (PI or linreg: the model's phase and rate) and the frequency estimator
 // (holdover frequency and its uncertainty), advances the holdover state
-// machine, and builds the ClockModel. doc/servo.md has the math.
+// machine, and builds the ClockModel. doc/servo.md has the math. Each stage
+// has its own file; servo/clock_discipline.cc lists them.
 //
 // Owned and called by the control thread only (not thread-safe); workers see
 // only the ClockModel it returns, through the PublishedClock seqlock.
@@ -180,30 +181,39 @@ class ClockDiscipline {
   explicit ClockDiscipline(const DisciplineConfig& config,
                            std::unique_ptr<Servo> servo);
 
+  // clock_discipline.cc: events and raw-tick arithmetic.
   void Emit(DisciplineEvent e);
   DisciplineEvent MakeEvent(EventKind kind, uint64_t raw, int source) const;
   double SecondsBetween(uint64_t from, uint64_t to) const;
   bool PlausibleRaw(uint64_t raw) const;
   static constexpr double kPlausibleRawWindowS = 3600;
 
+  // discipline_intake.cc: source health (AddSamples is public).
   void UpdateHealth(uint64_t raw_now);
-  void RunSelection(uint64_t raw_now);
   // Stage 3 of the filter for one sample of `source` (see sample_filter.h);
   // reports and counts a rejection.
   bool PassesJumpGate(int source, const ReferenceSample& s, double offset);
+
+  // discipline_selection.cc.
+  void RunSelection(uint64_t raw_now);
+
+  // discipline_tracking.cc: samples into the servo.
   void ProcessPending();
   void Accept(int source, const ReferenceSample& s);
   void Reacquire();
-  void AdvanceState(uint64_t raw_now, bool reacquire);
-  void OnStateChange(uint64_t raw_now, core::SyncState from,
-                     core::SyncState to);
-  void EnterHoldover(uint64_t raw_now);
-  void Publish(uint64_t raw_now);
 
+  // discipline_holdover.cc: the error bound and the state machine.
   // The predicted error bound `dt_s` seconds after raw `raw` (ns); -1 when
   // there is no model yet.
   double BoundNs(uint64_t raw, double dt_s = 0) const;
   double FrequencyUncertaintyPpb() const;
+  void AdvanceState(uint64_t raw_now, bool reacquire);
+  void OnStateChange(uint64_t raw_now, core::SyncState from,
+                     core::SyncState to);
+  void EnterHoldover(uint64_t raw_now);
+
+  // discipline_publish.cc: the ClockModel and the status.
+  void Publish(uint64_t raw_now);
   double MaxExtrapolationS(uint64_t raw_now, double bound_now) const;
 
   DisciplineConfig config_;
