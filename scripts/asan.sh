@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# ASan+UBSan build (clang) of the whole tree, with the libFuzzer targets, and
-# the unit/integration/sim suites run under it.
-#   scripts/asan.sh            build + test in build-asan/
+# ASan+UBSan build (clang) in build-asan/: the unit, integration and sim
+# suites and the libFuzzer targets; no benchmarks, no e2e-only binaries.
+# Coverage instrumentation (fuzzer-no-link) is on the libraries the fuzzers
+# link only (see fuzz_cov_args in meson.build).
+#   scripts/asan.sh            build + run the suites (minus 'timing')
 #   scripts/asan.sh --build    build only (scripts/fuzz.sh uses the fuzzers)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ZG_ROOT"
 export CC=clang CXX=clang++
 zg_configure build-asan -Db_sanitize=address,undefined -Db_lundef=false \
-  -Dfuzzing=true -Dbuildtype=debugoptimized
-ninja -C build-asan
+  -Dfuzzing=true -Dbuildtype=debugoptimized -Dbenchmarks=disabled \
+  -Ddataplane=enabled -Dpeer_tools=enabled
+mapfile -t targets < <(scripts/suite_targets.py build-asan --suite unit \
+  --suite integration --suite sim --target-suffix _fuzzer)
+ninja -C build-asan "${targets[@]}"
 [ "${1:-}" = "--build" ] && exit 0
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-meson test -C build-asan --print-errorlogs --num-processes 2 \
-  --suite unit --suite integration --suite sim
+zg_asan_env
+meson test -C build-asan --no-rebuild --print-errorlogs --num-processes 2 \
+  --logbase "${ZG_LOGBASE:-testlog}" \
+  --suite unit --suite integration --suite sim --no-suite timing

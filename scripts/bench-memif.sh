@@ -48,6 +48,7 @@ GEN_MAIN=${ZG_BENCH_GEN_MAIN:-1}
 NICE=${ZG_BENCH_NICE:--20}
 [ -n "${ZG_BENCH_SESSION:-}" ] || { zg_bench_session "$NICE" "$0" "$@"; exit; }
 
+HUGE_WAS=$(cat /proc/sys/vm/nr_hugepages)
 "$ZG_ROOT/scripts/hugepages.sh" 512 >/dev/null
 WORK=$(mktemp -d /tmp/zg_bench_memif.XXXXXX)
 SOCK=$WORK/memif.sock
@@ -60,6 +61,7 @@ cleanup() {
     mkdir -p "$ZG_BENCH_OUT" && cp "$WORK"/*.json "$WORK"/*.txt "$WORK"/*.log "$ZG_BENCH_OUT"/ 2>/dev/null || true
   fi
   rm -rf "$WORK"
+  "$ZG_ROOT/scripts/hugepages.sh" --restore "$HUGE_WAS" >/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -56,6 +56,8 @@ NICE=${ZG_BENCH_NICE:--20}
 
 RIG=zgbv$$
 SRV=10.97.0.1
+HUGE_WAS=$(cat /proc/sys/vm/nr_hugepages)
+"$ZG_ROOT/scripts/hugepages.sh" 512 >/dev/null
 WORK=$(mktemp -d /tmp/zg_bench_veth.XXXXXX)
 SERVER_PID=
 GEN_PID=
@@ -67,6 +69,7 @@ cleanup() {
     mkdir -p "$ZG_BENCH_OUT" && cp "$WORK"/*.json "$WORK"/*.txt "$WORK"/*.log "$ZG_BENCH_OUT"/ 2>/dev/null || true
   fi
   rm -rf "$WORK"
+  "$ZG_ROOT/scripts/hugepages.sh" --restore "$HUGE_WAS" >/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -8,7 +8,7 @@ set -euo pipefail
 
 PACKAGES=(
   # Build
-  build-essential pkg-config meson ninja-build python3-pyelftools
+  build-essential pkg-config meson ninja-build python3 python3-pyelftools ccache
   clang clang-14 llvm lld libclang-rt-14-dev libfuzzer-14-dev clang-format
   # Libraries
   libdpdk-dev dpdk dpdk-dev libabsl-dev libgtest-dev libgmock-dev googletest

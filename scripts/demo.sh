@@ -37,11 +37,14 @@ RIG=zgd$$
 SRV4=10.99.0.1 CLI4=10.99.0.2 SRV6=fd99::1 CLI6=fd99::2
 WORK=$(mktemp -d /tmp/zg-demo.XXXXXX)
 ZG_PID=
+HUGE_WAS=
 failures=0
 
 cleanup() {
   if [ -n "$ZG_PID" ]; then kill -KILL "$ZG_PID" 2>/dev/null || true; fi
   zg_rig_down "$RIG"
+  # Give back the hugepages this demo reserved.
+  [ -z "$HUGE_WAS" ] || scripts/hugepages.sh --restore "$HUGE_WAS" >/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -57,6 +60,7 @@ ninja -C "$BUILD" dataplane/zeitgeberd dataplane/zg_xdp.o
 
 zg_log "3/8 hugepages"
 EAL_MEM=(--in-memory)
+HUGE_WAS=$(cat /proc/sys/vm/nr_hugepages)
 if ! scripts/hugepages.sh 512 || [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -lt 128 ]; then
   echo "no free hugepages: running without them (--no-huge -m 512)"
   EAL_MEM=(--no-huge -m 512 --no-shconf)

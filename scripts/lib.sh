@@ -38,3 +38,10 @@ zg_bench_session() {
   trap - INT TERM
   return "$rc"
 }
+
+# zg_asan_env: sanitizer options for running ASan+UBSan binaries (tests and
+# fuzzers): leaks reported, the first UBSan finding fatal.
+zg_asan_env() {
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+}
