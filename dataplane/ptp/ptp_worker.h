@@ -21,6 +21,11 @@
 // Everything on the per-frame and per-poll paths is allocation-free except
 // mbufs from the worker's own pool.
 //
+// One class, four files: ptp_worker.cc (creation, the pipeline adapters,
+// the snapshot, framing), ptp_answer.cc (the receive side),
+// ptp_originate_tx.cc (the scheduled messages) and ptp_follow_up.cc (the
+// pending ring both sides feed).
+//
 //   auto ptp = std::make_shared<PtpWorker>(config, runtime, names, pool);
 //   pipeline.SetHandler(FrameKind::kPtpEvent, ptp->MakeHandler());  // ...
 //   pipeline.SetSource(ptp->MakeSource());
@@ -132,6 +137,8 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
     core::PtpCorrection correction;  // the Pdelay_Req's
   };
   static constexpr uint32_t kPending = 256;  // power of two
+  // The largest PTP message we build or copy (Signaling with 8 grants: 140).
+  static constexpr size_t kMaxPtp = 512;
   struct HandleNote {
     uint32_t pending = 0;  // slot of a Pdelay_Resp's follow-up
   };
@@ -140,7 +147,7 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
             const PtpDropBases& drops, PtpWorkerStats* stats,
             std::unique_ptr<core::PtpUnicastService> service);
 
-  // Receive side.
+  // Receive side (ptp_answer.cc).
   HandleResult AnswerDelayReq(Packet& pkt, const core::FrameInfo& info,
                               const core::PtpRxDecision& d, bool unicast,
                               core::PtpUnicastTransport t);
@@ -159,17 +166,11 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
   Dest ReplyDest(const uint8_t* frame, const core::FrameInfo& info,
                  bool unicast, core::PtpUnicastTransport t, uint16_t port,
                  bool pdelay) const;
-  // Writes headers for `d` and `len` PTP octets into the mbuf; false if it
-  // does not fit.
-  bool Frame(rte_mbuf* m, const Dest& d, const uint8_t* ptp, uint16_t len,
-             core::FrameInfo* built = nullptr) const;
   HandleResult Reply(Packet& pkt, const Dest& d, const uint8_t* ptp,
                      uint16_t len, core::PtpMessageType type);
 
-  // Origination side.
-  void RefreshSnapshot();
-  // Each appends frames at out[*n], *n < room, advancing *n.
-  void ProduceFollowUps(rte_mbuf** out, uint16_t* n, uint16_t room);
+  // Origination side (ptp_originate_tx.cc). Each appends frames at
+  // out[*n], *n < room, advancing *n.
   void ProduceMulticast(int64_t mono, core::TaiNs now, rte_mbuf** out,
                         uint16_t* n, uint16_t room);
   void ProduceUnicast(int64_t mono, core::TaiNs now, rte_mbuf** out,
@@ -180,8 +181,18 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
                  rte_mbuf** out, uint16_t* n, uint16_t room);
   Dest SubscriberDest(const core::PtpUnicastSubscriber& s,
                       core::PtpTimerKind kind) const;
-  int32_t ReservePending();
+
+  // The pending ring (ptp_follow_up.cc).
+  int32_t ReservePending();  // a kWaiting slot, or -1 if the ring is full
+  void ProduceFollowUps(rte_mbuf** out, uint16_t* n, uint16_t room);
+
+  // Both sides (ptp_worker.cc).
+  void RefreshSnapshot();
   void PublishServiceStats();
+  // Writes headers for `d` and `len` PTP octets into the mbuf; false if it
+  // does not fit.
+  bool Frame(rte_mbuf* m, const Dest& d, const uint8_t* ptp, uint16_t len,
+             core::FrameInfo* built = nullptr) const;
 
   PtpWorkerConfig config_;
   const core::PtpProfile* profile_;

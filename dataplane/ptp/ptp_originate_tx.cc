@@ -1,0 +1,210 @@
+// PtpWorker's origination side, as the worker's FrameSource: each poll
+// builds what the schedule says is due, multicast Announce and Sync (worker
+// 0 only) and Announce and Sync to this worker's unicast subscribers as the
+// scheduler spreads them, then the follow-ups that are ready
+// (ptp_follow_up.cc); and, for one-step Syncs, writes the software TX stamp
+// taken just before tx_burst into the Sync itself.
+#include <algorithm>
+
+#include "core/net/net_headers.h"
+#include "dataplane/ptp/ptp_worker.h"
+
+namespace zg::dataplane {
+namespace {
+
+using core::PtpMessageType;
+using core::PtpUnicastTransport;
+
+// Unicast timers fired per poll, and expired grants swept per poll.
+constexpr uint32_t kSweepPerPoll = 64;
+
+uint8_t TransportBit(PtpUnicastTransport t) {
+  switch (t) {
+    case PtpUnicastTransport::kUdpIpv4:
+      return core::kPtpTransportUdpIpv4;
+    case PtpUnicastTransport::kUdpIpv6:
+      return core::kPtpTransportUdpIpv6;
+    default:
+      return core::kPtpTransportL2;
+  }
+}
+
+}  // namespace
+
+uint16_t PtpWorker::Produce(const SourceContext& ctx, rte_mbuf** out,
+                            uint16_t room) {
+  RefreshSnapshot();
+  batch_n_ = 0;
+  const int64_t mono = runtime_->mono().Ns(ctx.tsc);
+  const core::TaiNs now = ctx.tsc_model->RawToTai(ctx.tsc);
+  // Event messages first: the earlier a Sync is in the batch, the closer
+  // the bracket around tx_burst is to its real transmit time.
+  uint16_t n = 0;
+  batch_closed_ = false;
+  deferred_ = false;
+  if (templates_ok_) {
+    ProduceMulticast(mono, now, out, &n, room);
+    ProduceUnicast(mono, now, out, &n, room);
+  }
+  if (!batch_closed_) ProduceFollowUps(out, &n, room);
+  batch_n_ = n;
+  next_poll_tsc_ = ctx.tsc + poll_period_tsc_;
+  // More to send (a Sync closed the batch, or it filled): come back now.
+  if (batch_closed_ || deferred_ || n == room) next_poll_tsc_ = ctx.tsc;
+  if ((++polls_ & 1023) == 0) PublishServiceStats();
+  return n;
+}
+
+bool PtpWorker::Originate(PtpMessageType type, const Dest& d, uint16_t seq,
+                          int8_t log_interval, bool unicast, core::TaiNs now,
+                          rte_mbuf** out, uint16_t* n, uint16_t room) {
+  const bool sync = type == PtpMessageType::kSync;
+  // A Sync travels in a tx_burst of its own: the stamps around that call
+  // then bracket its transmission alone (software TX time stamps).
+  if (*n >= room || batch_closed_ || (sync && *n > 0)) return false;
+  const bool two_step = sync && config_.port.two_step;
+  std::array<uint8_t, core::kPtpAnnounceLength> msg;
+  const size_t len =
+      sync ? templates_.WriteSync(msg, seq, log_interval, unicast,
+                                  core::TaiToPtp(now))
+           : templates_.WriteAnnounce(msg, seq, log_interval, unicast,
+                                      core::TaiToPtp(now));
+  if (len == 0) return true;  // cannot encode: skip, do not stall
+  int32_t slot = -1;
+  if (two_step && (slot = ReservePending()) < 0) return false;
+  rte_mbuf* m = rte_pktmbuf_alloc(config_.pool);
+  if (m == nullptr ||
+      !Frame(m, d, msg.data(), static_cast<uint16_t>(len), &batch_info_[*n])) {
+    if (m == nullptr) stats_->mbuf_alloc_failures.Add(1);
+    if (m != nullptr) rte_pktmbuf_free(m);
+    if (slot >= 0)
+      pending_[static_cast<uint32_t>(slot)].state = Pending::kCancelled;
+    return m != nullptr;  // a frame that cannot be built is skipped
+  }
+  if (slot >= 0) {
+    Pending& p = pending_[static_cast<uint32_t>(slot)];
+    p.unicast = unicast;
+    p.sequence_id = seq;
+    p.log_interval = log_interval;
+    p.dest = d;
+    p.dest.port = core::kPtpGeneralPort;
+  }
+  batch_pending_[*n] = slot;
+  batch_one_step_[*n] = sync && !two_step;
+  out[(*n)++] = m;
+  if (sync) batch_closed_ = true;
+  stats_->sent[static_cast<size_t>(type)].Add(1);
+  return true;
+}
+
+void PtpWorker::ProduceMulticast(int64_t mono, core::TaiNs now, rte_mbuf** out,
+                                 uint16_t* n, uint16_t room) {
+  if (config_.worker_index != 0 || !config_.port.multicast_service ||
+      snapshot_.state != core::PtpPortState::kMaster) {
+    // Start afresh when serving again.
+    next_announce_ns_ = next_sync_ns_ = 0;
+    multicast_left_ = {0, 0};
+    return;
+  }
+  const PtpUnicastTransport kTransports[] = {PtpUnicastTransport::kUdpIpv4,
+                                             PtpUnicastTransport::kUdpIpv6,
+                                             PtpUnicastTransport::kL2};
+  for (const bool sync : {true, false}) {
+    uint8_t& left = multicast_left_[sync ? 0 : 1];
+    int64_t& next = sync ? next_sync_ns_ : next_announce_ns_;
+    uint16_t& seq = sync ? sync_seq_ : announce_seq_;
+    const int8_t log = sync ? config_.port.log_sync_interval
+                            : config_.port.log_announce_interval;
+    if (left == 0) {
+      if (mono < next) continue;
+      left = config_.port.transports;
+      const int64_t period = core::PtpLogIntervalNs(log);
+      next =
+          (next == 0 || mono - next > period) ? mono + period : next + period;
+    }
+    for (PtpUnicastTransport t : kTransports) {
+      if ((left & TransportBit(t)) == 0) continue;
+      Dest d;
+      d.transport = t;
+      d.ttl = 1;
+      d.port = sync ? core::kPtpEventPort : core::kPtpGeneralPort;
+      if (t == PtpUnicastTransport::kL2) {
+        d.mac = core::kPtpPrimaryMac;
+      } else if (t == PtpUnicastTransport::kUdpIpv6) {
+        d.ip = core::IpAddress::V6(core::kPtpPrimaryIpv6);
+        d.mac = core::kPtpPrimaryIpv6.MulticastMac();
+        d.local_index = static_cast<uint8_t>(std::max(
+            0, config_.local.Ipv6SourceIndexFor(core::kPtpPrimaryIpv6)));
+      } else {
+        d.ip = core::IpAddress::V4(core::kPtpPrimaryIpv4);
+        d.mac = core::Ipv4MulticastMac(core::kPtpPrimaryIpv4);
+      }
+      if (!Originate(sync ? PtpMessageType::kSync : PtpMessageType::kAnnounce,
+                     d, seq, log, false, now, out, n, room)) {
+        deferred_ = true;
+        return;  // the rest of this interval's set goes next poll
+      }
+      left = static_cast<uint8_t>(left & ~TransportBit(t));
+    }
+    ++seq;  // every transport got this interval's message
+  }
+}
+
+PtpWorker::Dest PtpWorker::SubscriberDest(const core::PtpUnicastSubscriber& s,
+                                          core::PtpTimerKind kind) const {
+  Dest d;
+  d.transport = s.key.address.transport;
+  d.mac.b = s.path.mac;
+  d.vlan_tci = s.path.vlan_tci;
+  d.local_index = s.path.local_index;
+  d.port = kind == core::PtpTimerKind::kSync ? core::kPtpEventPort
+                                             : core::kPtpGeneralPort;
+  if (d.transport == PtpUnicastTransport::kUdpIpv6) {
+    d.ip =
+        core::IpAddress::V6(core::Ipv6Addr::Load(s.key.address.octets.data()));
+  } else if (d.transport == PtpUnicastTransport::kUdpIpv4) {
+    d.ip =
+        core::IpAddress::V4(core::Ipv4Addr::Load(s.key.address.octets.data()));
+  }
+  return d;
+}
+
+void PtpWorker::ProduceUnicast(int64_t mono, core::TaiNs now, rte_mbuf** out,
+                               uint16_t* n, uint16_t room) {
+  if (service_ == nullptr) return;
+  const bool serving = snapshot_.state == core::PtpPortState::kMaster;
+  service_->Poll(
+      mono, static_cast<uint32_t>(room - *n), serving,
+      [&](const core::PtpUnicastSubscriber& s, core::PtpTimerKind kind,
+          uint16_t seq, int8_t log) {
+        if ((config_.port.transports & TransportBit(s.key.address.transport)) ==
+            0) {
+          return true;  // transport turned off: nothing to send, keep phase
+        }
+        if (!Originate(
+                kind == core::PtpTimerKind::kSync ? PtpMessageType::kSync
+                                                  : PtpMessageType::kAnnounce,
+                SubscriberDest(s, kind), seq, log, true, now, out, n, room)) {
+          deferred_ = true;
+          return false;
+        }
+        return true;
+      });
+  service_->SweepExpired(mono, kSweepPerPoll);
+}
+
+void PtpWorker::BeforeTx(rte_mbuf** frames, uint16_t n, const TxStamp& tx) {
+  if (config_.port.two_step) return;
+  for (uint16_t i = 0; i < n && i < batch_n_; ++i) {
+    // One-step: the Sync carries its own (software) transmit time, which
+    // must be written before the frame leaves.
+    if (!batch_one_step_[i]) continue;
+    uint8_t* f = rte_pktmbuf_mtod(frames[i], uint8_t*);
+    const core::FrameInfo& info = batch_info_[i];
+    core::PtpSetBodyTimestamp({f + info.payload_offset, info.payload_len},
+                              core::TaiToPtp(tx.tai));
+    if (info.ip_version != 0) core::FinalizeUdpChecksum(f, info);
+  }
+}
+
+}  // namespace zg::dataplane
