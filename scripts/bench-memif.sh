@@ -30,7 +30,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bench-lib.sh"
 zg_need_root "bench-memif.sh"
-BUILD=$(realpath "${1:-$ZG_ROOT/build}")
+BUILD=$(realpath "${1:-$ZG_ROOT/$ZG_RELEASE_DIR}")
 ZGD=$BUILD/dataplane/zeitgeberd
 LG=$BUILD/bench/loadgen/zg-loadgen
 for b in "$ZGD" "$LG"; do

@@ -36,7 +36,7 @@ set -euo pipefail
 . "$(dirname "$0")/bench-lib.sh"
 . "$(dirname "$0")/netns.sh"
 zg_need_root "bench-veth.sh"
-BUILD=$(realpath "${1:-$ZG_ROOT/build}")
+BUILD=$(realpath "${1:-$ZG_ROOT/$ZG_RELEASE_DIR}")
 ZGD=$BUILD/dataplane/zeitgeberd
 LG=$BUILD/bench/loadgen/zg-loadgen
 XDP=$BUILD/dataplane/zg_xdp.o

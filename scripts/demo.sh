@@ -32,7 +32,7 @@ zg_need_root "demo.sh"
 cd "$ZG_ROOT"
 MODE=${ZG_DEMO_MODE:-xdp}
 case "$MODE" in xdp|dpdk) ;; *) zg_die "ZG_DEMO_MODE must be xdp or dpdk";; esac
-BUILD=build
+BUILD=$ZG_RELEASE_DIR
 RIG=zgd$$
 SRV4=10.99.0.1 CLI4=10.99.0.2 SRV6=fd99::1 CLI6=fd99::2
 WORK=$(mktemp -d /tmp/zg-demo.XXXXXX)
@@ -55,7 +55,7 @@ zg_log "1/8 dependencies"
 scripts/bootstrap.sh
 
 zg_log "2/8 build (meson + ninja: zeitgeberd, zg_xdp.o)"
-zg_configure "$BUILD" -Dbuildtype=debugoptimized
+zg_configure_release
 ninja -C "$BUILD" dataplane/zeitgeberd dataplane/zg_xdp.o
 
 zg_log "3/8 hugepages"

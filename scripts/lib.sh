@@ -19,6 +19,15 @@ zg_configure() {
   echo "$want" >"$dir/.zg-options"
 }
 
+# zg_configure_release: build-rel/, the release build (GCC, -O3, NDEBUG,
+# -Werror) that scripts/test.sh builds and tests and the benchmarks, rigs
+# and demo use.
+ZG_RELEASE_DIR=build-rel
+zg_configure_release() {
+  zg_configure "$ZG_ROOT/$ZG_RELEASE_DIR" -Dbuildtype=release -Ddataplane=enabled \
+    -Dpeer_tools=enabled
+}
+
 # zg_bench_session NICE SCRIPT [ARGS...]: run a benchmark rig in a session of
 # its own whose scheduler autogroup gets nice level NICE. With
 # kernel.sched_autogroup_enabled=1 a process's nice only weighs against its
