@@ -8,7 +8,7 @@ stop_pid() {
   local pid=$1
   STOP_RC=0
   if kill -TERM "$pid" 2>/dev/null; then
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    zg_wait_until 10 eval '! kill -0 "$pid" 2>/dev/null'
     kill -KILL "$pid" 2>/dev/null || true
   fi
   wait "$pid" 2>/dev/null || STOP_RC=$?
@@ -17,12 +17,12 @@ stop_pid() {
 # wait_for LOG PATTERN WHAT: until LOG has PATTERN (30 s); the server dying
 # first fails the run with its log.
 wait_for() {
-  for _ in $(seq 300); do
+  ready() {
     grep -q -e "$2" "$1" 2>/dev/null && return 0
     kill -0 "$SERVER_PID" 2>/dev/null || { cat "$1"; zg_die "$3 exited during start-up"; }
-    sleep 0.1
-  done
-  cat "$1"; zg_die "$3 not ready after 30 s"
+    return 1
+  }
+  zg_wait_until 30 ready "$@" || { cat "$1"; zg_die "$3 not ready after 30 s"; }
 }
 
 # stop_server NAME: stop it; a server that crashed fails the run.

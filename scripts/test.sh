@@ -92,8 +92,8 @@ if [ -n "$ZG_SKIP" ]; then
   echo "warning: ZG_SKIP=\"$ZG_SKIP\": those stages are left out (CI never sets it)" >&2
 fi
 # Stale gtest XML from an earlier run must not stand in for a binary that
-# crashed this time (meson reads NAME.xml next to the binary).
-find build-rel build-asan build-tsan -name '*.xml' -path '*tests*' -delete 2>/dev/null
+# crashed this time (meson reads BUILD/<test name>.xml).
+find build-rel build-asan build-tsan -maxdepth 1 -name "*.xml" -delete 2>/dev/null
 
 build_release() {
   zg_configure_release && ninja -C build-rel

@@ -89,6 +89,11 @@ def main():
       root = et.parse(base + '.junit.xml').getroot()
     with open(base + '.json') as f:
       entries = [json.loads(l) for l in f if l.strip()]
+    names = [short_name(e['name']) for e in entries]
+    for dup in sorted({n for n in names if names.count(n) > 1}):
+      failed += 1
+      failures.append(f'{run}: two tests named {dup}: meson writes both '
+                      f'gtest logs to {dup}.xml; give them distinct names')
     for e in entries:
       test = short_name(e['name'])
       results = gtest_cases(root, e['name']) if root is not None else []

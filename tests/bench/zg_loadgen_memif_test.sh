@@ -12,6 +12,7 @@
 #   tests/bench/zg_loadgen_memif_test.sh BUILD/dataplane/zeitgeberd \
 #     BUILD/bench/loadgen/zg-loadgen
 set -uo pipefail
+. "$(dirname "$0")/../../scripts/lib.sh"  # zg_wait_until
 ZGD=$(realpath "$1")
 LG=$(realpath "$2")
 WORK=$(mktemp -d /tmp/zg_lg_memif.XXXXXX)
@@ -22,7 +23,7 @@ cleanup() {
   [ -n "$LG_PID" ] && kill -KILL "$LG_PID" 2>/dev/null
   if [ -n "$ZGD_PID" ]; then
     kill -TERM "$ZGD_PID" 2>/dev/null
-    for _ in $(seq 50); do kill -0 "$ZGD_PID" 2>/dev/null || break; sleep 0.1; done
+    zg_wait_until 5 eval '! kill -0 "$ZGD_PID" 2>/dev/null'
     kill -KILL "$ZGD_PID" 2>/dev/null
     wait "$ZGD_PID" 2>/dev/null
   fi
@@ -40,12 +41,12 @@ timeout 60 "$ZGD" $(eal s) -l 0-1 \
   --port=net_memif0 --address=10.98.0.1/24 --metrics_address= \
   --require_system_clock_sync=false >"$WORK/zeitgeberd.log" 2>&1 &
 ZGD_PID=$!
-for _ in $(seq 200); do
-  grep -q "zeitgeberd running" "$WORK/zeitgeberd.log" && break
+up() {
+  grep -q "zeitgeberd running" "$WORK/zeitgeberd.log" && return 0
   kill -0 "$ZGD_PID" 2>/dev/null || fail "zeitgeberd exited during start-up"
-  sleep 0.1
-done
-grep -q "zeitgeberd running" "$WORK/zeitgeberd.log" || fail "zeitgeberd not running after 20 s"
+  return 1
+}
+zg_wait_until 20 up || fail "zeitgeberd not running after 20 s"
 
 # --linger: zeitgeberd is stopped (and must exit 0) before the generator
 # disconnects, which DPDK 22.11's memif server does not always survive.
@@ -56,11 +57,9 @@ timeout 30 "$LG" $(eal g) -l 0-1 --main-lcore 1 \
   --json="$WORK/summary.json" --linger=20s \
   >"$WORK/loadgen.txt" 2>"$WORK/loadgen.log" &
 LG_PID=$!
-for _ in $(seq 200); do
-  [ -e "$WORK/summary.json" ] && break
-  kill -0 "$LG_PID" 2>/dev/null || break
-  sleep 0.1
-done
+# The report is written once the trial ends (2 s) and --linger starts.
+zg_wait_until 20 eval '[ -e "$WORK/summary.json" ] || ! kill -0 "$LG_PID" 2>/dev/null'
+[ -e "$WORK/summary.json" ] || fail "zg-loadgen wrote no report in 20 s"
 kill -TERM "$ZGD_PID"
 wait "$ZGD_PID"; rc=$?
 ZGD_PID=

@@ -123,10 +123,16 @@ class PtpPipelineTest : public ::testing::Test {
     worker_ = std::make_unique<Worker>(
         std::vector<WorkerQueue>{{port_->queue(0), stamping, {}}},
         std::move(*pipeline), &stats_, &stop_);
-    // LISTENING now; MASTER once the receipt timeout (375 ms) has passed.
+    // LISTENING now; MASTER once the receipt timeout (375 ms) has passed:
+    // tick until it is, within a total deadline.
     Tick();
-    std::this_thread::sleep_for(std::chrono::milliseconds(400));
-    Tick();
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (ptp_.runtime()->state() != core::PtpPortState::kMaster &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      Tick();
+    }
     ASSERT_EQ(ptp_.runtime()->state(), core::PtpPortState::kMaster);
   }
 
