@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ThreadSanitizer build of core/ and servo/ (no DPDK) running the 'tsan' suite:
-# the seqlock, the published clock and the control thread.
+# the seqlock, the SPSC ring, and the control thread publishing the clock
+# models while worker-style readers read them (doc/testing.md).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ZG_ROOT"
