@@ -198,6 +198,10 @@ TEST(ZeitgeberdGpsdTest, SelectsGpsdAndExportsGpsAndBeidou) {
       EXPECT_EQ(v->GetString("source"), source);
     }
   }
+  ASSERT_FALSE(events.empty())
+      << "the audit log " << audit
+      << " has no records (not even zeitgeberd's start record); stderr: "
+      << done.stderr_text;
   EXPECT_EQ(events.front(), "start");
   EXPECT_EQ(events.back(), "stop");
   for (const char* e : {"source_health", "source_up", "selection_switch",

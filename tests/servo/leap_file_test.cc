@@ -1,15 +1,21 @@
 #include "servo/leap_file.h"
 
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "core/time/leap_seconds.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -113,14 +119,71 @@ TEST_F(LeapFileTest, UnreadablePath) {
   EXPECT_THAT(load.warnings[0], HasSubstr("cannot open: Not a directory"));
 }
 
+// The refusal is the kernel's, so it is tested as a user it applies to: in a
+// child process that, when run as root (CI), first drops to nobody (65534)
+// and gives up root's supplementary groups. The child reports what
+// LoadLeapTable returned through a pipe and its exit status.
 TEST_F(LeapFileTest, PermissionDenied) {
-  if (geteuid() == 0) GTEST_SKIP() << "root reads any file";
   const std::string path = Write("l.list", ReadData("leap-seconds.list"));
   ASSERT_EQ(chmod(path.c_str(), 0), 0);
-  const LeapTableLoad load = LoadLeapTable(path, k2026Jan01);
-  EXPECT_TRUE(load.table.is_built_in());
-  ASSERT_EQ(load.warnings.size(), 1u);
-  EXPECT_THAT(load.warnings[0], HasSubstr("cannot open: Permission denied"));
+  // nobody may search the directory: only the file's own mode refuses it.
+  ASSERT_EQ(chmod(dir_.c_str(), 0711), 0);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0) << "fork: " << std::strerror(errno);
+  if (pid == 0) {
+    close(fds[0]);
+    std::string report;
+    int code = 0;
+    const auto fail = [&](const char* what) {
+      report = absl::StrCat("child: ", what, ": ", std::strerror(errno));
+      code = 1;
+    };
+    if (geteuid() == 0) {
+      constexpr uid_t kNobody = 65534;
+      if (setgroups(0, nullptr) != 0) {
+        fail("setgroups(0)");
+      } else if (setgid(kNobody) != 0) {
+        fail("setgid(65534)");
+      } else if (setuid(kNobody) != 0) {
+        fail("setuid(65534)");
+      }
+    }
+    if (code == 0) {
+      const LeapTableLoad load = LoadLeapTable(path, k2026Jan01);
+      report = absl::StrCat("euid ", geteuid(), "\n",
+                            load.table.is_built_in() ? "built-in" : "file");
+      for (const std::string& w : load.warnings)
+        absl::StrAppend(&report, "\n", w);
+    }
+    for (size_t done = 0; done < report.size();) {
+      const ssize_t n =
+          write(fds[1], report.data() + done, report.size() - done);
+      if (n <= 0) _exit(2);
+      done += static_cast<size_t>(n);
+    }
+    _exit(code);
+  }
+  close(fds[1]);
+  std::string report;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof(buf))) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    ASSERT_GT(n, 0) << "read: " << std::strerror(errno);
+    report.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "child status " << status << ": " << report;
+  const std::vector<std::string> lines = absl::StrSplit(report, '\n');
+  ASSERT_GE(lines.size(), 2u) << report;
+  EXPECT_NE(lines[0], "euid 0") << "the child kept root";
+  EXPECT_EQ(lines[1], "built-in") << "the unreadable file was read: " << report;
+  ASSERT_EQ(lines.size(), 3u) << "one warning expected: " << report;
+  EXPECT_THAT(lines[2], HasSubstr("cannot open: Permission denied"));
 }
 
 TEST_F(LeapFileTest, OversizedFileIsNotRead) {

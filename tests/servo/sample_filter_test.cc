@@ -21,8 +21,13 @@ TEST(OutlierFilterTest, DropsASpikeOnceGated) {
   const double noise[] = {3, -5, 8, -2, 0, 6, -7, 4, -1};
   for (double n : noise)
     EXPECT_EQ(f.Check(n, 10, true), FilterVerdict::kAccept);
-  // MAD ~4.5 -> gate max(5 * 1.4826 * 4.5, 20) ~ 33 ns + 10 ns uncertainty.
-  EXPECT_NEAR(f.GateNs(), 5 * 1.4826 * 4, 10);
+  // Sorted: -7 -5 -2 -1 [0] 3 4 6 8, so the median is 0; the deviations from
+  // it, sorted: 0 1 2 3 [4] 5 6 7 8, so MAD = 4. Both are small integers,
+  // exact in double, and GateNs() multiplies in the order written here, so
+  // max(5 * 1.4826 * 4, 20) ~ 29.652 is the very same double: no tolerance
+  // is needed (DOUBLE_EQ allows 4 ulps). The 20 ns floor, or a MAD off by
+  // one (22.239 or 37.065 ns), fails it.
+  EXPECT_DOUBLE_EQ(f.GateNs(), 5.0 * 1.4826 * 4.0);
   EXPECT_EQ(f.Check(500, 10, true), FilterVerdict::kOutlier);
   EXPECT_EQ(f.Check(30, 10, true), FilterVerdict::kAccept);
   EXPECT_EQ(f.outliers(), 1u);
