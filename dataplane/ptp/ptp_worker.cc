@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
+#include "core/net/frame_build.h"
 #include "core/net/net_headers.h"
 #include "dataplane/worker/frame_classifier.h"
 

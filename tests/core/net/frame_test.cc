@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "core/net/checksum.h"
+#include "core/net/frame_build.h"
+#include "core/net/local_addresses.h"
 #include "gtest/gtest.h"
 #include "tests/core/net/frame_test_util.h"
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/net/frame.h"
+#include "core/net/local_addresses.h"
 #include "core/net/net_headers.h"
 #include "gtest/gtest.h"
 #include "tests/util/hex.h"
