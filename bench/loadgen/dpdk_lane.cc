@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "core/net/frame_build.h"
 #include "core/net/l2l3_responder.h"
 #include "core/net/net_headers.h"
 #include "core/time/tsc.h"

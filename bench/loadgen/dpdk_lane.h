@@ -50,6 +50,7 @@
 #include "bench/loadgen/rate_controller.h"
 #include "core/base/seqlock.h"
 #include "core/net/frame.h"
+#include "core/net/frame_build.h"
 #include "core/time/clock_model.h"
 #include "dataplane/port/port.h"
 

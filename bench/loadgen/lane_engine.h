@@ -2,7 +2,7 @@
 // next client, writes its request (NTP client request or PTP Delay_Req),
 // remembers it, and checks every reply that comes back (matching, validation,
 // round trip, server residence, offset). The DPDK application wraps each
-// UDP payload in headers (core/net/frame.h) and calls this; tests call it
+// UDP payload in headers (core/net/frame_build.h) and calls this; tests call it
 // directly with replies built by core's own server code.
 //
 // TX, per burst:

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "bench/loadgen/config.h"
 #include "core/net/frame.h"
+#include "core/net/local_addresses.h"
 #include "core/net/net_headers.h"
 
 namespace zg::bench {

@@ -1,28 +1,20 @@
-// Frame classification and in-place UDP reply addressing: the per-packet
-// front end of every data-plane worker.
+// Frame classification: the per-packet front end of every data-plane worker.
 //
 // ClassifyFrame walks Ethernet / VLAN / IPv4 / IPv6 / UDP / ARP / ICMP / ND
 // with every length bounds-checked against the frame, checks checksums and
-// addressing against our LocalAddresses, and says what the frame is (a
-// FrameKind) or why it is dropped (a FrameDrop, one Prometheus counter
-// each). PrepareUdpReply then turns a classified UDP request into the reply's
-// headers in the same buffer; the protocol handler writes the payload and
-// FinalizeUdpChecksum (or, for a late rewrite such as the NTP transmit
-// timestamp, UpdateUdpChecksum) completes it. No allocation, exceptions,
-// locks or I/O; a few ns per frame.
+// addressing against our LocalAddresses (core/net/local_addresses.h), and
+// says what the frame is (a FrameKind) or why it is dropped (a FrameDrop,
+// one Prometheus counter each). The FrameInfo it fills is what the reply
+// builders of core/net/frame_build.h (PrepareUdpReply, FinalizeUdpChecksum,
+// UpdateUdpChecksum) and the L2/L3 responders work from. No allocation,
+// exceptions, locks or I/O; a few ns per frame.
 //
 //   FrameInfo info = ClassifyFrame(data, len, local);
 //   if (info.kind == FrameKind::kDrop) {
 //     ++stats.drops[static_cast<size_t>(info.drop)];
 //   } else if (info.kind == FrameKind::kNtp) {
 //     uint16_t n = BuildNtpReplyPayload(data + info.payload_offset, ...);
-//     FrameInfo reply;
-//     uint32_t reply_len = PrepareUdpReply(data, info, local, n, &reply);
-//     if (reply_len != 0) {
-//       FinalizeUdpChecksum(data, reply);
-//       ... write T3 at reply.payload_offset + 40, then
-//       UpdateUdpChecksum(data, reply, 40, old_t3, new_t3, 8);
-//     }
+//     ... PrepareUdpReply(data, info, local, n, &reply) (frame_build.h)
 //   }
 //
 // Frames must be contiguous and carry their VLAN tags in the data (disable
@@ -30,13 +22,10 @@
 #ifndef ZG_CORE_NET_FRAME_H_
 #define ZG_CORE_NET_FRAME_H_
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include "core/net/local_addresses.h"
 #include "core/net/net_headers.h"
 
 namespace zg::core {
@@ -116,106 +105,6 @@ inline constexpr size_t kFrameKindCount =
 inline constexpr size_t kFrameDropCount =
     static_cast<size_t>(FrameDrop::kCount);
 
-// Our addresses on one port. Built by setup code, then copied read-only into
-// each worker (replace the whole object to reconfigure).
-// Written by: control thread (setup). Read by: workers.
-class LocalAddresses {
- public:
-  static constexpr int kMaxIpv4 = 8;
-  static constexpr int kMaxIpv6 = 8;
-  // What FindIpv4/FindIpv6 (and so FrameInfo::local_index) say for an address
-  // of the range (AddIpv4Range/AddIpv6Range): the address itself is the
-  // frame's (dst_ipv4/dst_ipv6, or the ARP/NS target).
-  static constexpr uint8_t kRangeIndex = 0xFE;
-
-  // Empty: MAC 00:00:00:00:00:00, no addresses. Use Create.
-  LocalAddresses() = default;
-  // `mac` must be a nonzero unicast address; `vlan_id` 1..4094 when frames
-  // carry an 802.1Q tag, nullopt for untagged (priority-tagged VID 0 frames
-  // are then also accepted).
-  static absl::StatusOr<LocalAddresses> Create(
-      const MacAddr& mac, std::optional<uint16_t> vlan_id = std::nullopt);
-  // Adds a unicast address (not reserved, multicast, loopback, unspecified;
-  // no duplicates; at most kMaxIpv4/kMaxIpv6). The first of each family is
-  // the primary: the source of replies to multicast requests.
-  absl::Status AddIpv4(Ipv4Addr addr);
-  absl::Status AddIpv6(const Ipv6Addr& addr);
-  absl::Status Add(const IpAddress& addr);
-  // Adds `count` consecutive addresses from `first` (IPv6: counting in the
-  // low 32 bits, which must not wrap), matched after the listed ones: the
-  // simulated clients of a load generator (bench/loadgen/), answered for
-  // ARP/ND and classified like listed addresses, with local_index
-  // kRangeIndex. One range per family; none of its addresses may be
-  // reserved, multicast, loopback or unspecified, nor overlap a listed one.
-  // Never the source of replies to multicast requests.
-  absl::Status AddIpv4Range(Ipv4Addr first, uint32_t count);
-  absl::Status AddIpv6Range(const Ipv6Addr& first, uint32_t count);
-
-  const MacAddr& mac() const { return mac_; }
-  bool has_vlan() const { return has_vlan_; }
-  uint16_t vlan_id() const { return vlan_id_; }
-  int num_ipv4() const { return num_ipv4_; }
-  int num_ipv6() const { return num_ipv6_; }
-  Ipv4Addr ipv4(int i) const { return ipv4_[i]; }
-  const Ipv6Addr& ipv6(int i) const { return ipv6_[i]; }
-
-  uint32_t ipv4_range_count() const { return range4_count_; }
-  Ipv4Addr ipv4_range_first() const { return range4_first_; }
-  uint32_t ipv6_range_count() const { return range6_count_; }
-  const Ipv6Addr& ipv6_range_first() const { return range6_first_; }
-
-  // Index of `addr` among our IPv4 addresses, kRangeIndex if it is in the
-  // range, or -1.
-  int FindIpv4(Ipv4Addr addr) const {
-    for (int i = 0; i < num_ipv4_; ++i) {
-      if (ipv4_[i] == addr) return i;
-    }
-    if (addr.value - range4_first_.value < range4_count_) return kRangeIndex;
-    return -1;
-  }
-  // Index of the 16 bytes at `p` among our IPv6 addresses, kRangeIndex if
-  // they are in the range, or -1.
-  int FindIpv6(const uint8_t* p) const {
-    for (int i = 0; i < num_ipv6_; ++i) {
-      if (ipv6_[i].Equals(p)) return i;
-    }
-    if (range6_count_ != 0 && InIpv6Range(p)) return kRangeIndex;
-    return -1;
-  }
-  // True if `index` (a FrameInfo::local_index) names one of our IPv4 / IPv6
-  // addresses: a listed one or the range.
-  bool HasIpv4Index(uint8_t index) const {
-    return index < num_ipv4_ || (index == kRangeIndex && range4_count_ != 0);
-  }
-  bool HasIpv6Index(uint8_t index) const {
-    return index < num_ipv6_ || (index == kRangeIndex && range6_count_ != 0);
-  }
-  // True if the 16 bytes at `p` are the solicited-node group of one of our
-  // IPv6 addresses.
-  bool IsOurSolicitedNode(const uint8_t* p) const;
-  // Index of the source for a reply to `peer` when the request went to a
-  // group: our first link-local address for a link-local peer, else our
-  // first other address, else the primary (0). -1 if we have no IPv6.
-  int Ipv6SourceIndexFor(const Ipv6Addr& peer) const;
-
- private:
-  bool InIpv6Range(const uint8_t* p) const;
-
-  MacAddr mac_;
-  bool has_vlan_ = false;
-  uint16_t vlan_id_ = 0;
-  uint8_t num_ipv4_ = 0;
-  uint8_t num_ipv6_ = 0;
-  std::array<Ipv4Addr, kMaxIpv4> ipv4_{};
-  std::array<Ipv6Addr, kMaxIpv6> ipv6_{};
-  // Low 24 bits of each IPv6 address (its solicited-node group).
-  std::array<uint32_t, kMaxIpv6> solicited_low24_{};
-  Ipv4Addr range4_first_;
-  uint32_t range4_count_ = 0;
-  Ipv6Addr range6_first_;
-  uint32_t range6_count_ = 0;
-};
-
 // The result of ClassifyFrame. Offsets are from the start of the frame and,
 // for any kind but kDrop, lie within it: x_offset + x_len <= frame_len.
 // For kDrop only `kind`, `drop` and the fields filled before the failing
@@ -264,77 +153,6 @@ inline constexpr uint32_t kRxL4ChecksumGood = 1u << 1;
 // Classifies `len` bytes at `frame` (without FCS). Never reads outside them.
 FrameInfo ClassifyFrame(const uint8_t* frame, uint32_t len,
                         const LocalAddresses& local, uint32_t rx_flags = 0);
-
-// Rewrites the classified UDP request `req` (ip_version 4 or 6, l4_protocol
-// UDP) in place into the headers of a reply carrying `reply_payload_len`
-// payload bytes:
-//  - Ethernet: destination = the request's source, source = our MAC; VLAN
-//    tags kept as received.
-//  - IP: source = the address the request was sent to (for a group: our
-//    primary IPv4, or Ipv6SourceIndexFor(peer)), destination = the requester;
-//    TTL/hop limit 64; DSCP kept, ECN cleared; IPv4: ID 0, DF, header
-//    checksum; IPv6: flow label kept.
-//  - IPv4 options and IPv6 extension headers are not echoed: the reply has
-//    a bare 20/40-byte header, and the first reply_payload_len bytes at
-//    req.payload_offset are moved to the reply's payload offset.
-//  - UDP: ports swapped, length set, checksum 0 (FinalizeUdpChecksum).
-// Returns the reply's frame length, which never exceeds req.frame_len (short
-// replies are not padded: the NIC pads to 60 bytes), and describes it in
-// *reply (may be &req). Returns 0 and leaves the frame untouched when the
-// reply would not fit in req.frame_len or `req` is not UDP.
-uint32_t PrepareUdpReply(uint8_t* frame, const FrameInfo& req,
-                         const LocalAddresses& local,
-                         uint16_t reply_payload_len, FrameInfo* reply);
-
-// Computes and stores the UDP checksum of a prepared or built frame (after
-// its payload is written). The pseudo-header and UDP header are taken from
-// `reply` (as PrepareUdpReply or BuildUdpFrame left it and the frame), only
-// the payload from the frame. A computed 0 is sent as 0xFFFF.
-void FinalizeUdpChecksum(uint8_t* frame, const FrameInfo& reply);
-
-// For NIC checksum offload (DPDK RTE_MBUF_F_TX_UDP_CKSUM): stores the
-// pseudo-header sum the NIC expects in the UDP checksum field.
-void PrepareUdpChecksumOffload(uint8_t* frame, const FrameInfo& reply);
-
-// Updates the stored UDP checksum after `len` payload bytes at
-// `payload_offset` (from reply.payload_offset) changed from `old_bytes` to
-// `new_bytes` (RFC 1624). The caller writes the new bytes; the frame's
-// payload is not read. Equals FinalizeUdpChecksum on the new payload.
-void UpdateUdpChecksum(uint8_t* frame, const FrameInfo& reply,
-                       uint32_t payload_offset, const uint8_t* old_bytes,
-                       const uint8_t* new_bytes, uint32_t len);
-
-// Addressing of a frame we originate (PTP Sync/Announce/Delay_Resp, the
-// load generator).
-struct UdpFrameSpec {
-  MacAddr src_mac;
-  MacAddr dst_mac;  // for a group IP: Ipv4MulticastMac / MulticastMac()
-  std::optional<uint16_t> vlan_id;  // 802.1Q tag when set (1..4094)
-  uint8_t vlan_pcp = 0;             // 0..7
-  IpAddress src_ip;                 // same family as dst_ip
-  IpAddress dst_ip;
-  uint16_t src_port = 0;
-  uint16_t dst_port = 0;
-  uint8_t dscp = 0;  // 0..63
-  uint8_t ttl = 64;  // TTL / hop limit (ptp4l uses 1 for multicast)
-};
-
-// Writes Ethernet (+802.1Q) + IPv4/IPv6 + UDP headers for `payload_len`
-// bytes into `out` (capacity `cap`) and describes the frame in *info (kind
-// kOther; payload at info->payload_offset). The payload is not touched; call
-// FinalizeUdpChecksum once it is written. Returns the frame length, or 0 if
-// it exceeds `cap` or the spec is inconsistent (mixed families, VLAN id or
-// PCP or DSCP out of range).
-uint32_t BuildUdpFrame(uint8_t* out, uint32_t cap, const UdpFrameSpec& spec,
-                       uint16_t payload_len, FrameInfo* info);
-
-// Writes an Ethernet (+802.1Q) header with `ethertype` for `payload_len`
-// bytes (PTP over Ethernet: kEtherTypePtp to kPtpPrimaryMac). Returns the
-// frame length (payload at info->payload_offset) or 0 as BuildUdpFrame.
-uint32_t BuildL2Frame(uint8_t* out, uint32_t cap, const MacAddr& src_mac,
-                      const MacAddr& dst_mac, std::optional<uint16_t> vlan_id,
-                      uint8_t vlan_pcp, uint16_t ethertype,
-                      uint16_t payload_len, FrameInfo* info);
 
 }  // namespace zg::core
 

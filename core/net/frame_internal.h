@@ -1,6 +1,7 @@
-// Header writers shared by core/net/frame.cc and core/net/l2l3_responder.cc.
-// Not a public API: callers outside core/ use PrepareUdpReply, BuildUdpFrame
-// and the responders. Each writes a complete, option-free header at `p`.
+// Header writers shared by core/net/frame_build.cc and
+// core/net/l2l3_responder.cc. Not a public API: callers outside core/ use
+// PrepareUdpReply, BuildUdpFrame (core/net/frame_build.h) and the
+// responders. Each writes a complete, option-free header at `p`.
 #ifndef ZG_CORE_NET_FRAME_INTERNAL_H_
 #define ZG_CORE_NET_FRAME_INTERNAL_H_
 

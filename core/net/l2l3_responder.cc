@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/net/checksum.h"
+#include "core/net/frame_build.h"
 #include "core/net/frame_internal.h"
 
 namespace zg::core {

@@ -24,6 +24,7 @@
 #include <optional>
 
 #include "core/net/frame.h"
+#include "core/net/local_addresses.h"
 
 namespace zg::core {
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/base/status_macros.h"
+#include "core/net/frame_build.h"
 #include "core/ntp/ntp_reply.h"
 #include "dataplane/port/tx_checksum.h"
 

@@ -3,6 +3,8 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
+#include "core/net/frame_build.h"
+
 namespace zg::dataplane {
 
 bool FinaliseUdpChecksums(rte_mbuf* m, const TxOffloads& offloads,

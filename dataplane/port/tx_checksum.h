@@ -28,7 +28,7 @@ namespace zg::dataplane {
 bool FinaliseUdpChecksums(rte_mbuf* m, const TxOffloads& offloads,
                           uint16_t l2_len, uint16_t l3_len);
 
-// The same for a UDP frame core/net/frame.h describes (PrepareUdpReply's or
+// The same for a UDP frame core/net/frame_build.h built (PrepareUdpReply's or
 // BuildUdpFrame's FrameInfo), whose IPv4 header checksum is already set:
 // computes the UDP checksum with core::FinalizeUdpChecksum, or stores the
 // pseudo-header sum and marks the mbuf for NIC offload. Returns true if the

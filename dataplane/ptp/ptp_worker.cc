@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/base/status_macros.h"
+#include "core/net/frame_build.h"
 #include "core/net/net_headers.h"
 
 namespace zg::dataplane {

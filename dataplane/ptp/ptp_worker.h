@@ -41,6 +41,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/net/frame.h"
+#include "core/net/local_addresses.h"
 #include "core/ptp/ptp_dispatch.h"
 #include "core/ptp/ptp_management.h"
 #include "core/ptp/ptp_negotiation.h"

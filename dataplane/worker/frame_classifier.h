@@ -31,6 +31,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/net/frame.h"
+#include "core/net/local_addresses.h"
 #include "dataplane/worker/pipeline.h"
 #include "dataplane/worker/worker_stats.h"
 

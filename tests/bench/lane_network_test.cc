@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "absl/strings/match.h"
+#include "core/net/frame_build.h"
 #include "gtest/gtest.h"
 
 namespace zg::bench {

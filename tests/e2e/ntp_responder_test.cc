@@ -30,6 +30,7 @@
 #include "absl/time/clock.h"
 #include "core/net/checksum.h"
 #include "core/net/frame.h"
+#include "core/net/frame_build.h"
 #include "core/net/net_headers.h"
 #include "core/ntp/ntp_client.h"
 #include "core/ntp/ntp_wire.h"

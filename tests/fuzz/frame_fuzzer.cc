@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "core/net/frame.h"
+#include "core/net/frame_build.h"
 #include "core/net/l2l3_responder.h"
+#include "core/net/local_addresses.h"
 #include "core/net/net_headers.h"
 #include "tests/fuzz/fuzz_check.h"
 

@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/net/frame.h"
+#include "core/net/local_addresses.h"
 #include "tests/util/pcap.h"
 
 namespace zg::testutil {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/net/frame.h"
+#include "core/net/local_addresses.h"
 #include "core/net/net_headers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -11,6 +11,8 @@
 
 #include "benchmark/benchmark.h"
 #include "core/net/frame.h"
+#include "core/net/frame_build.h"
+#include "core/net/local_addresses.h"
 #include "core/net/net_headers.h"
 
 namespace zg::bench {

@@ -34,6 +34,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "core/net/frame.h"
+#include "core/net/frame_build.h"
 #include "core/net/net_headers.h"
 #include "core/ntp/ntp_wire.h"
 #include "core/ptp/ptp_wire.h"

@@ -1,14 +1,18 @@
 // Test helpers for the frame tests: the known-answer frames of
-// testdata/frame_vectors.inc, the addresses they use, and a naive reference
-// checksum (16-bit words, one at a time) independent of core/net/checksum.cc.
+// testdata/frame_vectors.inc, the addresses they use, a naive reference
+// checksum (16-bit words, one at a time) independent of core/net/checksum.cc,
+// and ClassifyFrame wrapped for tests (Classify checks every reported offset
+// lies within the frame; Reseal fixes checksums after a test edits a field).
 #ifndef ZG_TESTS_CORE_FRAME_TEST_UTIL_H_
 #define ZG_TESTS_CORE_FRAME_TEST_UTIL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
 #include "core/net/frame.h"
+#include "core/net/local_addresses.h"
 #include "core/net/net_headers.h"
 #include "gtest/gtest.h"
 #include "tests/util/hex.h"
@@ -110,6 +114,67 @@ inline bool RefL4Valid(const uint8_t* f, uint32_t l3, uint32_t l4,
 }
 inline bool RefIpv4HeaderValid(const uint8_t* f, uint32_t l3) {
   return RefFold(RefSum(f + l3, (f[l3] & 0xF) * 4u)) == 0xFFFF;
+}
+
+// ---- ClassifyFrame for tests ------------------------------------------------
+
+// Every offset ClassifyFrame reports lies within the first `n` bytes.
+inline void ExpectWithinFrame(const FrameInfo& i, uint32_t n) {
+  if (i.kind == FrameKind::kDrop) return;
+  EXPECT_EQ(i.frame_len, n);
+  EXPECT_LE(uint32_t{i.l3_offset} + i.l3_len, n);
+  EXPECT_LE(uint32_t{i.l4_offset} + i.l4_len, n);
+  EXPECT_LE(uint32_t{i.payload_offset} + i.payload_len, n);
+  if (i.l4_offset != 0) {
+    EXPECT_GE(i.l4_offset, i.l3_offset);
+  }
+  if (i.nd_lladdr_offset != 0) {
+    EXPECT_LE(i.nd_lladdr_offset + 6u, n);
+  }
+}
+
+inline FrameInfo Classify(const std::vector<uint8_t>& f,
+                          const LocalAddresses& local, uint32_t flags = 0) {
+  FrameInfo i =
+      ClassifyFrame(f.data(), static_cast<uint32_t>(f.size()), local, flags);
+  ExpectWithinFrame(i, static_cast<uint32_t>(f.size()));
+  return i;
+}
+
+// Re-seals the IPv4 header and UDP/ICMP/ICMPv6 checksums of an untagged or
+// tagged frame without IPv4 options or IPv6 extension headers, after a test
+// changed a field. Lengths are taken from the headers, clamped to the frame.
+inline void Reseal(std::vector<uint8_t>& f) {
+  uint32_t l3 = 14;
+  uint16_t type = static_cast<uint16_t>(f[12] << 8 | f[13]);
+  while (type == 0x8100 || type == 0x88A8) {
+    type = static_cast<uint16_t>(f[l3 + 2] << 8 | f[l3 + 3]);
+    l3 += 4;
+  }
+  const auto be16 = [&](uint32_t o) {
+    return static_cast<uint32_t>(f[o] << 8 | f[o + 1]);
+  };
+  const auto clamp = [&](uint32_t start, uint32_t len) {
+    return std::min<uint32_t>(len, static_cast<uint32_t>(f.size()) - start);
+  };
+  if (type == 0x0800) {
+    RefSealIpv4Header(f.data(), l3);
+    const uint32_t l4 = l3 + (f[l3] & 0xF) * 4u;
+    const uint8_t proto = f[l3 + 9];
+    if (proto == 17) {
+      RefSealL4(f.data(), l3, l4, clamp(l4, be16(l4 + 4)), 17, 6);
+    } else if (proto == 1) {
+      RefSealL4(f.data(), l3, l4, clamp(l4, be16(l3 + 2) - 20), 1, 2);
+    }
+  } else if (type == 0x86DD) {
+    const uint32_t l4 = l3 + 40;
+    const uint8_t nh = f[l3 + 6];
+    if (nh == 17) {
+      RefSealL4(f.data(), l3, l4, clamp(l4, be16(l4 + 4)), 17, 6);
+    } else if (nh == 58) {
+      RefSealL4(f.data(), l3, l4, clamp(l4, be16(l3 + 4)), 58, 2);
+    }
+  }
 }
 
 }  // namespace zg::core::testing

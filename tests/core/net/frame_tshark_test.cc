@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "core/net/frame.h"
+#include "core/net/frame_build.h"
 #include "core/net/l2l3_responder.h"
+#include "core/net/local_addresses.h"
 #include "gtest/gtest.h"
 #include "tests/core/net/frame_test_util.h"
 #include "tests/util/tshark.h"

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/net/frame.h"
+#include "core/net/local_addresses.h"
 #include "gtest/gtest.h"
 #include "tests/core/net/frame_test_util.h"
 

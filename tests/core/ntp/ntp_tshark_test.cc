@@ -28,6 +28,8 @@
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "core/net/frame.h"
+#include "core/net/frame_build.h"
+#include "core/net/local_addresses.h"
 #include "core/ntp/ntp_client.h"
 #include "core/ntp/ntp_reply.h"
 #include "core/ntp/ntp_wire.h"

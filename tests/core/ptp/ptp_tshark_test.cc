@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/net/frame.h"
+#include "core/net/frame_build.h"
 #include "core/ptp/ptp_fields.h"
 #include "core/ptp/ptp_management.h"
 #include "core/ptp/ptp_tlv.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Known-answer frames for tests/core/net/frame_test.cc and fuzz seeds.
+"""Known-answer frames for the tests/core/net/ frame tests and fuzz seeds.
 
 Builds each frame with its own (naive, 16-bit-word) RFC 1071 checksum code,
 independent of core/net/checksum.cc, and writes

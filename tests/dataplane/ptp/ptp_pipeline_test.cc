@@ -20,6 +20,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "core/net/frame.h"
+#include "core/net/frame_build.h"
+#include "core/net/local_addresses.h"
 #include "core/net/net_headers.h"
 #include "core/ptp/ptp_management.h"
 #include "core/ptp/ptp_tlv.h"

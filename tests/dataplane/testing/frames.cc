@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "core/net/frame_build.h"
 #include "core/ntp/ntp_client.h"
 #include "core/ntp/ntp_wire.h"
 

@@ -1,5 +1,5 @@
 // TEST-ONLY frame helpers for the dataplane tests and benchmarks. Client
-// frames are built with core's builders (core/net/frame.h BuildUdpFrame,
+// frames are built with core's builders (core/net/frame_build.h BuildUdpFrame,
 // core/ntp/ntp_client.h) and copied into mbufs; replies are read back the way
 // the client would read them: core::ClassifyFrame with the client's own
 // addresses checks the addressing and every checksum.
