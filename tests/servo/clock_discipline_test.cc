@@ -190,6 +190,7 @@ TEST_F(DisciplineTest, RawTicksFarFromNowAreInvalid) {
   s.raw_ticks += 7'200 * kTicksPerSecond;  // two hours ahead of the clock
   d_->AddSamples(gps_, {&s, 1});
   EXPECT_EQ(d_->source_status(gps_).invalid, 1u);
+  ASSERT_FALSE(events_.empty()) << "no event for the invalid sample";
   EXPECT_EQ(events_.back().reason, RejectReason::kInvalid);
 }
 

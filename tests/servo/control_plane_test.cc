@@ -245,6 +245,7 @@ TEST_F(ControlPlaneTest, ReopenStartsANewFileAfterRotation) {
   EXPECT_EQ(fresh.front(), "config_change");  // why the file starts here
   EXPECT_EQ(fresh.back(), "stop");
   const std::vector<std::string> old = Events(moved);
+  ASSERT_FALSE(old.empty()) << "the rotated audit log " << moved << " is empty";
   EXPECT_EQ(old.front(), "start");
   EXPECT_THAT(old, ::testing::Not(Contains("stop")));
   EXPECT_EQ(control_->audit_log()->stats().reopens, 1u);

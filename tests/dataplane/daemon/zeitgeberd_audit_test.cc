@@ -160,6 +160,7 @@ TEST_F(ZeitgeberdAuditTest, EventsFlowAndSighupReopens) {
   EXPECT_EQ(fresh.front(), "config_change");
   EXPECT_EQ(fresh.back(), "stop");
   const std::vector<std::string> old = Events(ReadAudit(rotated));
+  ASSERT_FALSE(old.empty()) << "the rotated audit log is empty";
   EXPECT_EQ(old.front(), "start");
   EXPECT_THAT(old, ::testing::Not(Contains("stop")));
 }
