@@ -6,6 +6,7 @@
 // taken just before tx_burst into the Sync itself.
 #include <algorithm>
 
+#include "core/net/frame_build.h"
 #include "core/net/net_headers.h"
 #include "dataplane/ptp/ptp_worker.h"
 
