@@ -16,6 +16,7 @@ set -uo pipefail
 APP=$(realpath "$1"); OBJ=$(realpath "$2")
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../../scripts/netns.sh"
+. "$HERE/e2e_lib.sh"
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 77; }
 for t in ip ethtool curl promtool; do
   command -v $t >/dev/null || { echo "SKIP: $t missing"; exit 77; }
@@ -44,12 +45,12 @@ timeout 90 "$APP" --no-huge -m 512 --no-shconf --no-pci --no-telemetry \
   --port=net_af_xdp0 --address="$SRV/24" --metrics_address=127.0.0.1:0 \
   --stats_interval=100ms >"$WORK/app.log" 2>&1 &
 APP_PID=$!
-for _ in $(seq 300); do
-  grep -q "zeitgeberd running" "$WORK/app.log" && break
+started() {
+  grep -q "zeitgeberd running" "$WORK/app.log" && return 0
   kill -0 "$APP_PID" 2>/dev/null || fail "daemon exited during start-up"
-  sleep 0.1
-done
-grep -q "zeitgeberd running" "$WORK/app.log" || fail "daemon not running after 30 s"
+  return 1
+}
+zg_wait 30 "zeitgeberd running" started || fail "daemon not running after 30 s"
 ip link show "$ZG_RIG_HOST_IF" | grep -q "prog/xdp" || fail "no XDP program attached"
 
 cat >"$WORK/client.py" <<'PYEOF'
@@ -90,8 +91,10 @@ zg_in_ns ping -c 3 -W 2 "$SRV" >/dev/null || fail "kernel did not answer ping"
 echo "ping answered by the kernel"
 
 port=$(sed -n 's/.*metrics on .*(port \([0-9]*\)).*/\1/p' "$WORK/app.log")
-sleep 0.3  # one stats interval, so the scrape includes the replies
-curl -sf "http://127.0.0.1:$port/metrics" >"$WORK/metrics.txt" || fail "scrape"
+# Counters are published once per --stats_interval: the first scrape that
+# has every reply.
+zg_wait_metric 10 "$port" "$WORK/metrics.txt" zeitgeber_frames_replied_total \
+  'kind="ntp"' "$N" || { grep frames_replied "$WORK/metrics.txt"; fail "replies not counted"; }
 promtool check metrics <"$WORK/metrics.txt" || fail "promtool check metrics"
 grep -q "^zeitgeber_frames_replied_total{kind=\"ntp\".*} $N\$" \
   "$WORK/metrics.txt" || { grep frames_replied "$WORK/metrics.txt"; fail "replied count"; }

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -155,14 +156,54 @@ absl::StatusOr<std::unique_ptr<Zeitgeberd>> Zeitgeberd::Start(
 
 Zeitgeberd::~Zeitgeberd() = default;  // the Subprocess kills what is left
 
-absl::StatusOr<std::string> Zeitgeberd::ScrapeMetrics() const {
+absl::StatusOr<std::string> Zeitgeberd::ScrapeMetrics(
+    absl::Duration timeout) const {
+  // curl's own limit first (whole seconds, at least 1), so that it reports
+  // what went wrong before the process deadline kills it.
+  const int64_t curl_s =
+      std::max<int64_t>(1, absl::ToInt64Seconds(timeout - absl::Seconds(1)));
   absl::StatusOr<CommandResult> r = testutil::RunCommand(
-      {"curl", "-sf", "--max-time", "5",
+      {"curl", "-sf", "--max-time", absl::StrCat(curl_s),
        absl::StrCat("http://127.0.0.1:", metrics_port_, "/metrics")},
-      absl::Seconds(10));
+      std::max(timeout, absl::Seconds(curl_s) + absl::Milliseconds(500)));
   if (!r.ok()) return r.status();
   if (!r->ok()) return absl::InternalError(r->Describe());
   return r->stdout_text;
+}
+
+absl::StatusOr<std::string> Zeitgeberd::WaitForMetrics(
+    const std::vector<MetricTarget>& targets, absl::Duration timeout) const {
+  const absl::Time deadline = absl::Now() + timeout;
+  std::string last_error = "no scrape yet";
+  for (;;) {
+    const absl::Duration left = deadline - absl::Now();
+    absl::StatusOr<std::string> m =
+        ScrapeMetrics(std::clamp(left, absl::Seconds(1), absl::Seconds(5)));
+    if (m.ok()) {
+      std::vector<std::string> short_of;
+      for (const MetricTarget& t : targets) {
+        const double have = MetricSum(*m, t.name, t.labels);
+        if (have >= t.value) continue;
+        std::vector<std::string> labels;
+        for (const auto& [k, v] : t.labels) {
+          labels.push_back(absl::StrCat(k, "=\"", v, "\""));
+        }
+        short_of.push_back(absl::StrCat(t.name, "{", absl::StrJoin(labels, ","),
+                                        "} is ", have, ", want ", t.value));
+      }
+      if (short_of.empty()) return *std::move(m);
+      last_error = absl::StrJoin(short_of, "; ");
+    } else {
+      last_error = m.status().ToString();
+    }
+    if (absl::Now() >= deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("metrics not reached within ",
+                       absl::FormatDuration(timeout), ": ", last_error));
+    }
+    // About one --stats_interval (100 ms): the next publication.
+    absl::SleepFor(std::min(absl::Milliseconds(100), deadline - absl::Now()));
+  }
 }
 
 absl::Status Zeitgeberd::Stop() {
