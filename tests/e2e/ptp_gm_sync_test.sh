@@ -92,8 +92,8 @@ if [ "$FLOOR" = 1 ]; then
 fi
 
 zg_ptp_start_gm "$WORK/zg.log" "$ZG_RIG_HOST_IF" "$SRV/24" "${GM_ARGS[@]}"
-zg_ptp_wait_log "$WORK/zg.log" "zeitgeberd running" 30 || fail "zeitgeberd did not start"
-zg_ptp_wait_log "$WORK/zg.log" "-> MASTER" 15 || fail "port never became MASTER"
+zg_wait_log "$WORK/zg.log" "zeitgeberd running" 30 || fail "zeitgeberd did not start"
+zg_wait_log "$WORK/zg.log" "-> MASTER" 15 || fail "port never became MASTER"
 GM_MAC=$(cat "/sys/class/net/$ZG_RIG_HOST_IF/address")
 GM_ID=$(echo "$GM_MAC" | awk -F: '{printf "%s%s%s.fffe.%s%s%s", $1,$2,$3,$4,$5,$6}')
 echo "zeitgeberd MASTER, clockIdentity $GM_ID"
@@ -115,7 +115,7 @@ zg_ptp_offset_stats "$WORK/ptp4l.log" "$WINDOW_S" "$limit" ||
   fail "offset statistics"
 
 # pmc: every data set we serve, as pmc prints it.
-zg_in_ns timeout 10 pmc "$PMC_T" -i "$ZG_RIG_CLIENT_IF" -d "$DOMAIN" -b 0 \
+zg_in_ns timeout "$(zg_left 10)" pmc "$PMC_T" -i "$ZG_RIG_CLIENT_IF" -d "$DOMAIN" -b 0 \
   'GET DEFAULT_DATA_SET' 'GET CURRENT_DATA_SET' 'GET PARENT_DATA_SET' \
   'GET TIME_PROPERTIES_DATA_SET' 'GET PORT_DATA_SET' >"$WORK/pmc.log" 2>&1
 expect() { grep -Eq "$1" "$WORK/pmc.log" || fail "pmc: no line matching '$1'"; }
@@ -125,7 +125,7 @@ expect "domainNumber +$DOMAIN"
 expect "twoStepFlag +1"
 # The class served is the control plane's (zeitgeberd's exporter says which).
 zg_port=$(sed -n 's/.*metrics on .*(port \([0-9]*\)).*/\1/p' "$WORK/zg.log")
-served_class=$(curl -sf "http://127.0.0.1:$zg_port/metrics" |
+served_class=$(curl -sf --max-time 5 "http://127.0.0.1:$zg_port/metrics" |
   sed -n 's/^zeitgeber_clock_class{clock="tsc"} \([0-9]*\)$/\1/p')
 [ -n "$served_class" ] || fail "metrics: no zeitgeber_clock_class"
 expect "clockClass +$served_class\$"
@@ -150,8 +150,8 @@ echo "pmc: data sets as expected"
 # tshark: every PTP message in the capture dissects without a warning
 # (expert severity >= warning; malformed packets are errors). One pass:
 # tshark is slow to start on a busy host.
-tshark -n -r "$WORK/ptp.pcap" -d udp.port==319,ptp -d udp.port==320,ptp \
-  -T fields -e frame.number -e ptp.v2.messagetype -e _ws.expert.severity \
+timeout "$(zg_left 60)" tshark -n -r "$WORK/ptp.pcap" -d udp.port==319,ptp \
+  -d udp.port==320,ptp -T fields -e frame.number -e ptp.v2.messagetype -e _ws.expert.severity \
   >"$WORK/tshark.txt" 2>"$WORK/tshark.err" ||
   { cat "$WORK/tshark.err"; fail "tshark could not read the capture"; }
 n_ptp=$(awk -F'\t' '$2 != ""' "$WORK/tshark.txt" | wc -l)
@@ -174,7 +174,8 @@ EOF
 echo "tshark: $n_ptp PTP messages, no warnings"
 
 port=$(sed -n 's/.*metrics on .*(port \([0-9]*\)).*/\1/p' "$WORK/zg.log")
-curl -sf "http://127.0.0.1:$port/metrics" >"$WORK/metrics.txt" || fail "scrape"
+curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" >"$WORK/metrics.txt" ||
+  fail "scrape"
 promtool check metrics <"$WORK/metrics.txt" >/dev/null 2>&1 ||
   { promtool check metrics <"$WORK/metrics.txt"; fail "promtool"; }
 grep -q '^zeitgeber_ptp_port_state{state="MASTER"} 1' "$WORK/metrics.txt" ||
@@ -186,7 +187,7 @@ if [ "$MODE" = unicast ]; then
     "$WORK/metrics.txt" || fail "metrics: no unicast Sync grant"
 fi
 
-kill -TERM "$ZG_GM_PID"; wait "$ZG_GM_PID"; rc=$?; ZG_GM_PID=
+zg_stop "$ZG_GM_PID" 20; rc=$ZG_STOP_RC; ZG_GM_PID=
 [ "$rc" -eq 0 ] || fail "zeitgeberd exit code $rc"
 grep "final PTP" "$WORK/zg.log"
 echo "PASS ($MODE)"

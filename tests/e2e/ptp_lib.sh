@@ -3,7 +3,6 @@
 #   zg_ptp_start_gm LOG IFACE ADDR ARGS...
 #                               zeitgeberd on AF_XDP over IFACE with the XDP
 #                               program, serving ADDR; pid in ZG_GM_PID
-#   zg_ptp_wait_log LOG REGEX SECONDS
 #   zg_ptp4l_conf FILE TRANSPORT DOMAIN [EXTRA_LINES]
 #                               a slave-only ptp4l config for software
 #                               timestamps that cannot touch the host clock
@@ -20,6 +19,9 @@
 # host clock, as seen through the PTP exchange: exactly the error we want to
 # measure. Stepping is off (first_step_threshold 0) and the clock sanity
 # check is off (it would see a clock that never follows the servo).
+# Waits are e2e_lib.sh's (zg_wait_log: a deadline, not a count of tries).
+
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
 zg_ptp_cpus() {
   local cpus
@@ -51,16 +53,6 @@ zg_ptp_start_gm() {
   ZG_GM_PID=$!
 }
 
-# zg_ptp_wait_log LOG REGEX SECONDS: 0 when LOG has a line matching REGEX.
-zg_ptp_wait_log() {
-  local i
-  for i in $(seq $(($3 * 10))); do
-    grep -Eq -e "$2" "$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
-
 # zg_ptp4l_conf FILE TRANSPORT DOMAIN [EXTRA]
 zg_ptp4l_conf() {
   cat >"$1" <<EOF
@@ -85,7 +77,7 @@ EOF
 # with software timestamps, without CAP_SYS_TIME, pinned to ZG_CPU0.
 zg_ptp4l_run() {
   local ns=$1 iface=$2 conf=$3 secs=$4 log=$5; shift 5
-  ip netns exec "$ns" timeout "$secs" taskset -c "$ZG_CPU0" \
+  ip netns exec "$ns" timeout "$(zg_left "$secs")" taskset -c "$ZG_CPU0" \
     setpriv --inh-caps=-sys_time --bounding-set=-sys_time \
     ptp4l -i "$iface" -f "$conf" -m "$@" >"$log" 2>&1 || true
 }
@@ -140,7 +132,7 @@ EOF
 # master's pid is in ZG_FLOOR_PID while it runs (for the caller's cleanup).
 # Stops the floor's ptp4l master and detaches the XDP program from HOST_IF.
 zg_ptp_floor_stop() {
-  kill -TERM "$ZG_FLOOR_PID" 2>/dev/null; wait "$ZG_FLOOR_PID" 2>/dev/null
+  zg_stop "$ZG_FLOOR_PID" 5 2>/dev/null
   ZG_FLOOR_PID=
   ip link set dev "$1" xdpdrv off
 }
@@ -163,7 +155,7 @@ EOF
   nice -n -20 taskset -c "$ZG_CPU1" ptp4l -i "$host_if" \
     -f "$dir/floor_master.conf" -m >"$dir/floor_master.log" 2>&1 &
   ZG_FLOOR_PID=$!
-  if ! zg_ptp_wait_log "$dir/floor_master.log" "to MASTER" 20; then
+  if ! zg_wait_log "$dir/floor_master.log" "to MASTER" 20; then
     echo "rig floor: ptp4l never became master"; cat "$dir/floor_master.log"
     zg_ptp_floor_stop "$host_if"
     return 1

@@ -34,19 +34,19 @@ ip -n "$ns_b" route add 224.0.0.0/4 dev "$ZG_PAIR_IF_B"
 
 ip netns exec "$ns_a" "$responder" 10.79.0.1 30 >"$work/responder.log" 2>&1 &
 rpid=$!
-zg_wait_log "$work/responder.log" "^listening on" 10 ||
+zg_wait_log "$work/responder.log" "^listening on" 5 ||
   { cat "$work/responder.log"; echo "FAIL: the responder did not start"; exit 1; }
 
-ip netns exec "$ns_b" timeout 10 pmc -4 -i "$ZG_PAIR_IF_B" -b 1 \
+ip netns exec "$ns_b" timeout "$(zg_left 5)" pmc -4 -i "$ZG_PAIR_IF_B" -b 1 \
   'GET DEFAULT_DATA_SET' 'GET CURRENT_DATA_SET' 'GET PARENT_DATA_SET' \
   'GET TIME_PROPERTIES_DATA_SET' 'GET PORT_DATA_SET' 'GET NULL_MANAGEMENT' \
   >"$work/pmc.log" 2>&1 || true
-ip netns exec "$ns_b" timeout 10 pmc -4 -i "$ZG_PAIR_IF_B" -b 1 -z \
+ip netns exec "$ns_b" timeout "$(zg_left 5)" pmc -4 -i "$ZG_PAIR_IF_B" -b 1 -z \
   'GET DEFAULT_DATA_SET' >"$work/pmc-z.log" 2>&1 || true
 # The responder logs each request as it handles it: all seven (six GETs,
 # the empty one) before the counts below.
 requests() { [ "$(grep -c '^request of' "$work/responder.log")" -ge 7 ]; }
-zg_wait 10 "7 requests in the responder's log" requests || true
+zg_wait 5 "7 requests in the responder's log" requests || true
 cat "$work/pmc.log"
 
 fail=0

@@ -74,7 +74,7 @@ struct MetricTarget {
 class Zeitgeberd {
  public:
   // Starts zeitgeberd on rig.host_if() serving config's server addresses,
-  // and waits (up to 60 s) until its workers run.
+  // and waits (up to 30 s in all) until its workers run.
   static absl::StatusOr<std::unique_ptr<Zeitgeberd>> Start(
       const testutil::NetnsRig& rig, const testutil::RigConfig& config,
       const ZeitgeberdOptions& options);
@@ -117,14 +117,19 @@ struct NtpdigSample {
   int stratum = 0;
   std::string leap;
 };
+// Killed after `timeout` (ntpdig's own -t is at most 3 s).
 absl::StatusOr<NtpdigSample> Ntpdig(const testutil::NetnsRig& rig,
-                                    const std::string& server);
+                                    const std::string& server,
+                                    absl::Duration timeout = absl::Seconds(20));
 
 // chronyd -Q (measure only: the clock is never touched) against `server`
 // from the rig's namespace, with its own temporary pid file and socket.
-// Returns the offset it reports ("System clock wrong by X seconds").
-absl::StatusOr<double> ChronydOffset(const testutil::NetnsRig& rig,
-                                     const std::string& server);
+// Returns the offset it reports ("System clock wrong by X seconds"). Its
+// own -t is `timeout` less 2 s (at least 3 s), and it is killed at
+// `timeout`.
+absl::StatusOr<double> ChronydOffset(
+    const testutil::NetnsRig& rig, const std::string& server,
+    absl::Duration timeout = absl::Seconds(22));
 
 // A raw AF_PACKET socket on an interface inside a namespace, for frames no
 // kernel socket would send (bad checksums, fragments).

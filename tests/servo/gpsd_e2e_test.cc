@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "servo/gpsd_source.h"
 #include "servo/tsc_clock.h"
+#include "tests/util/deadline.h"
 #include "tests/util/ports.h"
 
 namespace zg::servo {
@@ -73,8 +74,10 @@ class GpsFake {
   void Stop() {
     if (pid_ <= 0) return;
     kill(-pid_, SIGTERM);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(2);
     bool exited = false;
-    for (int i = 0; i < 40 && !exited; ++i) {
+    while (!exited && std::chrono::steady_clock::now() < deadline) {
       exited = waitpid(pid_, nullptr, WNOHANG) == pid_;
       if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
@@ -124,12 +127,14 @@ TEST(GpsdE2eTest, ReceivesTimeFixAndSatellitesFromGpsfake) {
     return g.last_fix_time == last_epoch && g.satellites_used == 9 &&
            !samples.empty();
   };
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!done() && std::chrono::steady_clock::now() < deadline) {
-    (void)(*src)->Poll(&samples);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  // The whole log replays in about 2 s (-c 0.05).
+  testutil::PollUntil(
+      testutil::DeadlineIn(absl::Seconds(20)),
+      [&] {
+        (void)(*src)->Poll(&samples);
+        return done();
+      },
+      absl::Milliseconds(20));
   const GnssStatus& g = (*src)->gnss();
   EXPECT_TRUE(done()) << "problem: " << (*src)->problem() << ", connects "
                       << g.connects << ", TPVs " << g.tpv_messages;

@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/util/deadline.h"
 
 namespace zg::testutil {
 namespace {
@@ -88,16 +89,15 @@ TEST_F(NetnsTest, TimeoutKillsTheCommandInsideTheNamespace) {
       (*rig)->Run({"sh", "-c", "sleep 60 & sleep 60"}, absl::Milliseconds(500));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->timed_out);
-  absl::StatusOr<CommandResult> pids =
-      RunCommand({"ip", "netns", "pids", (*rig)->ns()}, absl::Seconds(10));
-  ASSERT_TRUE(pids.ok());
   // SIGKILL is asynchronous; a dead process may linger a moment.
-  for (int i = 0; i < 100 && !pids->stdout_text.empty(); ++i) {
-    absl::SleepFor(absl::Milliseconds(20));
-    pids = RunCommand({"ip", "netns", "pids", (*rig)->ns()}, absl::Seconds(10));
-    ASSERT_TRUE(pids.ok());
-  }
-  EXPECT_EQ(pids->stdout_text, "") << "processes left in " << (*rig)->ns();
+  std::string left;
+  const bool empty = PollUntil(DeadlineIn(absl::Seconds(5)), [&] {
+    absl::StatusOr<CommandResult> pids =
+        RunCommand({"ip", "netns", "pids", (*rig)->ns()}, absl::Seconds(2));
+    left = pids.ok() ? pids->stdout_text : pids.status().ToString();
+    return pids.ok() && pids->ok() && left.empty();
+  });
+  EXPECT_TRUE(empty) << "processes left in " << (*rig)->ns() << ": " << left;
 }
 
 TEST_F(NetnsTest, BackgroundPeerTalksAndStops) {
@@ -106,11 +106,9 @@ TEST_F(NetnsTest, BackgroundPeerTalksAndStops) {
   absl::StatusOr<std::unique_ptr<Subprocess>> ping =
       StartInNamespace((*pair)->ns_a(), {"ping", "-i", "0.2", (*pair)->ip_b()});
   ASSERT_TRUE(ping.ok()) << ping.status();
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  while (!absl::StrContains((*ping)->Stdout(), "icmp_seq=2") &&
-         absl::Now() < deadline) {
-    absl::SleepFor(absl::Milliseconds(50));
-  }
+  EXPECT_TRUE(PollUntil(DeadlineIn(absl::Seconds(10)), [&] {
+    return absl::StrContains((*ping)->Stdout(), "icmp_seq=2");
+  })) << "no second ping reply within 10 s";
   EXPECT_TRUE((*ping)->Running());
   CommandResult r = (*ping)->Stop();
   EXPECT_FALSE(r.timed_out);
@@ -135,13 +133,16 @@ TEST_F(NetnsTest, ChronydServerAnswersNtpdigAcrossThePair) {
       (*pair)->ns_a(), {"chronyd", "-x", "-d", "-u", "root", "-f", conf});
   ASSERT_TRUE(server.ok()) << server.status();
   // Wait until chronyd listens on UDP 123.
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  const absl::Time deadline = DeadlineIn(absl::Seconds(10));
   for (;;) {
-    absl::StatusOr<CommandResult> ss = RunInNamespace(
-        (*pair)->ns_a(), {"ss", "-Hlun", "sport = :123"}, absl::Seconds(5));
+    absl::StatusOr<CommandResult> ss =
+        RunInNamespace((*pair)->ns_a(), {"ss", "-Hlun", "sport = :123"},
+                       TimeLeft(deadline, absl::Seconds(5)));
     ASSERT_TRUE(ss.ok()) << ss.status();
     if (!ss->stdout_text.empty()) break;
-    ASSERT_LT(absl::Now(), deadline) << (*server)->Stderr();
+    ASSERT_LT(absl::Now(), deadline)
+        << "chronyd not listening on UDP 123 within 10 s: "
+        << (*server)->Stderr();
     absl::SleepFor(absl::Milliseconds(50));
   }
   absl::StatusOr<CommandResult> r =
