@@ -24,6 +24,7 @@
 #include "servo/tsc_clock.h"
 #include "tests/util/deadline.h"
 #include "tests/util/ports.h"
+#include "tests/util/signal_cleanup.h"
 
 namespace zg::servo {
 namespace {
@@ -68,6 +69,9 @@ class GpsFake {
       _exit(127);
     }
     setpgid(pid_, pid_);
+    // gpsd too, if the test is killed by SIGTERM (PR_SET_PDEATHSIG would
+    // not reach it).
+    group_ = testutil::CleanupRegistration::ProcessGroup(pid_);
     return true;
   }
 
@@ -82,6 +86,7 @@ class GpsFake {
       if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     kill(-pid_, SIGKILL);  // gpsd too, if it outlived gpsfake
+    group_.Release();      // before the reap: its pid may be reused after
     if (!exited) waitpid(pid_, nullptr, 0);
     unlink(absl::StrCat("/tmp/gpsfake-", pid_, ".sock").c_str());
     unlink(log_path_.c_str());
@@ -90,6 +95,7 @@ class GpsFake {
 
  private:
   pid_t pid_ = -1;
+  testutil::CleanupRegistration group_;
   std::string log_path_;
 };
 
