@@ -10,6 +10,8 @@
 #                     runs CMD every 0.1 s until it succeeds
 #   zg_left SECONDS   prints SECONDS, or what is left of the budget if that
 #                     is less (at least 1): for timeout(1) around one step
+#   zg_phase TEXT     prints "[+12.34 s] TEXT", the time since this file was
+#                     sourced: where a test's time goes, in its log
 #   zg_stop PID SECONDS
 #                     SIGTERM to PID (a child of this shell), up to SECONDS
 #                     for it to exit, SIGKILL after; its status in ZG_STOP_RC
@@ -31,15 +33,22 @@ zg__now() {
   ZG_NOW_CS=$((10#$up))
 }
 
-# The budget's end (ZG_BUDGET_END_CS), once per test.
-if [ -z "${ZG_BUDGET_END_CS:-}" ]; then
+# The start and the budget's end (ZG_BUDGET_END_CS), once per test.
+if [ -z "${ZG_START_CS:-}" ]; then
   zg__now
+  ZG_START_CS=$ZG_NOW_CS
   ZG_BUDGET_END_CS=
   if [ -n "${ZG_TEST_TIMEOUT_S:-}" ]; then
     zg__margin=$((ZG_TEST_TIMEOUT_S / 10 > 3 ? ZG_TEST_TIMEOUT_S / 10 : 3))
     ZG_BUDGET_END_CS=$((ZG_NOW_CS + (ZG_TEST_TIMEOUT_S - zg__margin) * 100))
   fi
 fi
+
+zg_phase() {
+  zg__now
+  printf '[+%d.%02d s] %s\n' $(((ZG_NOW_CS - ZG_START_CS) / 100)) \
+    $(((ZG_NOW_CS - ZG_START_CS) % 100)) "$*"
+}
 
 zg_left() {
   local secs=$1 left
