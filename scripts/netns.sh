@@ -6,7 +6,9 @@
 #     client address), brings both up, disables offloads that break AF_XDP.
 #     Exports ZG_RIG_NS, ZG_RIG_HOST_IF, ZG_RIG_CLIENT_IF, ZG_RIG_SERVER_IP,
 #     ZG_RIG_CLIENT_IP, ZG_RIG_SERVER_IP6, ZG_RIG_CLIENT_IP6.
-#   zg_rig_down <name>   removes namespace and links (idempotent)
+#   zg_rig_down <name>   kills what runs in the namespace (SIGTERM, then
+#     SIGKILL for what is left after 2 s), removes namespace and links
+#     (idempotent)
 #   zg_in_ns CMD...      runs CMD inside the rig's namespace
 #   zg_pair_up zgp$$ 10.98.0.1/24 10.98.0.2/24 [fd98::1/64 fd98::2/64]
 #     two namespaces <name>a and <name>b joined by a veth pair (<name>a in
@@ -16,7 +18,9 @@
 #     repeat run to run), checksum offload off (so captured packets carry
 #     their real checksums), no IPv6 DAD. Exports ZG_PAIR_NS_A/B,
 #     ZG_PAIR_IF_A/B, ZG_PAIR_IP_A/B, ZG_PAIR_IP6_A/B.
-#   zg_pair_down <name>  removes both namespaces and the pair (idempotent)
+#   zg_pair_down <name>  the same for both namespaces, and the pair
+#   zg_ns_kill <ns>      SIGTERM to every process in namespace <ns>, SIGKILL
+#     to those still there 2 s later (a deadline on /proc/uptime)
 # Names must be <= 13 characters; include the caller's PID to stay unique.
 
 zg_rig_up() {
@@ -44,9 +48,29 @@ zg_rig_up() {
   ip netns exec "$name" ethtool -K "$ZG_RIG_CLIENT_IF" gro on >/dev/null 2>&1 || true
 }
 
+zg_ns_kill() {
+  local ns=$1 pids up end
+  pids=$(ip netns pids "$ns" 2>/dev/null) || return 0
+  [ -n "$pids" ] || return 0
+  # shellcheck disable=SC2086
+  kill $pids 2>/dev/null || true
+  read -r up _ </proc/uptime
+  end=$((10#${up/./} + 200))
+  while pids=$(ip netns pids "$ns" 2>/dev/null) && [ -n "$pids" ]; do
+    read -r up _ </proc/uptime
+    if [ "$((10#${up/./}))" -ge "$end" ]; then
+      # shellcheck disable=SC2086
+      kill -KILL $pids 2>/dev/null || true
+      return 0
+    fi
+    sleep 0.05
+  done
+  return 0
+}
+
 zg_rig_down() {
   local name=$1
-  ip netns pids "$name" 2>/dev/null | xargs -r kill 2>/dev/null || true
+  zg_ns_kill "$name"
   ip link del "${name}h" 2>/dev/null || true
   ip netns del "$name" 2>/dev/null || true
 }
@@ -86,7 +110,7 @@ zg_pair_up() {
 zg_pair_down() {
   local name=$1 ns
   for ns in "${name}a" "${name}b"; do
-    ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true
+    zg_ns_kill "$ns"
     ip netns del "$ns" 2>/dev/null || true  # takes its end of the veth along
   done
 }

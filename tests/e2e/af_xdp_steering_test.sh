@@ -16,6 +16,7 @@ set -uo pipefail
 APP=$(realpath "$1"); OBJ=$(realpath "$2")
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../../scripts/netns.sh"
+. "$HERE/e2e_lib.sh"
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 77; }
 for t in ip ethtool curl promtool; do
   command -v $t >/dev/null || { echo "SKIP: $t missing"; exit 77; }
@@ -38,29 +39,36 @@ zg_rig_up "$RIG" "$SRV/24" "$CLI/24" || fail "rig setup"
 ip addr add "$SRV/24" dev "$ZG_RIG_HOST_IF"
 ip addr add "$OTHER/24" dev "$ZG_RIG_HOST_IF"
 
-timeout 90 "$APP" --no-huge -m 512 --no-shconf --no-pci --no-telemetry \
+timeout 60 "$APP" --no-huge -m 512 --no-shconf --no-pci --no-telemetry \
   --file-prefix "zgx$$" -l 0-1 --log-level=lib.eal:warning \
   --vdev="net_af_xdp0,iface=$ZG_RIG_HOST_IF,xdp_prog=$OBJ" -- \
   --port=net_af_xdp0 --address="$SRV/24" --metrics_address=127.0.0.1:0 \
   --stats_interval=100ms >"$WORK/app.log" 2>&1 &
 APP_PID=$!
-for _ in $(seq 300); do
-  grep -q "zeitgeberd running" "$WORK/app.log" && break
+started() {
+  grep -q "zeitgeberd running" "$WORK/app.log" && return 0
   kill -0 "$APP_PID" 2>/dev/null || fail "daemon exited during start-up"
-  sleep 0.1
-done
-grep -q "zeitgeberd running" "$WORK/app.log" || fail "daemon not running after 30 s"
+  return 1
+}
+zg_wait 20 "zeitgeberd running" started || fail "daemon not running"
 ip link show "$ZG_RIG_HOST_IF" | grep -q "prog/xdp" || fail "no XDP program attached"
 
 cat >"$WORK/client.py" <<'PYEOF'
 import socket, struct, sys, time
 srv, other, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+# One deadline for the whole run (each answer takes well under a second).
+deadline = time.monotonic() + 15
+def left():
+    t = deadline - time.monotonic()
+    if t <= 0:
+        raise SystemExit("client: out of time (15 s in all)")
+    return min(t, 2.0)
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.settimeout(2.0)
 answered = 0
 for i in range(n):
     t1 = struct.pack(">II", int(time.time()) + 2208988800, i + 1)
     s.sendto(bytes([0x23, 0, 6, 0xec]) + bytes(36) + t1, (srv, 123))
+    s.settimeout(left())
     data, addr = s.recvfrom(2048)
     assert addr == (srv, 123), addr
     assert len(data) == 48 and data[0] & 7 == 4, data  # mode 4
@@ -73,7 +81,7 @@ print("answered", answered)
 # zeitgeberd does not serve. The kernel has no listener: port unreachable.
 for dst in ((srv, 5000), (other, 123)):
     c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    c.settimeout(2.0)
+    c.settimeout(left())
     c.connect(dst)
     c.send(b"x" * 48)
     try:
@@ -83,21 +91,22 @@ for dst in ((srv, 5000), (other, 123)):
         print("kernel refused", dst)
 PYEOF
 N=20
-zg_in_ns "$PY" "$WORK/client.py" "$SRV" "$OTHER" "$N" >"$WORK/client.log" 2>&1 ||
-  { cat "$WORK/client.log"; fail "UDP client"; }
+zg_in_ns timeout "$(zg_left 20)" "$PY" "$WORK/client.py" "$SRV" "$OTHER" "$N" \
+  >"$WORK/client.log" 2>&1 || { cat "$WORK/client.log"; fail "UDP client"; }
 cat "$WORK/client.log"
-zg_in_ns ping -c 3 -W 2 "$SRV" >/dev/null || fail "kernel did not answer ping"
+zg_in_ns ping -c 3 -i 0.2 -w "$(zg_left 5)" "$SRV" >/dev/null || fail "kernel did not answer ping"
 echo "ping answered by the kernel"
 
 port=$(sed -n 's/.*metrics on .*(port \([0-9]*\)).*/\1/p' "$WORK/app.log")
-sleep 0.3  # one stats interval, so the scrape includes the replies
-curl -sf "http://127.0.0.1:$port/metrics" >"$WORK/metrics.txt" || fail "scrape"
+# Counters are published once per --stats_interval: the first scrape that
+# has every reply.
+zg_wait_metric 5 "$port" "$WORK/metrics.txt" zeitgeber_frames_replied_total \
+  'kind="ntp"' "$N" || { grep frames_replied "$WORK/metrics.txt"; fail "replies not counted"; }
 promtool check metrics <"$WORK/metrics.txt" || fail "promtool check metrics"
 grep -q "^zeitgeber_frames_replied_total{kind=\"ntp\".*} $N\$" \
   "$WORK/metrics.txt" || { grep frames_replied "$WORK/metrics.txt"; fail "replied count"; }
 
-kill -TERM "$APP_PID"
-wait "$APP_PID"; rc=$?; APP_PID=
+zg_stop "$APP_PID" 10; rc=$ZG_STOP_RC; APP_PID=
 [ "$rc" -eq 0 ] || fail "exit code $rc after SIGTERM"
 grep -q "final counters: rx_packets=$N .*tx_packets=$N " "$WORK/app.log" ||
   fail "final counters"

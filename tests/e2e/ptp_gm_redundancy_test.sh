@@ -80,14 +80,14 @@ PID1=$ZG_GM_PID
 zg_ptp_start_gm "$WORK/gm2.log" "$G2" 10.94.0.2/24 --ptp_priority1=200 \
   --ptp_log_announce_interval=0 --ptp_log_sync_interval=-1
 PID2=$ZG_GM_PID
-zg_ptp_wait_log "$WORK/gm2.log" "-> PASSIVE" 30 ||
+zg_wait_log "$WORK/gm2.log" "-> PASSIVE" 20 ||
   fail "the worse grandmaster did not go PASSIVE"
 grep -E "LISTENING -> .*|-> PASSIVE" "$WORK/gm2.log"
-zg_ptp_wait_log "$WORK/gm1.log" "-> MASTER" 15 || fail "gm1 not MASTER"
+zg_wait_log "$WORK/gm1.log" "-> MASTER" 10 || fail "gm1 not MASTER"
 grep -q "PASSIVE" "$WORK/gm1.log" && fail "the better grandmaster went PASSIVE"
 
 pmc_states() {
-  ip netns exec "$CLI" timeout 8 pmc -4 -i "$CIF" -b 0 'GET PORT_DATA_SET' \
+  ip netns exec "$CLI" timeout "$(zg_left 8)" pmc -4 -i "$CIF" -b 0 'GET PORT_DATA_SET' \
     >"$WORK/pmc_$1.log" 2>&1
   grep -A3 "RESPONSE MANAGEMENT PORT_DATA_SET" "$WORK/pmc_$1.log" |
     grep -E "portIdentity|portState" | paste - - | awk '{print $2, $4}' | sort
@@ -99,26 +99,26 @@ echo "$states" | grep -q "^$ID2-1 PASSIVE$" || fail "pmc: gm2 not PASSIVE"
 
 # A slave on the segment follows gm1; gm2 sends no Sync while PASSIVE.
 zg_ptp4l_conf "$WORK/ptp4l.conf" UDPv4 0
-ip netns exec "$CLI" timeout 60 setpriv --inh-caps=-sys_time \
+ip netns exec "$CLI" timeout "$(zg_left 60)" setpriv --inh-caps=-sys_time \
   --bounding-set=-sys_time ptp4l -i "$CIF" -f "$WORK/ptp4l.conf" -m -S \
   >"$WORK/ptp4l.log" 2>&1 &
 PTP_PID=$!
-zg_ptp_wait_log "$WORK/ptp4l.log" "selected best master clock $ID1" 20 ||
+zg_wait_log "$WORK/ptp4l.log" "selected best master clock $ID1" 20 ||
   fail "ptp4l did not select gm1"
 
 # Take the better one down.
-kill -TERM "$PID1"; wait "$PID1"; PID1=
-zg_ptp_wait_log "$WORK/gm2.log" "PASSIVE -> MASTER" 15 ||
+zg_stop "$PID1" 10; PID1=
+zg_wait_log "$WORK/gm2.log" "PASSIVE -> MASTER" 10 ||
   fail "gm2 did not take over"
 grep "PASSIVE -> MASTER" "$WORK/gm2.log"
-zg_ptp_wait_log "$WORK/ptp4l.log" "selected best master clock $ID2" 20 ||
+zg_wait_log "$WORK/ptp4l.log" "selected best master clock $ID2" 20 ||
   fail "ptp4l did not switch to gm2"
 echo "ptp4l now follows $ID2"
 states=$(pmc_states after)
 echo "pmc: $states"
 echo "$states" | grep -q "^$ID2-1 MASTER$" || fail "pmc: gm2 not MASTER"
 
-kill -TERM "$PID2"; wait "$PID2"; rc=$?; PID2=
+zg_stop "$PID2" 10; rc=$ZG_STOP_RC; PID2=
 [ "$rc" -eq 0 ] || fail "gm2 exit code $rc"
 grep -q "sent: .*SYNC=" "$WORK/gm2.log" || fail "gm2 never sent Sync"
 echo "PASS"

@@ -3,15 +3,22 @@
 #   zg_ptp_start_gm LOG IFACE ADDR ARGS...
 #                               zeitgeberd on AF_XDP over IFACE with the XDP
 #                               program, serving ADDR; pid in ZG_GM_PID
-#   zg_ptp_wait_log LOG REGEX SECONDS
 #   zg_ptp4l_conf FILE TRANSPORT DOMAIN [EXTRA_LINES]
 #                               a slave-only ptp4l config for software
 #                               timestamps that cannot touch the host clock
-#   zg_ptp4l_run NS IFACE CONF SECONDS LOG
+#   zg_ptp4l_slave_start NS IFACE CONF LOG [ptp4l args...]
+#   zg_ptp4l_slave_finish LOG WINDOW_S MAX_S
+#                               that slave, in the background (pid in
+#                               ZG_SLAVE_PID), until its SLAVE samples span
+#                               WINDOW_S (MAX_S at most)
 #   zg_ptp_offset_stats LOG WINDOW_S MAX_MEDIAN_NS
-#   zg_ptp_rig_floor HOST_IF SLAVE_CONF TRANSPORT DOMAIN SECONDS WINDOW_S DIR
-#                               the rig's own error with linuxptp as master;
-#                               median |offset| in ZG_RIG_FLOOR_NS
+#   zg_ptp_rig_floor HOST_IF DIR WHO
+#                               the rig's own error with linuxptp as the
+#                               master, measured once per `meson test` run
+#                               and shared: median |offset| in
+#                               ZG_RIG_FLOOR_NS
+#   zg_ptp_bound                ZG_PTP_BOUND_NS from the floor (below); 1
+#                               when the floor is over its limit
 #
 # The slave's clock: ptp4l -S disciplines CLOCK_REALTIME, which is shared by
 # every namespace (and is zeitgeberd's own reference here). The tests run
@@ -20,6 +27,27 @@
 # host clock, as seen through the PTP exchange: exactly the error we want to
 # measure. Stepping is off (first_step_threshold 0) and the clock sanity
 # check is off (it would see a clock that never follows the servo).
+# Waits are e2e_lib.sh's (a deadline, never a count of tries, and a slave
+# runs until its window is full, not for a fixed time).
+#
+# The bounds (doc/ptp.md, "The bounds"): zeitgeberd's median |offset| must
+# be at most min(floor + 5 us, 10 us), and the floor itself at most 8 us.
+#   ZG_PTP_FLOOR_MARGIN_NS  5000   the issue's 5 us on top of what the rig
+#                                  costs any master
+#   ZG_PTP_CEILING_NS      10000   fixed: a noisy rig cannot loosen it
+#                                  (zeitgeberd's medians measured 1.7-7.5 us
+#                                  here, over all three transports, idle or
+#                                  under a load of 9-14)
+#   ZG_PTP_FLOOR_LIMIT_NS   8000   a rig worse than this fails the test
+#                                  instead: its own error would leave under
+#                                  2 us to tell a good grandmaster from one
+#                                  at the ceiling (L2 floors measured
+#                                  3.7-5.3 us here)
+ZG_PTP_FLOOR_MARGIN_NS=5000
+ZG_PTP_CEILING_NS=10000
+ZG_PTP_FLOOR_LIMIT_NS=8000
+
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
 zg_ptp_cpus() {
   local cpus
@@ -51,16 +79,6 @@ zg_ptp_start_gm() {
   ZG_GM_PID=$!
 }
 
-# zg_ptp_wait_log LOG REGEX SECONDS: 0 when LOG has a line matching REGEX.
-zg_ptp_wait_log() {
-  local i
-  for i in $(seq $(($3 * 10))); do
-    grep -Eq -e "$2" "$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
-
 # zg_ptp4l_conf FILE TRANSPORT DOMAIN [EXTRA]
 zg_ptp4l_conf() {
   cat >"$1" <<EOF
@@ -81,13 +99,39 @@ ${4:-}
 EOF
 }
 
-# zg_ptp4l_run NS IFACE CONF SECONDS LOG [ptp4l args...]: ptp4l as a slave
-# with software timestamps, without CAP_SYS_TIME, pinned to ZG_CPU0.
-zg_ptp4l_run() {
-  local ns=$1 iface=$2 conf=$3 secs=$4 log=$5; shift 5
-  ip netns exec "$ns" timeout "$secs" taskset -c "$ZG_CPU0" \
+# zg_ptp4l_slave_start NS IFACE CONF LOG [ptp4l args...]: ptp4l as a slave
+# with software timestamps, without CAP_SYS_TIME, pinned to ZG_CPU0, in the
+# background (pid in ZG_SLAVE_PID; timeout(1) ends it with the test's
+# budget at the latest).
+zg_ptp4l_slave_start() {
+  local ns=$1 iface=$2 conf=$3 log=$4; shift 4
+  ip netns exec "$ns" timeout "$(zg_left 600)" taskset -c "$ZG_CPU0" \
     setpriv --inh-caps=-sys_time --bounding-set=-sys_time \
-    ptp4l -i "$iface" -f "$conf" -m "$@" >"$log" 2>&1 || true
+    ptp4l -i "$iface" -f "$conf" -m "$@" >"$log" 2>&1 &
+  ZG_SLAVE_PID=$!
+}
+
+# zg__slave_span LOG SECONDS PID: 0 once LOG's samples since its last
+# "to SLAVE" span SECONDS (ptp4l's own timestamps), or once PID is gone.
+zg__slave_span() {
+  kill -0 "$3" 2>/dev/null || return 0
+  awk -v want="$2" '
+    { t = $1; sub(/^ptp4l\[/, "", t); sub(/\]:$/, "", t) }
+    /to SLAVE/ { slave = 1; first = ""; next }
+    /SLAVE to |to (LISTENING|FAULTY|UNCALIBRATED)/ { slave = 0; first = "" }
+    slave && /master offset/ { if (first == "") first = t; last = t }
+    END { exit !(first != "" && last - first >= want) }' "$1"
+}
+
+# zg_ptp4l_slave_finish LOG WINDOW_S MAX_S: waits (MAX_S at most) until the
+# slave's SLAVE samples span WINDOW_S + 1 s, then stops it. Whether the
+# window is complete is zg_ptp_offset_stats's to judge.
+zg_ptp4l_slave_finish() {
+  local log=$1 window=$2 max=$3
+  zg_wait "$max" "$window s of SLAVE samples in $(basename "$log")" \
+    zg__slave_span "$log" "$((window + 1))" "$ZG_SLAVE_PID"
+  zg_stop "$ZG_SLAVE_PID" 5
+  ZG_SLAVE_PID=
 }
 
 # zg_ptp_offset_stats LOG WINDOW_S MAX_MEDIAN_NS: over the last WINDOW_S
@@ -127,54 +171,129 @@ sys.exit(0 if med <= limit else 1)
 EOF
 }
 
-# zg_ptp_rig_floor HOST_IF SLAVE_CONF TRANSPORT DOMAIN SECONDS WINDOW_S DIR
-# The error this rig shows for any master: linuxptp's own ptp4l as the
-# master (software timestamps, CLOCK_REALTIME, pinned where zeitgeberd's
-# worker runs) on HOST_IF with zeitgeber's XDP program attached as
-# zeitgeberd will have it (with empty maps it passes every frame, but veth
+# The rig's floor: the error this rig shows for any master. linuxptp's own
+# ptp4l as the master (software timestamps, CLOCK_REALTIME, pinned where
+# zeitgeberd's worker runs) on HOST_IF with zeitgeber's XDP program attached
+# as zeitgeberd will have it (with empty maps it passes every frame, but veth
 # then receives through NAPI, which delays the master's receive stamps by
-# microseconds), and the same ptp4l slave in the rig's namespace. Needs
-# ZG_XDP_OBJ, ZG_RIG_NS, ZG_RIG_CLIENT_IF, ZG_CPU0/1. Sets ZG_RIG_FLOOR_NS
-# to the median |master offset| over the last WINDOW_S seconds; prints the
-# statistics; 1 when the slave never got there. Detaches the program. The
-# master's pid is in ZG_FLOOR_PID while it runs (for the caller's cleanup).
-# Stops the floor's ptp4l master and detaches the XDP program from HOST_IF.
+# microseconds), and a ptp4l slave in the rig's namespace, over Layer 2 in
+# domain 0 whatever the test's own transport: the cause is veth's, not the
+# transport's, and the L2 floor is the lower and steadier one (3.7-5.3 us
+# against 5.7-8.5 us over UDP/IPv4 here), so it makes the tighter bound for
+# all three tests. Median |master offset| over the last ZG_PTP_FLOOR_WINDOW_S
+# (8 s, 16 samples: the floor is a steady bias, its p90 within 1 us of its
+# median; over the last 6 s the median was the same to 0.2 us).
+#
+# Measured once per `meson test` run: the first PTP test that needs it
+# writes ZG_PTP_FLOOR_CACHE (meson sets it, in the build dir) with the run's
+# key (the test's parent, meson: its pid and start time), and the others of
+# that run read it, if it is at most ZG_PTP_FLOOR_MAX_AGE_S old and newer
+# than ZG_XDP_OBJ. A test run by hand, or alone, measures its own.
+ZG_PTP_FLOOR_WINDOW_S=8
+ZG_PTP_FLOOR_MAX_AGE_S=600
+
+# zg_ptp_floor_stop HOST_IF: stops the floor's ptp4l master and slave and
+# detaches the XDP program.
 zg_ptp_floor_stop() {
-  kill -TERM "$ZG_FLOOR_PID" 2>/dev/null; wait "$ZG_FLOOR_PID" 2>/dev/null
-  ZG_FLOOR_PID=
+  [ -z "${ZG_SLAVE_PID:-}" ] || zg_stop "$ZG_SLAVE_PID" 5
+  [ -z "${ZG_FLOOR_PID:-}" ] || zg_stop "$ZG_FLOOR_PID" 5
+  ZG_SLAVE_PID= ZG_FLOOR_PID=
   ip link set dev "$1" xdpdrv off
 }
 
-zg_ptp_rig_floor() {
-  local host_if=$1 slave_conf=$2 transport=$3 domain=$4 secs=$5 window=$6
-  local dir=$7 rc stats
-  ZG_RIG_FLOOR_NS=
+# zg_ptp_floor_measure HOST_IF DIR: sets ZG_RIG_FLOOR_NS and
+# ZG_RIG_FLOOR_STATS; 1 when the slave never got there. Needs ZG_XDP_OBJ,
+# ZG_RIG_NS, ZG_RIG_CLIENT_IF, ZG_CPU0/1. The master's pid is in
+# ZG_FLOOR_PID and the slave's in ZG_SLAVE_PID while they run (for the
+# caller's cleanup).
+zg_ptp_floor_measure() {
+  local host_if=$1 dir=$2 rc
+  ZG_RIG_FLOOR_NS= ZG_RIG_FLOOR_STATS=
   ip link set dev "$host_if" xdpdrv obj "$ZG_XDP_OBJ" sec xdp || return 1
+  # An Announce a second, two missed end LISTENING: MASTER after 2 s, not
+  # 6 s (within the default profile's ranges, as zeitgeberd in the tests).
   cat >"$dir/floor_master.conf" <<EOF
 [global]
 priority1 100
-domainNumber $domain
-network_transport $transport
+domainNumber 0
+network_transport L2
 time_stamping software
+logAnnounceInterval 0
+announceReceiptTimeout 2
 logSyncInterval -1
 tx_timestamp_timeout 100
 logging_level 6
 EOF
+  zg_ptp4l_conf "$dir/floor_slave.conf" L2 0
   nice -n -20 taskset -c "$ZG_CPU1" ptp4l -i "$host_if" \
     -f "$dir/floor_master.conf" -m >"$dir/floor_master.log" 2>&1 &
   ZG_FLOOR_PID=$!
-  if ! zg_ptp_wait_log "$dir/floor_master.log" "to MASTER" 20; then
+  zg_ptp4l_slave_start "$ZG_RIG_NS" "$ZG_RIG_CLIENT_IF" \
+    "$dir/floor_slave.conf" "$dir/floor_slave.log" -S
+  if ! zg_wait_log "$dir/floor_master.log" "to MASTER" 20; then
     echo "rig floor: ptp4l never became master"; cat "$dir/floor_master.log"
     zg_ptp_floor_stop "$host_if"
     return 1
   fi
-  zg_ptp4l_run "$ZG_RIG_NS" "$ZG_RIG_CLIENT_IF" "$slave_conf" "$secs" \
-    "$dir/floor_slave.log" -S
+  zg_ptp4l_slave_finish "$dir/floor_slave.log" "$ZG_PTP_FLOOR_WINDOW_S" 40
   zg_ptp_floor_stop "$host_if"
-  # The statistics' own limit does not apply: any floor is a floor.
-  stats=$(zg_ptp_offset_stats "$dir/floor_slave.log" "$window" inf); rc=$?
-  echo "rig floor (ptp4l master): $stats"
-  [ "$rc" -eq 0 ] || return 1
-  ZG_RIG_FLOOR_NS=$(echo "$stats" | sed -n 's/.*median |offset| \([0-9]*\) ns.*/\1/p')
+  # The statistics' own limit does not apply here (zg_ptp_bound's does).
+  ZG_RIG_FLOOR_STATS=$(zg_ptp_offset_stats "$dir/floor_slave.log" \
+    "$ZG_PTP_FLOOR_WINDOW_S" inf); rc=$?
+  [ "$rc" -eq 0 ] || { echo "rig floor: $ZG_RIG_FLOOR_STATS"; return 1; }
+  ZG_RIG_FLOOR_NS=$(echo "$ZG_RIG_FLOOR_STATS" |
+    sed -n 's/.*median |offset| \([0-9]*\) ns.*/\1/p')
   [ -n "$ZG_RIG_FLOOR_NS" ]
+}
+
+# The `meson test` run this test belongs to: its parent's pid and start
+# time (field 22 of /proc/PID/stat).
+zg__run_key() {
+  local stat
+  stat=$(cat "/proc/$PPID/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }  # after the command name, which may hold spaces
+  # shellcheck disable=SC2086
+  set -- $stat
+  echo "$PPID.${20}"
+}
+
+# zg_ptp_rig_floor HOST_IF DIR WHO: ZG_RIG_FLOOR_NS from this run's cache,
+# or measured now (then cached, as measured by WHO); says which.
+zg_ptp_rig_floor() {
+  local host_if=$1 dir=$2 who=$3 cache=${ZG_PTP_FLOOR_CACHE:-} key line age
+  key=$(zg__run_key)
+  if [ -n "$cache" ] && [ -f "$cache" ] && [ "$cache" -nt "$ZG_XDP_OBJ" ]; then
+    line=$(cat "$cache")
+    age=$(($(date +%s) - $(stat -c %Y "$cache")))
+    if [ "${line%% *}" = "key=$key" ] &&
+       [ "$age" -le "$ZG_PTP_FLOOR_MAX_AGE_S" ]; then
+      ZG_RIG_FLOOR_NS=$(echo "$line" | sed -n 's/^key=[^ ]* floor_ns=\([0-9]*\) .*/\1/p')
+      if [ -n "$ZG_RIG_FLOOR_NS" ]; then
+        echo "rig floor (ptp4l master, L2), shared: ${line#* * } [$age s ago, this run's: $cache]"
+        return 0
+      fi
+    fi
+  fi
+  zg_ptp_floor_measure "$host_if" "$dir" || return 1
+  echo "rig floor (ptp4l master, L2), measured now: $ZG_RIG_FLOOR_STATS"
+  if [ -n "$cache" ] && [ -n "$key" ]; then
+    echo "key=$key floor_ns=$ZG_RIG_FLOOR_NS by $who: $ZG_RIG_FLOOR_STATS" \
+      >"$cache.tmp.$$" && mv -f "$cache.tmp.$$" "$cache"
+  fi
+}
+
+# zg_ptp_bound: ZG_PTP_BOUND_NS = min(floor + margin, ceiling), from
+# ZG_RIG_FLOOR_NS; 1 (saying why) when the floor is over its limit.
+zg_ptp_bound() {
+  ZG_PTP_BOUND_NS=$((ZG_RIG_FLOOR_NS + ZG_PTP_FLOOR_MARGIN_NS))
+  [ "$ZG_PTP_BOUND_NS" -le "$ZG_PTP_CEILING_NS" ] ||
+    ZG_PTP_BOUND_NS=$ZG_PTP_CEILING_NS
+  if [ "$ZG_RIG_FLOOR_NS" -gt "$ZG_PTP_FLOOR_LIMIT_NS" ]; then
+    echo "the rig's floor, $ZG_RIG_FLOOR_NS ns, is over its limit of" \
+      "$ZG_PTP_FLOOR_LIMIT_NS ns: this rig cannot judge a" \
+      "$ZG_PTP_CEILING_NS ns bound"
+    return 1
+  fi
+  echo "bound: median |offset| <= min(floor $ZG_RIG_FLOOR_NS +" \
+    "$ZG_PTP_FLOOR_MARGIN_NS, $ZG_PTP_CEILING_NS) = $ZG_PTP_BOUND_NS ns"
 }

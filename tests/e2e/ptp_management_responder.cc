@@ -2,7 +2,8 @@
 // responder on the general port (320), so that linuxptp's `pmc` can query
 // it over the network (tests/e2e/ptp_pmc_test.sh). Answers every management
 // message with AnswerPtpManagement() and a fixed set of data sets, to the
-// PTP primary multicast group as ptp4l does; exits after `seconds`.
+// PTP primary multicast group as ptp4l does; exits after `seconds`. Prints
+// "listening on ..." once it answers, then one line per request.
 //
 //   ptp_management_responder 10.77.0.1 8
 #include <arpa/inet.h>
@@ -84,6 +85,9 @@ int main(int argc, char** argv) {
   config.port_identity = {kClock, 1};
   const PtpDataSets data_sets = DataSets();
   std::array<uint8_t, 1500> in, out;
+  // Bound and in the group: from here on a request is answered.
+  std::printf("listening on %s port %u\n", argv[1], kPtpGeneralPort);
+  std::fflush(stdout);
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   while (std::chrono::steady_clock::now() < deadline) {

@@ -15,6 +15,7 @@ command -v pmc >/dev/null || { echo "needs pmc (linuxptp)"; exit 77; }
 # The pair (namespaces, veth, addresses) comes from scripts/netns.sh, as the
 # capture script and the C++ rigs make theirs.
 . "$(dirname "$0")/../../scripts/netns.sh"
+. "$(dirname "$0")/e2e_lib.sh"
 pair="zgpmc$$"
 work=$(mktemp -d)
 rpid=""
@@ -31,17 +32,21 @@ ns_a=$ZG_PAIR_NS_A ns_b=$ZG_PAIR_NS_B
 ip -n "$ns_a" route add 224.0.0.0/4 dev "$ZG_PAIR_IF_A"
 ip -n "$ns_b" route add 224.0.0.0/4 dev "$ZG_PAIR_IF_B"
 
-ip netns exec "$ns_a" "$responder" 10.79.0.1 8 >"$work/responder.log" 2>&1 &
+ip netns exec "$ns_a" "$responder" 10.79.0.1 30 >"$work/responder.log" 2>&1 &
 rpid=$!
-sleep 1
+zg_wait_log "$work/responder.log" "^listening on" 5 ||
+  { cat "$work/responder.log"; echo "FAIL: the responder did not start"; exit 1; }
 
-ip netns exec "$ns_b" timeout 10 pmc -4 -i "$ZG_PAIR_IF_B" -b 1 \
+ip netns exec "$ns_b" timeout "$(zg_left 5)" pmc -4 -i "$ZG_PAIR_IF_B" -b 1 \
   'GET DEFAULT_DATA_SET' 'GET CURRENT_DATA_SET' 'GET PARENT_DATA_SET' \
   'GET TIME_PROPERTIES_DATA_SET' 'GET PORT_DATA_SET' 'GET NULL_MANAGEMENT' \
   >"$work/pmc.log" 2>&1 || true
-ip netns exec "$ns_b" timeout 10 pmc -4 -i "$ZG_PAIR_IF_B" -b 1 -z \
+ip netns exec "$ns_b" timeout "$(zg_left 5)" pmc -4 -i "$ZG_PAIR_IF_B" -b 1 -z \
   'GET DEFAULT_DATA_SET' >"$work/pmc-z.log" 2>&1 || true
-sleep 0.5
+# The responder logs each request as it handles it: all seven (six GETs,
+# the empty one) before the counts below.
+requests() { [ "$(grep -c '^request of' "$work/responder.log")" -ge 7 ]; }
+zg_wait 5 "7 requests in the responder's log" requests || true
 cat "$work/pmc.log"
 
 fail=0

@@ -35,6 +35,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "servo/json.h"
+#include "tests/util/deadline.h"
 #include "tests/util/paths.h"
 #include "tests/util/ports.h"
 #include "tests/util/subprocess.h"
@@ -88,14 +89,16 @@ TEST(ZeitgeberdGpsdTest, SelectsGpsdAndExportsGpsAndBeidou) {
        "--audit_fsync=every_record"});
   ASSERT_TRUE(zg.ok()) << zg.status();
   int metrics_port = 0;
-  for (int i = 0; i < 600 && metrics_port == 0; ++i) {
-    ASSERT_TRUE((*zg)->Running()) << (*zg)->Stderr();
-    if ((*zg)->Stderr().find("zeitgeberd running") != std::string::npos) {
-      metrics_port = MetricsPort((*zg)->Stderr());
-    }
-    absl::SleepFor(absl::Milliseconds(100));
-  }
-  ASSERT_GT(metrics_port, 0) << (*zg)->Stderr();
+  const bool up =
+      testutil::PollUntil(testutil::DeadlineIn(absl::Seconds(30)), [&] {
+        if ((*zg)->Stderr().find("zeitgeberd running") != std::string::npos) {
+          metrics_port = MetricsPort((*zg)->Stderr());
+        }
+        return metrics_port > 0 || !(*zg)->Running();
+      });
+  ASSERT_TRUE(up && metrics_port > 0)
+      << "zeitgeberd not running with its metrics port within 30 s:\n"
+      << (*zg)->Stderr();
 
   auto gpsfake = testutil::Subprocess::Start(
       {"gpsfake", "-P", absl::StrCat(port), "-1", "-q", "-c", "0.125",
@@ -109,10 +112,12 @@ TEST(ZeitgeberdGpsdTest, SelectsGpsdAndExportsGpsAndBeidou) {
   const std::string l = absl::StrCat("kind=\"gpsd\",", g);
   bool selected = false, fix = false;
   std::string scrape;
-  const absl::Time deadline = absl::Now() + absl::Seconds(90);
+  // Fix and selection come within a few seconds of gpsfake starting.
+  const absl::Time deadline = testutil::DeadlineIn(absl::Seconds(30));
   while (absl::Now() < deadline && !(selected && fix)) {
     absl::StatusOr<testutil::CommandResult> r =
-        testutil::RunCommand({"curl", "-sf", url}, absl::Seconds(5));
+        testutil::RunCommand({"curl", "-sf", "--max-time", "2", url},
+                             testutil::TimeLeft(deadline, absl::Seconds(3)));
     ASSERT_TRUE(r.ok()) << r.status();
     if (r->ok()) {
       const std::string& t = r->stdout_text;
@@ -166,14 +171,15 @@ TEST(ZeitgeberdGpsdTest, SelectsGpsdAndExportsGpsAndBeidou) {
   // --source_timeout (5 s) of its last sample, and audited so.
   (*gpsfake)->Stop();
   const absl::Time lost = absl::Now();
-  bool down = false;
-  while (!down && absl::Now() < lost + absl::Seconds(15)) {
-    absl::SleepFor(absl::Milliseconds(200));
-    std::ifstream log(audit);
-    const std::string text((std::istreambuf_iterator<char>(log)),
-                           std::istreambuf_iterator<char>());
-    down = text.find("\"event\":\"source_down\"") != std::string::npos;
-  }
+  const bool down = testutil::PollUntil(
+      testutil::DeadlineIn(absl::Seconds(15)),
+      [&] {
+        std::ifstream log(audit);
+        const std::string text((std::istreambuf_iterator<char>(log)),
+                               std::istreambuf_iterator<char>());
+        return text.find("\"event\":\"source_down\"") != std::string::npos;
+      },
+      absl::Milliseconds(200));
   EXPECT_TRUE(down) << "no source_down 15 s after gpsd went away";
   std::printf("source_down audited %.1f s after gpsfake stopped\n",
               absl::ToDoubleSeconds(absl::Now() - lost));

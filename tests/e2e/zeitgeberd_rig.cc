@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "nlohmann/json.hpp"
+#include "tests/util/deadline.h"
 #include "tests/util/temp_dir.h"
 
 namespace zg::e2e {
@@ -133,7 +135,9 @@ absl::StatusOr<std::unique_ptr<Zeitgeberd>> Zeitgeberd::Start(
       testutil::Subprocess::Start(argv);
   if (!proc.ok()) return proc.status();
   z->proc_ = std::move(*proc);
-  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  // Start-up takes 1-3 s here (EAL, the AF_XDP socket, the first clock
+  // model).
+  const absl::Time deadline = testutil::DeadlineIn(absl::Seconds(30));
   while (z->Log().find("zeitgeberd running") == std::string::npos) {
     if (!z->proc_->Running() || absl::Now() > deadline) {
       return absl::InternalError(absl::StrCat("zeitgeberd did not start (",
@@ -155,14 +159,57 @@ absl::StatusOr<std::unique_ptr<Zeitgeberd>> Zeitgeberd::Start(
 
 Zeitgeberd::~Zeitgeberd() = default;  // the Subprocess kills what is left
 
-absl::StatusOr<std::string> Zeitgeberd::ScrapeMetrics() const {
+absl::StatusOr<std::string> Zeitgeberd::ScrapeMetrics(
+    absl::Duration timeout) const {
+  // curl's own limit first (whole seconds, at least 1), so that it reports
+  // what went wrong before the process deadline kills it.
+  const int64_t curl_s =
+      std::max<int64_t>(1, absl::ToInt64Seconds(timeout - absl::Seconds(1)));
   absl::StatusOr<CommandResult> r = testutil::RunCommand(
-      {"curl", "-sf", "--max-time", "5",
+      {"curl", "-sf", "--max-time", absl::StrCat(curl_s),
        absl::StrCat("http://127.0.0.1:", metrics_port_, "/metrics")},
-      absl::Seconds(10));
+      std::max(timeout, absl::Seconds(curl_s) + absl::Milliseconds(500)));
   if (!r.ok()) return r.status();
   if (!r->ok()) return absl::InternalError(r->Describe());
   return r->stdout_text;
+}
+
+absl::StatusOr<std::string> Zeitgeberd::WaitForMetrics(
+    const std::vector<MetricTarget>& targets, absl::Duration timeout) const {
+  const absl::Time start = absl::Now();
+  const absl::Time deadline = testutil::DeadlineIn(timeout);
+  std::string last_error = "no scrape yet";
+  for (;;) {
+    const absl::Duration left = deadline - absl::Now();
+    absl::StatusOr<std::string> m =
+        ScrapeMetrics(std::clamp(left, absl::Seconds(1), absl::Seconds(5)));
+    if (m.ok()) {
+      std::vector<std::string> short_of;
+      for (const MetricTarget& t : targets) {
+        const double have = MetricSum(*m, t.name, t.labels);
+        if (have >= t.value) continue;
+        std::vector<std::string> labels;
+        for (const auto& [k, v] : t.labels) {
+          labels.push_back(absl::StrCat(k, "=\"", v, "\""));
+        }
+        short_of.push_back(absl::StrCat(t.name, "{", absl::StrJoin(labels, ","),
+                                        "} is ", have, ", want ", t.value));
+      }
+      if (short_of.empty()) return *std::move(m);
+      last_error = absl::StrJoin(short_of, "; ");
+    } else {
+      last_error = m.status().ToString();
+    }
+    if (absl::Now() >= deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("metrics not reached after ",
+                       absl::FormatDuration(absl::Trunc(
+                           absl::Now() - start, absl::Milliseconds(100))),
+                       ": ", last_error));
+    }
+    // About one --stats_interval (100 ms): the next publication.
+    absl::SleepFor(std::min(absl::Milliseconds(100), deadline - absl::Now()));
+  }
 }
 
 absl::Status Zeitgeberd::Stop() {
@@ -210,12 +257,13 @@ double MetricSum(const std::string& exposition, const std::string& name,
 }
 
 absl::StatusOr<NtpdigSample> Ntpdig(const testutil::NetnsRig& rig,
-                                    const std::string& server) {
+                                    const std::string& server,
+                                    absl::Duration timeout) {
   std::vector<std::string> argv = {"ntpdig", "-j", "-t", "3", server};
   if (testutil::ProgramAvailable("chrt")) {
     argv.insert(argv.begin(), {"chrt", "-f", "10"});
   }
-  absl::StatusOr<CommandResult> r = rig.Run(argv, absl::Seconds(20));
+  absl::StatusOr<CommandResult> r = rig.Run(argv, timeout);
   if (!r.ok()) return r.status();
   if (!r->ok()) return absl::UnavailableError(r->Describe());
   for (absl::string_view line : absl::StrSplit(r->stdout_text, '\n')) {
@@ -234,18 +282,21 @@ absl::StatusOr<NtpdigSample> Ntpdig(const testutil::NetnsRig& rig,
 }
 
 absl::StatusOr<double> ChronydOffset(const testutil::NetnsRig& rig,
-                                     const std::string& server) {
+                                     const std::string& server,
+                                     absl::Duration timeout) {
+  const int64_t own_s = std::max<int64_t>(3, absl::ToInt64Seconds(timeout) - 2);
   absl::StatusOr<testutil::TempDir> dir = testutil::TempDir::Create("chronyd");
   if (!dir.ok()) return dir.status();
   // SCHED_FIFO (-P), as for ntpdig: its transmit timestamp falls back to
   // a user-space reading when the kernel's comes late.
   absl::StatusOr<CommandResult> r = rig.Run(
-      {"chronyd", "-Q", "-P", "10", "-u", "root", "-t", "20", "-f", "/dev/null",
+      {"chronyd", "-Q", "-P", "10", "-u", "root", "-t", absl::StrCat(own_s),
+       "-f", "/dev/null",
        absl::StrCat("server ", server,
                     " iburst minpoll -4 maxpoll -4 maxsamples 8"),
        absl::StrCat("pidfile ", dir->File("chronyd.pid")),
        absl::StrCat("bindcmdaddress ", dir->File("chronyd.sock")), "cmdport 0"},
-      absl::Seconds(40));
+      std::max(timeout, absl::Seconds(own_s + 1)));
   if (!r.ok()) return r.status();
   const std::string out = r->stdout_text + r->stderr_text;
   const std::string key = "System clock wrong by ";

@@ -16,6 +16,10 @@
 //   ZG_ASSIGN_OR_RETURN(std::string text, zg->ScrapeMetrics());
 //   double n = MetricSum(text, "zeitgeber_frames_replied_total",
 //                        {{"kind", "ntp"}});
+//   // Counters are published once per --stats_interval: wait for the event
+//   // (the counter reaching its value), then check it exactly.
+//   ZG_ASSIGN_OR_RETURN(text, zg->WaitForMetrics(
+//       {{"zeitgeber_frames_replied_total", {{"kind", "ntp"}}, 6}}));
 //
 // The binaries come from the environment meson sets: ZG_ZEITGEBERD and
 // ZG_XDP_OBJ.
@@ -29,6 +33,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "tests/util/netns.h"
 #include "tests/util/subprocess.h"
@@ -58,17 +63,33 @@ struct ZeitgeberdOptions {
   std::vector<std::string> extra_flags;
 };
 
+// A counter that must reach `value`: the MetricSum of `name` over the
+// samples with `labels`.
+struct MetricTarget {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  double value = 0;
+};
+
 class Zeitgeberd {
  public:
   // Starts zeitgeberd on rig.host_if() serving config's server addresses,
-  // and waits (up to 60 s) until its workers run.
+  // and waits (up to 30 s in all) until its workers run.
   static absl::StatusOr<std::unique_ptr<Zeitgeberd>> Start(
       const testutil::NetnsRig& rig, const testutil::RigConfig& config,
       const ZeitgeberdOptions& options);
   ~Zeitgeberd();  // SIGKILLs it if still running
 
-  // One scrape of /metrics.
-  absl::StatusOr<std::string> ScrapeMetrics() const;
+  // One scrape of /metrics, bounded by `timeout`.
+  absl::StatusOr<std::string> ScrapeMetrics(
+      absl::Duration timeout = absl::Seconds(10)) const;
+  // Scrapes /metrics until every target has reached its value (>=: the
+  // caller checks exact values on the scrape returned), within `timeout` in
+  // all. DeadlineExceeded, naming each target short of its value with what
+  // the last scrape showed, when the time runs out.
+  absl::StatusOr<std::string> WaitForMetrics(
+      const std::vector<MetricTarget>& targets,
+      absl::Duration timeout = absl::Seconds(15)) const;
   // SIGTERM; OK if it exits with status 0 within 30 s.
   absl::Status Stop();
   std::string Log() const;
@@ -96,14 +117,19 @@ struct NtpdigSample {
   int stratum = 0;
   std::string leap;
 };
+// Killed after `timeout` (ntpdig's own -t is at most 3 s).
 absl::StatusOr<NtpdigSample> Ntpdig(const testutil::NetnsRig& rig,
-                                    const std::string& server);
+                                    const std::string& server,
+                                    absl::Duration timeout = absl::Seconds(20));
 
 // chronyd -Q (measure only: the clock is never touched) against `server`
 // from the rig's namespace, with its own temporary pid file and socket.
-// Returns the offset it reports ("System clock wrong by X seconds").
-absl::StatusOr<double> ChronydOffset(const testutil::NetnsRig& rig,
-                                     const std::string& server);
+// Returns the offset it reports ("System clock wrong by X seconds"). Its
+// own -t is `timeout` less 2 s (at least 3 s), and it is killed at
+// `timeout`.
+absl::StatusOr<double> ChronydOffset(
+    const testutil::NetnsRig& rig, const std::string& server,
+    absl::Duration timeout = absl::Seconds(22));
 
 // A raw AF_PACKET socket on an interface inside a namespace, for frames no
 // kernel socket would send (bad checksums, fragments).

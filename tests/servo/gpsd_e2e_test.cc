@@ -22,7 +22,9 @@
 #include "gtest/gtest.h"
 #include "servo/gpsd_source.h"
 #include "servo/tsc_clock.h"
+#include "tests/util/deadline.h"
 #include "tests/util/ports.h"
+#include "tests/util/signal_cleanup.h"
 
 namespace zg::servo {
 namespace {
@@ -67,18 +69,24 @@ class GpsFake {
       _exit(127);
     }
     setpgid(pid_, pid_);
+    // gpsd too, if the test is killed by SIGTERM (PR_SET_PDEATHSIG would
+    // not reach it).
+    group_ = testutil::CleanupRegistration::ProcessGroup(pid_);
     return true;
   }
 
   void Stop() {
     if (pid_ <= 0) return;
     kill(-pid_, SIGTERM);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(2);
     bool exited = false;
-    for (int i = 0; i < 40 && !exited; ++i) {
+    while (!exited && std::chrono::steady_clock::now() < deadline) {
       exited = waitpid(pid_, nullptr, WNOHANG) == pid_;
       if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     kill(-pid_, SIGKILL);  // gpsd too, if it outlived gpsfake
+    group_.Release();      // before the reap: its pid may be reused after
     if (!exited) waitpid(pid_, nullptr, 0);
     unlink(absl::StrCat("/tmp/gpsfake-", pid_, ".sock").c_str());
     unlink(log_path_.c_str());
@@ -87,6 +95,7 @@ class GpsFake {
 
  private:
   pid_t pid_ = -1;
+  testutil::CleanupRegistration group_;
   std::string log_path_;
 };
 
@@ -124,12 +133,14 @@ TEST(GpsdE2eTest, ReceivesTimeFixAndSatellitesFromGpsfake) {
     return g.last_fix_time == last_epoch && g.satellites_used == 9 &&
            !samples.empty();
   };
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!done() && std::chrono::steady_clock::now() < deadline) {
-    (void)(*src)->Poll(&samples);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  // The whole log replays in about 2 s (-c 0.05).
+  testutil::PollUntil(
+      testutil::DeadlineIn(absl::Seconds(20)),
+      [&] {
+        (void)(*src)->Poll(&samples);
+        return done();
+      },
+      absl::Milliseconds(20));
   const GnssStatus& g = (*src)->gnss();
   EXPECT_TRUE(done()) << "problem: " << (*src)->problem() << ", connects "
                       << g.connects << ", TPVs " << g.tpv_messages;

@@ -73,6 +73,9 @@ absl::StatusOr<std::unique_ptr<NetnsRig>> NetnsRig::Create(RigConfig config) {
   std::unique_ptr<NetnsRig> rig(new NetnsRig());
   rig->name_ = config.name;
   rig->up_ = true;  // from here on the destructor cleans up partial rigs
+  // Names as zg_rig_up makes them; so does a fatal signal from here on.
+  rig->ns_cleanup_ = CleanupRegistration::Netns(config.name);
+  rig->link_cleanup_ = CleanupRegistration::Link(config.name + "h");
   ZG_ASSIGN_OR_RETURN(
       auto vars,
       NetnsSh("zg_rig_up", {config.name, config.server_cidr, config.client_cidr,
@@ -93,7 +96,10 @@ NetnsRig::~NetnsRig() { Destroy().IgnoreError(); }
 absl::Status NetnsRig::Destroy() {
   if (!up_) return absl::OkStatus();
   up_ = false;
-  return NetnsSh("zg_rig_down", {name_}).status();
+  absl::Status s = NetnsSh("zg_rig_down", {name_}).status();
+  ns_cleanup_.Release();
+  link_cleanup_.Release();
+  return s;
 }
 
 absl::StatusOr<std::unique_ptr<NetnsPair>> NetnsPair::Create(
@@ -103,6 +109,8 @@ absl::StatusOr<std::unique_ptr<NetnsPair>> NetnsPair::Create(
   std::unique_ptr<NetnsPair> pair(new NetnsPair());
   pair->name_ = config.name;
   pair->up_ = true;
+  pair->ns_a_cleanup_ = CleanupRegistration::Netns(config.name + "a");
+  pair->ns_b_cleanup_ = CleanupRegistration::Netns(config.name + "b");
   ZG_ASSIGN_OR_RETURN(
       auto vars,
       NetnsSh("zg_pair_up", {config.name, config.cidr_a, config.cidr_b,
@@ -123,7 +131,10 @@ NetnsPair::~NetnsPair() { Destroy().IgnoreError(); }
 absl::Status NetnsPair::Destroy() {
   if (!up_) return absl::OkStatus();
   up_ = false;
-  return NetnsSh("zg_pair_down", {name_}).status();
+  absl::Status s = NetnsSh("zg_pair_down", {name_}).status();
+  ns_a_cleanup_.Release();
+  ns_b_cleanup_.Release();
+  return s;
 }
 
 }  // namespace zg::testutil

@@ -14,6 +14,11 @@
 // timeout kills the whole process group; Start() keeps a peer running in the
 // background until its Subprocess is stopped or destroyed. Needs root.
 //
+// Killed by SIGTERM or SIGINT (meson's timeout), the test process runs no
+// destructor: rigs and pairs register their namespaces and links with
+// tests/util/signal_cleanup.h on creation, and its handler kills what runs
+// in them and removes them before the process exits.
+//
 //   if (!CanCreateNamespaces()) GTEST_SKIP() << "needs root";
 //   ZG_ASSIGN_OR_RETURN(auto rig, NetnsRig::Create({}));
 //   ... start zeitgeberd on rig->host_if() ...
@@ -29,6 +34,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "tests/util/signal_cleanup.h"
 #include "tests/util/subprocess.h"
 
 namespace zg::testutil {
@@ -90,6 +96,7 @@ class NetnsRig {
   std::string name_, ns_, host_if_, client_if_;
   std::string server_ip_, client_ip_, server_ip6_, client_ip6_;
   bool up_ = false;
+  CleanupRegistration ns_cleanup_, link_cleanup_;  // on a fatal signal
 };
 
 struct PairConfig {
@@ -121,6 +128,8 @@ class NetnsPair {
   NetnsPair() = default;
   std::string name_, ns_a_, ns_b_, if_a_, if_b_, ip_a_, ip_b_, ip6_a_, ip6_b_;
   bool up_ = false;
+  // On a fatal signal; the veth pair goes with the namespaces.
+  CleanupRegistration ns_a_cleanup_, ns_b_cleanup_;
 };
 
 }  // namespace zg::testutil

@@ -146,6 +146,7 @@ absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Start(
               c_env.data());
   }
   setpgid(pid, pid);  // also done by the child; whichever runs first wins
+  CleanupRegistration group = CleanupRegistration::ProcessGroup(pid);
   close(errno_pipe[1]);
   errno_pipe[1] = -1;
   int child_errno = 0;
@@ -155,6 +156,7 @@ absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Start(
   } while (n < 0 && errno == EINTR);
   close_all();
   if (n == sizeof(child_errno)) {
+    group.Release();  // before the reap: its pid may be reused after
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
@@ -165,11 +167,15 @@ absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Start(
                               : ""));
   }
   return std::unique_ptr<Subprocess>(
-      new Subprocess(std::move(argv), std::move(dir), pid));
+      new Subprocess(std::move(argv), std::move(dir), pid, std::move(group)));
 }
 
-Subprocess::Subprocess(std::vector<std::string> argv, TempDir dir, pid_t pid)
-    : argv_(std::move(argv)), dir_(std::move(dir)), pid_(pid) {
+Subprocess::Subprocess(std::vector<std::string> argv, TempDir dir, pid_t pid,
+                       CleanupRegistration group)
+    : argv_(std::move(argv)),
+      dir_(std::move(dir)),
+      pid_(pid),
+      group_(std::move(group)) {
   pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));  // -1: polling
 }
 
@@ -205,6 +211,7 @@ void Subprocess::SignalGroup(int sig) {
 
 CommandResult Subprocess::Finish(bool timed_out) {
   SignalGroup(SIGKILL);  // stragglers; the leader is a zombie or about to be
+  group_.Release();      // before the reap: its pid may be reused after
   int status = 0;
   pid_t rc;
   do {

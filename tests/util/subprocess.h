@@ -4,7 +4,10 @@
 // in the destructor the whole group gets SIGTERM, then SIGKILL after a grace
 // period. When the leader exits, stragglers left in its group are killed too
 // (so run daemons in the foreground: chronyd -d, ptp4l -m). The child also
-// gets SIGKILL if the test process dies first (PR_SET_PDEATHSIG).
+// gets SIGKILL if the test process dies first (PR_SET_PDEATHSIG), and its
+// whole group does if the test is killed by SIGTERM or SIGINT
+// (tests/util/signal_cleanup.h): grandchildren too, which PR_SET_PDEATHSIG
+// does not reach.
 //
 // Output goes to files in a private temporary directory (no pipe can fill
 // up and stall a long-running peer); read it any time with Stdout().
@@ -29,6 +32,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "tests/util/signal_cleanup.h"
 #include "tests/util/temp_dir.h"
 
 namespace zg::testutil {
@@ -82,7 +86,8 @@ class Subprocess {
   std::string Stderr() const;
 
  private:
-  Subprocess(std::vector<std::string> argv, TempDir dir, pid_t pid);
+  Subprocess(std::vector<std::string> argv, TempDir dir, pid_t pid,
+             CleanupRegistration group);
   // True once the leader has exited (left as a zombie, not reaped yet).
   bool WaitExited(absl::Time deadline);
   // Kills what is left of the group, reaps the leader, collects output.
@@ -92,6 +97,7 @@ class Subprocess {
   std::vector<std::string> argv_;
   TempDir dir_;
   pid_t pid_;
+  CleanupRegistration group_;  // SIGKILLed by the fatal-signal handler
   int pidfd_ = -1;
   std::optional<CommandResult> result_;
 };

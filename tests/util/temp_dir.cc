@@ -34,6 +34,7 @@ TempDir& TempDir::operator=(TempDir&& other) noexcept {
   if (this != &other) {
     Remove();
     path_ = std::move(other.path_);
+    cleanup_ = std::move(other.cleanup_);
     other.path_.clear();
   }
   return *this;
@@ -45,6 +46,7 @@ void TempDir::Remove() {
   if (path_.empty()) return;
   std::error_code ec;  // best effort: a failed removal leaves a dir in /tmp
   std::filesystem::remove_all(path_, ec);
+  cleanup_.Release();
   path_.clear();
 }
 

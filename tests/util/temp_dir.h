@@ -1,6 +1,7 @@
 // A private temporary directory for a test helper, removed (recursively) when
-// the object goes out of scope. Created under $TEST_TMPDIR, else $TMPDIR,
-// else /tmp.
+// the object goes out of scope, or when the test is killed by SIGTERM or
+// SIGINT (tests/util/signal_cleanup.h). Created under $TEST_TMPDIR, else
+// $TMPDIR, else /tmp.
 //
 //   ZG_ASSIGN_OR_RETURN(TempDir dir, TempDir::Create("tshark"));
 //   std::string pcap = dir.File("frames.pcap");
@@ -11,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "tests/util/signal_cleanup.h"
 
 namespace zg::testutil {
 
@@ -19,7 +21,8 @@ class TempDir {
   // Creates <tmp>/zg-<prefix>-XXXXXX (mode 0700).
   static absl::StatusOr<TempDir> Create(absl::string_view prefix);
 
-  TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) {
+  TempDir(TempDir&& other) noexcept
+      : path_(std::move(other.path_)), cleanup_(std::move(other.cleanup_)) {
     other.path_.clear();
   }
   TempDir& operator=(TempDir&& other) noexcept;
@@ -32,9 +35,12 @@ class TempDir {
   std::string File(absl::string_view name) const;
 
  private:
-  explicit TempDir(std::string path) : path_(std::move(path)) {}
+  explicit TempDir(std::string path)
+      : path_(std::move(path)),
+        cleanup_(CleanupRegistration::Directory(path_)) {}
   void Remove();
   std::string path_;
+  CleanupRegistration cleanup_;
 };
 
 // Reads a whole (text or binary) file; NotFound with the path if absent.
