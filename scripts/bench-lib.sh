@@ -1,17 +1,14 @@
 # Server handling shared by the benchmark rigs (scripts/bench-memif.sh,
 # scripts/bench-veth.sh); sourced after scripts/lib.sh. The rig owns the
 # globals these read and write: SERVER_PID (the server now running), WORK
-# (its log directory), STOP_RC (the status stop_pid saw).
+# (its log directory), STOP_RC (the status stop_pid saw). Waits are
+# scripts/wait-lib.sh's.
+. "$(dirname "${BASH_SOURCE[0]}")/wait-lib.sh"
 
 # stop_pid PID: SIGTERM, then SIGKILL after 10 s; STOP_RC: its status.
 stop_pid() {
-  local pid=$1
-  STOP_RC=0
-  if kill -TERM "$pid" 2>/dev/null; then
-    zg_wait_until 10 eval '! kill -0 "$pid" 2>/dev/null'
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  wait "$pid" 2>/dev/null || STOP_RC=$?
+  zg_stop "$1" 10 2>/dev/null
+  STOP_RC=$ZG_STOP_RC
 }
 
 # wait_for LOG PATTERN WHAT: until LOG has PATTERN (30 s); the server dying
@@ -22,7 +19,7 @@ wait_for() {
     kill -0 "$SERVER_PID" 2>/dev/null || { cat "$1"; zg_die "$3 exited during start-up"; }
     return 1
   }
-  zg_wait_until 30 ready "$@" || { cat "$1"; zg_die "$3 not ready after 30 s"; }
+  zg_wait 30 "$3 to start" ready "$@" || { cat "$1"; zg_die "$3 not ready after 30 s"; }
 }
 
 # stop_server NAME: stop it; a server that crashed fails the run.

@@ -55,15 +55,3 @@ zg_asan_env() {
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 }
 
-# zg_wait_until SECONDS CMD...: runs CMD every 0.1 s until it succeeds or
-# SECONDS of wall time have passed: a total deadline, however slow each try
-# is on a loaded machine. Returns 0 when CMD succeeded, 1 on the deadline.
-#   zg_wait_until 20 grep -q "zeitgeberd running" "$LOG" || fail "not up in 20 s"
-zg_wait_until() {
-  local deadline=$(($(date +%s%N) + $1 * 1000000000))
-  shift
-  until "$@"; do
-    [ "$(date +%s%N)" -lt "$deadline" ] || return 1
-    sleep 0.1
-  done
-}

@@ -12,7 +12,7 @@
 #   tests/bench/zg_loadgen_memif_test.sh BUILD/dataplane/zeitgeberd \
 #     BUILD/bench/loadgen/zg-loadgen
 set -uo pipefail
-. "$(dirname "$0")/../../scripts/lib.sh"  # zg_wait_until
+. "$(dirname "$0")/../../scripts/wait-lib.sh"  # zg_wait, zg_stop
 ZGD=$(realpath "$1")
 LG=$(realpath "$2")
 WORK=$(mktemp -d /tmp/zg_lg_memif.XXXXXX)
@@ -22,10 +22,7 @@ LG_PID=
 cleanup() {
   [ -n "$LG_PID" ] && kill -KILL "$LG_PID" 2>/dev/null
   if [ -n "$ZGD_PID" ]; then
-    kill -TERM "$ZGD_PID" 2>/dev/null
-    zg_wait_until 5 eval '! kill -0 "$ZGD_PID" 2>/dev/null'
-    kill -KILL "$ZGD_PID" 2>/dev/null
-    wait "$ZGD_PID" 2>/dev/null
+    zg_stop "$ZGD_PID" 5
   fi
   rm -rf "$WORK"
 }
@@ -46,7 +43,7 @@ up() {
   kill -0 "$ZGD_PID" 2>/dev/null || fail "zeitgeberd exited during start-up"
   return 1
 }
-zg_wait_until 20 up || fail "zeitgeberd not running after 20 s"
+zg_wait 20 "zeitgeberd running" up || fail "zeitgeberd not running after 20 s"
 
 # --linger: zeitgeberd is stopped (and must exit 0) before the generator
 # disconnects, which DPDK 22.11's memif server does not always survive.
@@ -58,7 +55,8 @@ timeout 30 "$LG" $(eal g) -l 0-1 --main-lcore 1 \
   >"$WORK/loadgen.txt" 2>"$WORK/loadgen.log" &
 LG_PID=$!
 # The report is written once the trial ends (2 s) and --linger starts.
-zg_wait_until 20 eval '[ -e "$WORK/summary.json" ] || ! kill -0 "$LG_PID" 2>/dev/null'
+report_or_exit() { [ -e "$WORK/summary.json" ] || ! kill -0 "$LG_PID" 2>/dev/null; }
+zg_wait 20 "zg-loadgen's report" report_or_exit
 [ -e "$WORK/summary.json" ] || fail "zg-loadgen wrote no report in 20 s"
 kill -TERM "$ZGD_PID"
 wait "$ZGD_PID"; rc=$?

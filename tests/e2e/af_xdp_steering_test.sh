@@ -16,7 +16,7 @@ set -uo pipefail
 APP=$(realpath "$1"); OBJ=$(realpath "$2")
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../../scripts/netns.sh"
-. "$HERE/e2e_lib.sh"
+. "$HERE/../../scripts/wait-lib.sh"
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 77; }
 for t in ip ethtool curl promtool; do
   command -v $t >/dev/null || { echo "SKIP: $t missing"; exit 77; }

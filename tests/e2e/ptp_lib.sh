@@ -27,7 +27,7 @@
 # host clock, as seen through the PTP exchange: exactly the error we want to
 # measure. Stepping is off (first_step_threshold 0) and the clock sanity
 # check is off (it would see a clock that never follows the servo).
-# Waits are e2e_lib.sh's (a deadline, never a count of tries, and a slave
+# Waits are scripts/wait-lib.sh's (a deadline, never a count of tries, and a slave
 # runs until its window is full, not for a fixed time).
 #
 # The bounds (doc/ptp.md, "The bounds"): zeitgeberd's median |offset| must
@@ -47,7 +47,7 @@ ZG_PTP_FLOOR_MARGIN_NS=5000
 ZG_PTP_CEILING_NS=10000
 ZG_PTP_FLOOR_LIMIT_NS=8000
 
-. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/wait-lib.sh"
 
 zg_ptp_cpus() {
   local cpus

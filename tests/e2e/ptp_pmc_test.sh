@@ -15,7 +15,7 @@ command -v pmc >/dev/null || { echo "needs pmc (linuxptp)"; exit 77; }
 # The pair (namespaces, veth, addresses) comes from scripts/netns.sh, as the
 # capture script and the C++ rigs make theirs.
 . "$(dirname "$0")/../../scripts/netns.sh"
-. "$(dirname "$0")/e2e_lib.sh"
+. "$(dirname "$0")/../../scripts/wait-lib.sh"
 pair="zgpmc$$"
 work=$(mktemp -d)
 rpid=""

@@ -4,7 +4,7 @@
 # without hugepages).
 #   tests/dataplane/daemon/zeitgeberd_cli_test.sh BUILD/dataplane/zeitgeberd
 set -uo pipefail
-. "$(dirname "$0")/../../../scripts/lib.sh"  # zg_wait_until
+. "$(dirname "$0")/../../../scripts/wait-lib.sh"  # zg_wait
 ZG=$(realpath "$1")
 LOG=$(mktemp /tmp/zg_cli.XXXXXX)
 LISTENER=
@@ -38,7 +38,7 @@ import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
 print(s.getsockname()[1], flush=True); time.sleep(60)' >"$LOG.port" &
 LISTENER=$!
-zg_wait_until 10 test -s "$LOG.port" || { echo "FAIL: no listener in 10 s"; exit 1; }
+zg_wait 10 "the listener's port" test -s "$LOG.port" || exit 1
 busy=$(cat "$LOG.port"); rm -f "$LOG.port"
 expect 4 "cannot serve metrics on 127.0.0.1:$busy" -- $(eal -l 0-1 --vdev=net_ring0) -- --metrics_address=127.0.0.1:$busy
 
@@ -50,8 +50,7 @@ expect 0 "final counters: rx_packets=0" -- $(eal -l 0-1 --vdev=net_ring0) -- --a
 : >"$LOG"
 timeout 60 "$ZG" $(eal -l 0-1 --vdev=net_ring0) -- --metrics_address= >"$LOG" 2>&1 &
 pid=$!
-zg_wait_until 30 grep -q "zeitgeberd running" "$LOG" ||
-  { echo "FAIL: zeitgeberd not running in 30 s"; cat "$LOG"; exit 1; }
+zg_wait_log "$LOG" "zeitgeberd running" 30 || { echo "FAIL"; cat "$LOG"; exit 1; }
 kill -TERM "$pid"; wait "$pid"; rc=$?
 if [ "$rc" -ne 0 ] || ! grep -q "signal 15 (Terminated): stopping" "$LOG" ||
    ! grep -q "final counters" "$LOG"; then

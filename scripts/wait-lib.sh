@@ -1,10 +1,11 @@
-# Waiting on events in the e2e shell tests (sourced). Every wait ends on the
+# Waiting on events, for the shell tests and the rigs (sourced after
+# scripts/lib.sh or on its own). Every wait ends on the
 # event itself (a log line, a counter reaching its value, a socket that
 # answers) or on a deadline in wall time, read from /proc/uptime (it never
 # steps), never on a count of tries that a loaded machine stretches. When
 # the deadline passes the wait says what it was waiting for and returns 1.
 # No deadline runs past the test's budget: ZG_TEST_TIMEOUT_S (meson passes
-# each e2e test its timeout) from when this file was sourced, less a tenth
+# each e2e test its timeout; unset: no budget, as in the benchmark rigs) from when this file was sourced, less a tenth
 # (at least 3 s) for cleanup and reporting, as tests/util/deadline.h does.
 #   zg_wait SECONDS WHAT CMD [ARGS...]
 #                     runs CMD every 0.1 s until it succeeds
