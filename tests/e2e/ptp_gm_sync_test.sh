@@ -2,7 +2,8 @@
 # e2e: linuxptp's ptp4l, a slave with software timestamps (-S) in a network
 # namespace, synchronises to zeitgeberd (AF_XDP on a veth pair, zeitgeber's
 # XDP program) and reaches SLAVE with a small median |master offset| over
-# the last WINDOW_S seconds of SLAVE samples (10 s for udp4 and l2 at 2
+# the last WINDOW_S seconds of SLAVE samples, after ZG_PTP_SETTLE_S (6 s)
+# of SLAVE to settle (10 s for udp4 and l2 at 2
 # Sync/s, 5 s for unicast at 16/s); pmc reads our data sets; tshark
 # dissects everything we sent without a warning; the metrics pass promtool.
 # The bound, the same for all three (ptp_lib.sh, doc/ptp.md): median
