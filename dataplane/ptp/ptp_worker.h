@@ -26,7 +26,8 @@
 // ptp_originate_tx.cc (the scheduled messages) and ptp_follow_up.cc (the
 // pending ring both sides feed).
 //
-//   auto ptp = std::make_shared<PtpWorker>(config, runtime, names, pool);
+//   ZG_ASSIGN_OR_RETURN(std::shared_ptr<PtpWorker> ptp,
+//                       PtpWorker::Create(config, runtime, drops, stats));
 //   pipeline.SetHandler(FrameKind::kPtpEvent, ptp->MakeHandler());  // ...
 //   pipeline.SetSource(ptp->MakeSource());
 #ifndef ZG_DATAPLANE_PTP_PTP_WORKER_H_
