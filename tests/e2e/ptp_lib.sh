@@ -177,6 +177,67 @@ sys.exit(0 if med <= limit else 1)
 EOF
 }
 
+# zg_ptp_min_delay_offset PCAP WINDOW_S MAX_NS TRANSPORT: zeitgeberd's clock
+# error over TRANSPORT (l2 or udp: the slave's; zeitgeberd may serve both)
+# from the slave side's capture, by the minimum-delay filter (as NTP's
+# clock filter does): over the last WINDOW_S seconds, the least Sync delay
+# (capture time - t1 from the Follow_Up) is path + error and the least
+# Delay_Req delay (t4 from the Delay_Resp - capture time) is path - error,
+# so error = (min Sync - min Delay_Req) / 2. A stamp delayed on one side
+# (a frame that sat in the transmit call after t1 was read) lengthens only
+# that exchange and drops out of the minimum; a wrong clock moves every
+# exchange and does not. Fails when |error| > MAX_NS, when either minimum
+# is negative (a stamp taken after the frame was seen), or with fewer than
+# 10 Syncs or 5 Delay_Reqs (ptp4l sends one a second, randomised). Capture times are the kernel's (CLOCK_REALTIME,
+# UTC), PTP's are TAI: the Announce's currentUtcOffset converts.
+zg_ptp_min_delay_offset() {
+  timeout "$(zg_left 60)" tshark -n -r "$1" -d udp.port==319,ptp -d udp.port==320,ptp -T fields \
+    -e frame.time_epoch -e ptp.v2.messagetype -e ptp.v2.sequenceid \
+    -e ptp.v2.fu.preciseorigintimestamp.seconds \
+    -e ptp.v2.fu.preciseorigintimestamp.nanoseconds \
+    -e ptp.v2.dr.receivetimestamp.seconds \
+    -e ptp.v2.dr.receivetimestamp.nanoseconds \
+    -e ptp.v2.an.origincurrentutcoffset -e udp.srcport 2>/dev/null |
+  python3 -c '
+import sys
+window, limit, want_udp = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3] == "udp"
+rows = [l.rstrip("\n").split("\t") for l in sys.stdin if l.strip()]
+rows = [r + [""] * (9 - len(r)) for r in rows]
+rows = [r for r in rows if (r[8] != "") == want_udp]
+utc_offset = next((int(r[7]) for r in rows if r[7]), None)
+if utc_offset is None:
+    print("min-delay: no Announce (currentUtcOffset) in the capture"); sys.exit(1)
+sync, dreq, s_d, d_d = {}, {}, [], []
+def ns(text):  # "1764634872.123456789" -> integer ns (a double has ~240 ns here)
+    sec, _, frac = text.partition(".")
+    return int(sec) * 10**9 + int((frac + "000000000")[:9])
+for r in rows:
+    t, seq = ns(r[0]), int(r[2]) if r[2] else -1
+    mt = int(r[1], 0) if r[1] else -1
+    if mt == 0: sync[seq] = t
+    elif mt == 1: dreq[seq] = t
+    elif mt == 8 and r[3] and seq in sync:
+        t1 = (int(r[3]) - utc_offset) * 10**9 + int(r[4])
+        s_d.append((sync[seq], sync[seq] - t1))
+    elif mt == 9 and r[5] and seq in dreq:
+        t4 = (int(r[5]) - utc_offset) * 10**9 + int(r[6])
+        d_d.append((dreq[seq], t4 - dreq[seq]))
+if not s_d or not d_d:
+    print("min-delay: no Sync/Follow_Up or Delay_Req/Delay_Resp pairs"); sys.exit(1)
+end = max(t for t, _ in s_d + d_d)
+s = [v for t, v in s_d if t >= end - window * 1e9]
+d = [v for t, v in d_d if t >= end - window * 1e9]
+ms, md = min(s), min(d)
+err = (ms - md) / 2
+print("min-delay over %.0f s: %d Syncs (least delay %.0f ns, median %.0f ns), "
+      "%d Delay_Reqs (least %.0f ns): clock error %+.0f ns, path %.0f ns "
+      "(limit %.0f ns)" % (window, len(s), ms, sorted(s)[len(s) // 2],
+                          len(d), md, err, (ms + md) / 2, limit))
+ok = len(s) >= 10 and len(d) >= 5 and ms >= 0 and md >= 0 and abs(err) <= limit
+sys.exit(0 if ok else 1)
+' "$2" "$3" "$4"
+}
+
 # The rig's floor: the error this rig shows for any master. linuxptp's own
 # ptp4l as the master (software timestamps, CLOCK_REALTIME, pinned where
 # zeitgeberd's worker runs) on HOST_IF with zeitgeber's XDP program attached
