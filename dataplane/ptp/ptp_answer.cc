@@ -220,6 +220,7 @@ HandleResult PtpWorker::AnswerSignaling(Packet& pkt,
   core::PtpSignalingContext ctx;
   ctx.port = reply_config_;
   ctx.from = FromAddress(frame, info, t);
+  ctx.from_port = t == PtpUnicastTransport::kL2 ? 0 : info.src_port;
   ctx.path.mac = core::MacAddr::Load(frame + core::eth::kSrc).b;
   ctx.path.vlan_tci = info.vlan_tags > 0 ? info.vlan_tci : 0;
   ctx.path.local_index =

@@ -109,6 +109,7 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
   }
   PtpWorkerConfig c;
   c.port = config_.port;
+  c.admission = config_.admission;
   c.identity = identity;
   c.local = local;
   c.worker_index = setup.worker_index;

@@ -114,6 +114,8 @@ absl::StatusOr<std::shared_ptr<PtpWorker>> PtpWorker::Create(
     sc.limits = config.port.grant_limits;
     sc.capacity = config.port.max_unicast_clients;
     sc.seed = config.seed;
+    sc.admission = config.admission;
+    sc.admission.shards = config.workers;
     ZG_ASSIGN_OR_RETURN(service, core::PtpUnicastService::Create(sc));
   }
   return std::shared_ptr<PtpWorker>(
@@ -171,6 +173,12 @@ void PtpWorker::PublishServiceStats() {
   for (size_t i = 0; i < core::kPtpGrantDenialCount; ++i) {
     stats_->denials[i].Set(s.denials[i]);
   }
+  for (size_t i = 0; i < core::kPtpGrantReductionCount; ++i) {
+    stats_->reductions[i].Set(s.reductions[i]);
+  }
+  stats_->cancels_wrong_source.Set(s.cancels_wrong_source);
+  stats_->committed_units.Set(service_->committed_units());
+  stats_->budget_units.Set(service_->budget_units());
   stats_->unicast_subscribers.Set(service_->table().size());
 }
 

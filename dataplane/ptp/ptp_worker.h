@@ -77,12 +77,17 @@ struct PtpWorkerStats {
   std::array<SingleWriterCounter, core::kPtpGrantTypeCount> grants;
   std::array<SingleWriterCounter, core::kPtpGrantTypeCount> renewals;
   std::array<SingleWriterCounter, core::kPtpGrantDenialCount> denials;
+  std::array<SingleWriterCounter, core::kPtpGrantReductionCount> reductions;
+  SingleWriterCounter cancels_wrong_source;
+  SingleWriterCounter committed_units;  // current (Set), 1/32 msg/s
+  SingleWriterCounter budget_units;     // this shard's share (Set); 0: none
   std::array<SingleWriterCounter, core::kPtpGrantTypeCount> cancels;
   std::array<SingleWriterCounter, core::kPtpGrantTypeCount> expiries;
 };
 
 struct PtpWorkerConfig {
   core::PtpPortConfig port;
+  core::PtpAdmissionConfig admission;  // shards: set from `workers`
   core::PtpPortIdentity identity;
   core::LocalAddresses local;  // our MAC, VLAN and addresses
   unsigned worker_index = 0;

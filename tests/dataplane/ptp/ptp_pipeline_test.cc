@@ -144,7 +144,9 @@ class PtpPipelineTest : public ::testing::Test {
         {&clock_, core::ReadTsc(), static_cast<double>(testing::TscHz())});
   }
 
-  void InjectPtp(const core::PtpMessage& m, bool multicast, uint16_t port) {
+  // `src_port` 0: the same as `port`.
+  void InjectPtp(const core::PtpMessage& m, bool multicast, uint16_t port,
+                 uint16_t src_port = 0) {
     std::vector<uint8_t> ptp(1500);
     ptp.resize(core::SerializePtpMessage(m, ptp));
     ASSERT_GT(ptp.size(), 0u);
@@ -158,7 +160,7 @@ class PtpPipelineTest : public ::testing::Test {
     spec.src_ip = core::IpAddress::V4(kClientIp);
     spec.dst_ip =
         core::IpAddress::V4(multicast ? core::kPtpPrimaryIpv4 : kServerIp);
-    spec.src_port = port;
+    spec.src_port = src_port == 0 ? port : src_port;
     spec.dst_port = port;
     core::FrameInfo info;
     const uint32_t len = core::BuildUdpFrame(
@@ -363,26 +365,53 @@ TEST_F(PtpPipelineTest, UnicastNegotiationThenSyncsToTheSubscriber) {
     core::PtpUnicastGrant g;
     ASSERT_TRUE(core::ParsePtpUnicastGrantTlv(tlv, &g));
     EXPECT_EQ(g.duration_s, 60u);
+    // Asked for 2^-5 s; --ptp_min_log_interval_per_source's default (-4)
+    // reduces it, and the GRANT says so.
+    EXPECT_EQ(g.log_inter_message_period, -4);
     ++granted;
   }
   EXPECT_EQ(granted, 2);
-  // 32 Syncs a second: within 300 ms, several unicast Syncs and their
+  // 16 Syncs a second: within 500 ms, several unicast Syncs and their
   // Follow_Ups, to the subscriber.
-  out = Run(300);
+  out = Run(500);
   int unicast_syncs = 0, unicast_fus = 0;
   for (const Sent& s : out) {
     if (s.info.dst_ipv4 != kClientIp) continue;
     EXPECT_TRUE(s.msg.header.flags.Has(core::PtpFlag::kUnicast));
     if (s.msg.header.message_type == PtpMessageType::kSync) {
       ++unicast_syncs;
-      EXPECT_EQ(s.msg.header.log_message_interval, -5);
+      EXPECT_EQ(s.msg.header.log_message_interval, -4);
       EXPECT_EQ(s.info.dst_port, core::kPtpEventPort);
     }
     if (s.msg.header.message_type == PtpMessageType::kFollowUp) ++unicast_fus;
   }
   EXPECT_GE(unicast_syncs, 5);
-  EXPECT_LE(unicast_syncs, 12);
+  EXPECT_LE(unicast_syncs, 10);
   EXPECT_GE(unicast_fus, unicast_syncs - 1);
+
+  // A CANCEL from another UDP port of the same address is acknowledged but
+  // leaves the grant; one from the granted port ends it.
+  std::vector<uint8_t> cancel(16);
+  cancel.resize(core::WritePtpUnicastCancelTlv(
+      core::PtpTlvType::kCancelUnicastTransmission, {PtpMessageType::kSync, 0},
+      cancel));
+  req.tlvs = cancel;
+  InjectPtp(req, /*multicast=*/false, core::kPtpGeneralPort, 40320);
+  worker_->PollOnce();
+  out = Run(300);
+  EXPECT_EQ(OfType(out, PtpMessageType::kSignaling).size(), 1u);
+  EXPECT_GE(OfType(out, PtpMessageType::kSync).size(), 3u);
+  EXPECT_EQ(ptp_.stats()[0]->cancels_wrong_source.Load(), 1u);
+  InjectPtp(req, /*multicast=*/false, core::kPtpGeneralPort);
+  worker_->PollOnce();
+  Run(100);
+  out = Run(300);
+  int syncs_to_client = 0;
+  for (const Sent& s : out) {
+    syncs_to_client += s.info.dst_ipv4 == kClientIp &&
+                       s.msg.header.message_type == PtpMessageType::kSync;
+  }
+  EXPECT_EQ(syncs_to_client, 0);
 }
 
 TEST_F(PtpPipelineTest, BetterMasterMakesUsPassive) {
