@@ -50,7 +50,14 @@ absl::StatusOr<PtpAdmissionConfig> MakePtpAdmissionConfig(
         "--ptp_tx_budget=", f.tx_budget, " must be between 0 (no limit) and ",
         kMaxTxBudget, " messages per second"));
   }
+  if (f.refusal_rate < 0 || f.refusal_rate > kMaxTxBudget) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--ptp_refusal_rate=", f.refusal_rate,
+                     " must be between 0 (no limit) and ", kMaxTxBudget,
+                     " replies per second"));
+  }
   PtpAdmissionConfig c;
+  c.refusal_replies_per_s = static_cast<uint64_t>(f.refusal_rate);
   c.max_grants_per_source = static_cast<uint32_t>(f.max_grants_per_source);
   c.min_log_interval_per_source =
       static_cast<int8_t>(f.min_log_interval_per_source);

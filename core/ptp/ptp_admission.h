@@ -72,6 +72,11 @@ struct PtpAdmissionConfig {
   // Messages per second all unicast grants together may commit, for the
   // whole daemon; 0: no limit. Each of `shards` workers gets an equal share.
   uint64_t tx_budget_per_s = 0;
+  // Replies per second that grant nothing (refusals, CANCEL
+  // acknowledgements: each a 1:1 reflection towards a possibly forged
+  // source), for the whole daemon; past it such a message is dropped
+  // unanswered. A reply that grants is always sent. 0: no limit.
+  uint64_t refusal_replies_per_s = 0;
   unsigned shards = 1;
   bool two_step = true;  // a Sync grant costs Sync + Follow_Up
 
@@ -82,6 +87,14 @@ struct PtpAdmissionConfig {
         tx_budget_per_s * kPtpRateUnitsPerMessage / (shards == 0 ? 1 : shards);
     return units == 0 ? 1 : units;  // a tiny budget still limits
   }
+  // This shard's share of refusal_replies_per_s in replies per 1024 s
+  // (so small shares stay exact); 0: no limit.
+  uint64_t ShardRefusalRate1024() const {
+    if (refusal_replies_per_s == 0) return 0;
+    const uint64_t r =
+        refusal_replies_per_s * 1024 / (shards == 0 ? 1 : shards);
+    return r == 0 ? 1 : r;
+  }
 };
 
 // The flag values PtpAdmissionConfig is built from (as given: int, so range
@@ -90,6 +103,7 @@ struct PtpAdmissionFlagValues {
   int max_grants_per_source = 0;
   int min_log_interval_per_source = kPtpMinLogInterval;
   int64_t tx_budget = 0;
+  int64_t refusal_rate = 0;
   bool cancel_requires_auth = false;
   bool two_step = true;
 };
@@ -97,11 +111,13 @@ struct PtpAdmissionFlagValues {
 // zeitgeberd's defaults (the --ptp_* flags'): a ptp4l slave holds 3 grants,
 // so 8 per address leave room for two behind one address; Sync at most
 // 16/s per grant (G.8275.2's usual rate); 1M messages/s in all (about 1M
-// clients at 1 Hz, or 0.8 Gbit/s of UDP/IPv4 Sync frames).
+// clients at 1 Hz, or 0.8 Gbit/s of UDP/IPv4 Sync frames); 1000 replies/s
+// that grant nothing.
 inline constexpr PtpAdmissionFlagValues kPtpAdmissionDefaults = {
     .max_grants_per_source = 8,
     .min_log_interval_per_source = -4,
     .tx_budget = 1'000'000,
+    .refusal_rate = 1000,
     .cancel_requires_auth = false,
     .two_step = true,
 };

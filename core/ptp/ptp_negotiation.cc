@@ -91,6 +91,8 @@ const char* PtpSignalingResultName(PtpSignalingResult r) {
       return "from_self";
     case PtpSignalingResult::kNoRoom:
       return "no_room";
+    case PtpSignalingResult::kSilenced:
+      return "silenced";
     case PtpSignalingResult::kCount:
       break;
   }
@@ -144,6 +146,12 @@ PtpSignalingAnswer AnswerPtpSignaling(std::span<const uint8_t> request,
   }
   if (stage.tlvs == 0) {
     a.result = PtpSignalingResult::kNothingToDo;
+    return a;
+  }
+  // A reply that grants nothing is a pure reflection towards a source that
+  // may be forged: rate-limited (the decisions above stand).
+  if (a.granted == 0 && !service.AllowRefusalReply(ctx.now_mono_ns)) {
+    a.result = PtpSignalingResult::kSilenced;
     return a;
   }
   PtpMessage reply;

@@ -19,8 +19,11 @@
 // limits; zeitgeberd's defaults (--ptp_min_log_interval_per_source=-4)
 // bound it to 16 + 16 + 8 = 40 messages (3600 octets of UDP/IPv4 frames) a
 // second, per source by --ptp_max_grants_per_source and in total by
-// --ptp_tx_budget. doc/ptp.md ("Admission control") gives the numbers and
-// tests/core/ptp/ptp_admission_test.cc proves them.
+// --ptp_tx_budget. Replies that grant nothing (pure reflections) are
+// limited by the service's refusal bucket (--ptp_refusal_rate): past it the
+// message is decided but not answered (kSilenced). doc/ptp.md ("Admission
+// control") gives the numbers and tests/core/ptp/ptp_admission_test.cc
+// proves them.
 //
 //   PtpSignalingAnswer a = AnswerPtpSignaling(payload, ctx, *service, out);
 //   if (a.length > 0) { /* send a.length octets back to the requester */ }
@@ -50,6 +53,7 @@ enum class PtpSignalingResult : uint8_t {
   kNotForUs,     // targetPortIdentity is another port
   kFromSelf,     // sent by our own clock
   kNoRoom,       // `out` too small for the reply
+  kSilenced,     // granted nothing, and --ptp_refusal_rate was spent
   kCount,
 };
 const char* PtpSignalingResultName(PtpSignalingResult r);

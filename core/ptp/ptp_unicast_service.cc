@@ -70,7 +70,34 @@ PtpUnicastService::PtpUnicastService(
       scheduler_(std::move(scheduler)),
       sources_(std::move(sources)),
       source_port_(config.capacity, 0),
-      budget_units_(config.admission.ShardBudgetUnits()) {}
+      budget_units_(config.admission.ShardBudgetUnits()),
+      refusal_rate_1024_(config.admission.ShardRefusalRate1024()) {}
+
+bool PtpUnicastService::AllowRefusalReply(int64_t now_mono_ns) {
+  if (refusal_rate_1024_ == 0) return true;
+  // Tokens are 1/1024 reply: the bucket fills at refusal_rate_1024_ a
+  // second and one reply takes 1024.
+  const uint64_t burst = std::max<uint64_t>(1024, refusal_rate_1024_ / 8);
+  if (now_mono_ns > refill_ns_) {
+    const auto dt = static_cast<unsigned __int128>(now_mono_ns - refill_ns_);
+    const auto add = static_cast<uint64_t>(std::min<unsigned __int128>(
+        dt * refusal_rate_1024_ / kNanosPerSecond, burst));
+    // Keep the remainder of a partial token: advance the refill time only
+    // by what was credited.
+    refill_ns_ = add == burst
+                     ? now_mono_ns
+                     : refill_ns_ + static_cast<int64_t>(
+                                        static_cast<unsigned __int128>(add) *
+                                        kNanosPerSecond / refusal_rate_1024_);
+    refusal_tokens_ = std::min(burst, refusal_tokens_ + add);
+  }
+  if (refusal_tokens_ >= 1024) {
+    refusal_tokens_ -= 1024;
+    return true;
+  }
+  ++stats_.silenced;
+  return false;
+}
 
 PtpGrantDenial PtpUnicastService::Check(const PtpUnicastRequest& request,
                                         bool serving) const {

@@ -96,6 +96,7 @@ struct PtpUnicastServiceStats {
   std::array<uint64_t, kPtpGrantDenialCount> denials{};
   std::array<uint64_t, kPtpGrantReductionCount> reductions{};
   uint64_t cancels_wrong_source = 0;  // CANCELs from another UDP port
+  uint64_t silenced = 0;  // replies granting nothing, not sent (rate)
   std::array<uint64_t, kPtpGrantTypeCount> cancels{};   // grants cancelled
   std::array<uint64_t, kPtpGrantTypeCount> expiries{};  // grants run out
   std::array<uint64_t, kPtpTimerKinds> sent{};          // Announce, Sync
@@ -138,6 +139,12 @@ class PtpUnicastService {
   PtpCancelResult Cancel(const PtpUnicastClientKey& key, PtpMessageType type,
                          uint16_t source_port = 0);
 
+  // Whether a reply that grants nothing (refusals, CANCEL ACKs) may be sent
+  // now: a token bucket at this shard's share of refusal_replies_per_s,
+  // holding an eighth of a second's worth (at least one). False counts
+  // `silenced`.
+  bool AllowRefusalReply(int64_t now_mono_ns);
+
   // Counts a REQUEST refused by the access list (the caller sends nothing).
   void CountAclRefusal() {
     ++stats_.denials[static_cast<size_t>(PtpGrantDenial::kAcl)];
@@ -148,6 +155,7 @@ class PtpUnicastService {
   void SetAdmission(const PtpAdmissionConfig& admission) {
     config_.admission = admission;
     budget_units_ = admission.ShardBudgetUnits();
+    refusal_rate_1024_ = admission.ShardRefusalRate1024();
   }
   // The rate all live grants of this shard commit, and this shard's budget
   // (0: none), in rate units (1/32 message per second).
@@ -207,6 +215,11 @@ class PtpUnicastService {
   std::vector<uint16_t> source_port_;
   uint64_t budget_units_ = 0;     // this shard's budget; 0: none
   uint64_t committed_units_ = 0;  // sum over every grant bit set
+  // Refusal replies: tokens in 1/1024 reply (scaled by the rate's 1024),
+  // refilled at refusal_rate_1024_ per second from refill_ns_.
+  uint64_t refusal_rate_1024_ = 0;  // 0: no limit
+  uint64_t refusal_tokens_ = 0;
+  int64_t refill_ns_ = 0;
   PtpUnicastServiceStats stats_;
   uint32_t sweep_cursor_ = 0;
 };

@@ -62,6 +62,11 @@ ABSL_FLAG(int64_t, ptp_tx_budget, zg::core::kPtpAdmissionDefaults.tx_budget,
           "Messages per second all unicast grants together may commit (Sync "
           "and its Follow_Up, Announce, Delay_Resp, Pdelay_Resp and its "
           "follow-up), split evenly across workers; 0: no limit.");
+ABSL_FLAG(int64_t, ptp_refusal_rate,
+          zg::core::kPtpAdmissionDefaults.refusal_rate,
+          "Negotiation replies per second that grant nothing (refusals, "
+          "CANCEL acknowledgements), split evenly across workers; past it "
+          "such requests go unanswered. 0: no limit.");
 ABSL_FLAG(bool, ptp_cancel_requires_auth, false,
           "Honour CANCEL_UNICAST_TRANSMISSION only when authenticated. "
           "zeitgeber has no PTP authentication yet, so true is refused at "
@@ -185,6 +190,7 @@ absl::StatusOr<core::PtpAdmissionConfig> PtpAdmissionConfigFromFlags(
   v.min_log_interval_per_source =
       absl::GetFlag(FLAGS_ptp_min_log_interval_per_source);
   v.tx_budget = absl::GetFlag(FLAGS_ptp_tx_budget);
+  v.refusal_rate = absl::GetFlag(FLAGS_ptp_refusal_rate);
   v.cancel_requires_auth = absl::GetFlag(FLAGS_ptp_cancel_requires_auth);
   v.two_step = two_step;
   return core::MakePtpAdmissionConfig(v);

@@ -24,7 +24,7 @@
 //   --ptp_max_unicast_clients  subscription table size per worker
 //   --ptp_grant_max_duration   longest grant in seconds (0: profile)
 //   --ptp_max_grants_per_source, --ptp_min_log_interval_per_source,
-//   --ptp_tx_budget, --ptp_cancel_requires_auth
+//   --ptp_tx_budget, --ptp_refusal_rate, --ptp_cancel_requires_auth
 //                              admission control of unicast negotiation
 //                              (core/ptp/ptp_admission.h)
 #ifndef ZG_DATAPLANE_PTP_PTP_FLAGS_H_

@@ -23,10 +23,17 @@
 #    a capture of its own traffic within the fixed ceiling (ptp_lib.sh,
 #    10 us; the rig floor is not measured here, to stay within ~40 s);
 #  - the metrics pass promtool.
-#   tests/e2e/ptp_unicast_storm_test.sh ZEITGEBERD ZG_XDP_OBJ
+# MODE acl (issue 12, "Proof with real peers" 2, for PTP): the same storm
+# with --ptp_allow=10.95.0.0/24 (the slave's subnet) --ptp_deny=
+# 10.96.0.0/16 (the spoofed sources; 10.97.0.1 is denied by default): no
+# reply and no stream ever goes to a denied source (the capture), every
+# forged REQUEST is counted as refused for `acl` and dropped as
+# `ptp_acl_denied`, the committed rate is the slave's alone, and the
+# allowed slave is served as in storm mode.
+#   tests/e2e/ptp_unicast_storm_test.sh ZEITGEBERD ZG_XDP_OBJ [storm|acl]
 # Needs root; exits 77 (skipped) without it or without the tools.
 set -uo pipefail
-ZG_ZEITGEBERD=$(realpath "$1"); ZG_XDP_OBJ=$(realpath "$2")
+ZG_ZEITGEBERD=$(realpath "$1"); ZG_XDP_OBJ=$(realpath "$2"); MODE=${3:-storm}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../../scripts/netns.sh"
 . "$HERE/ptp_lib.sh"
@@ -35,6 +42,7 @@ for t in ip ethtool ptp4l tshark dumpcap curl promtool setpriv python3; do
   command -v $t >/dev/null || { echo "SKIP: $t missing"; exit 77; }
 done
 BUDGET=${ZG_STORM_BUDGET:-300}  # messages/s
+REFUSALS=100                    # --ptp_refusal_rate: replies/s
 RATE=${ZG_STORM_RATE:-1000}     # forged messages/s
 WINDOW_S=8
 RIG=zgu$$
@@ -50,7 +58,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() {
-  echo "FAIL (storm): $*"
+  echo "FAIL ($MODE): $*"
   echo "--- zeitgeberd"; tail -30 "$WORK/zg.log"
   echo "--- ptp4l"; grep -v "failed to" "$WORK/ptp4l.log" | tail -30
   exit 1
@@ -62,11 +70,17 @@ ip addr add "$SRV/24" dev "$ZG_RIG_HOST_IF"  # the kernel answers ARP
 zg_in_ns ethtool -K "$ZG_RIG_CLIENT_IF" gro off >/dev/null 2>&1 || true
 zg_phase "rig up"
 
-zg_ptp_start_gm "$WORK/zg.log" "$ZG_RIG_HOST_IF" "$SRV/24" \
+ACL_ARGS=()
+case $MODE in
+  storm) ;;
+  acl) ACL_ARGS=(--ptp_allow=10.95.0.0/24 --ptp_deny=10.96.0.0/16) ;;
+  *) echo "unknown mode $MODE"; exit 2 ;;
+esac
+zg_ptp_start_gm "$WORK/zg.log" "$ZG_RIG_HOST_IF" "$SRV/24" "${ACL_ARGS[@]}" \
   --ptp_profile=default_e2e --ptp_unicast_negotiation=on --ptp_multicast=off \
   --ptp_priority1=100 --ptp_log_announce_interval=0 \
   --ptp_announce_receipt_timeout=2 --ptp_transport=udp4 \
-  --ptp_tx_budget="$BUDGET"
+  --ptp_tx_budget="$BUDGET" --ptp_refusal_rate="$REFUSALS"
 zg_wait_log "$WORK/zg.log" "zeitgeberd running" 30 || fail "zeitgeberd did not start"
 GM_MAC=$(cat "/sys/class/net/$ZG_RIG_HOST_IF/address")
 CLI_MAC=$(zg_in_ns cat "/sys/class/net/$ZG_RIG_CLIENT_IF/address")
@@ -136,9 +150,10 @@ zg_phase "storm over"
 
 # The budget, from the capture: per 2 s bin over the storm (after its
 # first second), what the grants make zeitgeberd send.
-python3 - "$WORK/all.pcap" "$BUDGET" "$CLI" <<'EOF' || fail "transmit rate over the budget"
+python3 - "$WORK/all.pcap" "$BUDGET" "$CLI" "$MODE" "$REFUSALS" <<'EOF' || fail "over the budget, or sent to a denied source"
 import collections, socket, struct, sys
 path, budget, slave = sys.argv[1], float(sys.argv[2]), socket.inet_aton(sys.argv[3])
+acl, refusals = sys.argv[4] == "acl", float(sys.argv[5])
 data = open(path, "rb").read()
 magic = struct.unpack("<I", data[:4])[0]
 assert magic in (0xA1B2C3D4, 0xA1B23C4D), "not a pcap file"
@@ -153,7 +168,7 @@ while off + 16 <= len(data):
         continue
     ihl = (pkt[14] & 0x0F) * 4
     ptp = pkt[14 + ihl + 8:]
-    rows.append((t, ptp[0] & 0x0F, pkt[30:34] == slave))
+    rows.append((t, ptp[0] & 0x0F, pkt[30:34] == slave, pkt[30:32]))
 granted = {0x0: "SYNC", 0x8: "FOLLOW_UP", 0xB: "ANNOUNCE", 0x9: "DELAY_RESP"}
 streams = [r for r in rows if r[1] in granted]
 signaling = [r for r in rows if r[1] == 0xC]
@@ -161,16 +176,26 @@ if not streams:
     print("no PTP messages from zeitgeberd captured"); sys.exit(1)
 t0 = min(r[0] for r in rows) + 1
 t1 = max(r[0] for r in rows)
-bins = collections.Counter(int((t - t0) // 2) for t, _, _ in streams if t0 <= t < t1 - 1)
+bins = collections.Counter(int((t - t0) // 2) for t, *_ in streams if t0 <= t < t1 - 1)
 rates = [n / 2 for n in bins.values()]
-by_type = collections.Counter(granted[m] for _, m, _ in streams)
+# Everything zeitgeberd sent, Signaling replies included: the grants'
+# streams, replies that grant nothing (--ptp_refusal_rate) and the few
+# that grant (the slave's renewals, the storm's first grants).
+total_bins = collections.Counter(int((t - t0) // 2) for t, *_ in rows if t0 <= t < t1 - 1)
+total = max(total_bins.values()) / 2
+by_type = collections.Counter(granted[r[1]] for r in streams)
+denied = sum(1 for r in rows if r[3] in (bytes([10, 96]), bytes([10, 97])))
 to_slave = sum(1 for r in streams if r[2])
 span = t1 - t0
 print("captured %.1f s: %d messages on grants (%s), %d of them to the slave; "
-      "%d Signaling replies; per 2 s bin: max %.1f/s, mean %.1f/s (budget %.0f/s)"
+      "%d Signaling replies; per 2 s bin: max %.1f/s, mean %.1f/s (budget %.0f/s); "
+      "%d messages to the storm's sources; everything sent, per 2 s bin: "
+      "max %.1f/s (budget + refusal rate %.0f/s)"
       % (span, len(streams), dict(by_type), to_slave, len(signaling),
-         max(rates), sum(rates) / len(rates), budget))
-ok = max(rates) <= budget
+         max(rates), sum(rates) / len(rates), budget, denied, total,
+         budget + refusals))
+ok = (max(rates) <= budget and total <= budget + refusals + 25 and
+      (denied == 0 or not acl))
 sys.exit(0 if ok else 1)
 EOF
 
@@ -184,23 +209,38 @@ echo "metrics: committed $committed/s of $(m zeitgeber_ptp_unicast_tx_budget)/s;
   "budget $(m zeitgeber_ptp_unicast_reductions_total 'reason="budget"');" \
   "cancels refused $(m zeitgeber_ptp_unicast_cancels_refused_total);" \
   "Sync grants $(m zeitgeber_ptp_unicast_grants_total 'type="SYNC"')"
-awk -v c="$committed" -v b="$BUDGET" 'BEGIN { exit !(c <= b && c >= 0.8 * b) }' ||
-  fail "committed rate $committed not within [0.8, 1] x $BUDGET"
 [ "$(m zeitgeber_ptp_unicast_tx_budget)" = "$BUDGET" ] || fail "metrics: budget"
-for r in budget per_source; do
-  [ "$(m zeitgeber_ptp_unicast_denials_total "reason=\"$r\"")" -gt 0 ] ||
-    fail "no grant refused for $r"
-done
-[ "$(m zeitgeber_ptp_unicast_reductions_total 'reason="interval"')" -gt 0 ] ||
-  fail "no grant reduced for the interval"
+if [ "$MODE" = storm ]; then
+  awk -v c="$committed" -v b="$BUDGET" 'BEGIN { exit !(c <= b && c >= 0.8 * b) }' ||
+    fail "committed rate $committed not within [0.8, 1] x $BUDGET"
+  for r in budget per_source; do
+    [ "$(m zeitgeber_ptp_unicast_denials_total "reason=\"$r\"")" -gt 0 ] ||
+      fail "no grant refused for $r"
+  done
+  [ "$(m zeitgeber_ptp_unicast_reductions_total 'reason="interval"')" -gt 0 ] ||
+    fail "no grant reduced for the interval"
+else
+  # The slave alone: Sync + Follow_Up 16/s, Announce 1/s, Delay_Resp 16/s.
+  [ "$committed" = 49 ] || fail "committed rate $committed, not the slave's 49/s"
+  acl_refused=$(m zeitgeber_ptp_unicast_denials_total 'reason="acl"')
+  acl_dropped=$(m zeitgeber_frames_dropped_total 'reason="ptp_acl_denied"')
+  echo "acl: $acl_refused REQUESTs refused, $acl_dropped frames dropped"
+  [ "$acl_refused" -gt 0 ] && [ "$acl_dropped" -ge "$acl_refused" ] ||
+    fail "the denied sources were not refused by the access list"
+  for r in budget per_source; do
+    [ "$(m zeitgeber_ptp_unicast_denials_total "reason=\"$r\"")" -eq 0 ] ||
+      fail "a denied source reached admission ($r)"
+  done
+fi
 [ "$(m zeitgeber_ptp_unicast_cancels_refused_total)" -gt 0 ] ||
   fail "the forged CANCELs were not refused"
 promtool check metrics <"$WORK/metrics.txt" >/dev/null 2>&1 ||
   { promtool check metrics <"$WORK/metrics.txt"; fail "promtool"; }
 
-# The slave: never left SLAVE, never refused, renewed during the storm,
-# and as accurate as without it.
-if grep -E "rejected|canceled|SLAVE to " "$WORK/ptp4l.log"; then
+# The slave: once in SLAVE, never left it and was never refused (before
+# zeitgeberd is MASTER its first REQUEST is refused: not_master), renewed
+# during the storm, and as accurate as without it.
+if sed -n '/to SLAVE/,$p' "$WORK/ptp4l.log" | grep -E "rejected|canceled|SLAVE to "; then
   fail "the slave lost a grant or left SLAVE"
 fi
 renewals=$(m zeitgeber_ptp_unicast_renewals_total 'type="SYNC"')
@@ -216,4 +256,4 @@ zg_phase "slave accuracy checked"
 zg_stop "$ZG_GM_PID" 20; rc=$ZG_STOP_RC; ZG_GM_PID=
 [ "$rc" -eq 0 ] || fail "zeitgeberd exit code $rc"
 grep "final PTP" "$WORK/zg.log"
-zg_phase "PASS (storm)"
+zg_phase "PASS ($MODE)"

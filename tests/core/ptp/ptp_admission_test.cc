@@ -232,6 +232,27 @@ TEST(PtpAdmission, CancelOnlyFromTheGrantedPort) {
             PtpCancelResult::kCancelled);
 }
 
+TEST(PtpAdmission, RefusalRepliesAreRateLimited) {
+  PtpAdmissionConfig a = Defaults();
+  a.refusal_replies_per_s = 8;  // burst: one
+  auto svc = Service(PtpProfileId::kG8275_2, a);
+  EXPECT_TRUE(svc->AllowRefusalReply(kT0));
+  EXPECT_FALSE(svc->AllowRefusalReply(kT0));
+  EXPECT_FALSE(svc->AllowRefusalReply(kT0 + kSec / 16));
+  EXPECT_TRUE(svc->AllowRefusalReply(kT0 + kSec / 8));
+  int allowed = 0;
+  for (int64_t t = kT0 + kSec; t < kT0 + 11 * kSec; t += kSec / 1000) {
+    allowed += svc->AllowRefusalReply(t);
+  }
+  EXPECT_GE(allowed, 80);
+  EXPECT_LE(allowed, 81);
+  EXPECT_EQ(svc->stats().silenced, 10'000u - allowed + 2);
+  // Two shards share the rate.
+  a.shards = 2;
+  EXPECT_EQ(a.ShardRefusalRate1024(), 4u * 1024);
+  EXPECT_EQ(PtpAdmissionConfig{}.ShardRefusalRate1024(), 0u);
+}
+
 // ---- The worst case per forged REQUEST (doc/ptp.md, "Admission control") --
 
 constexpr PtpPortIdentity kGm{{{0x02, 0, 0x5E, 0xFF, 0xFE, 0, 1, 0x29}}, 1};
