@@ -22,6 +22,8 @@
 //   ++stats.acl[static_cast<int>(v)];    // "ACL hits", by verdict
 //   if (!core::IsAllowed(v)) { /* drop, or KoD DENY (--ntp_deny_action) */ }
 //
+//   // PTP negotiation, from wire-order octets:
+//   acl->CheckIpv4Wire(addr.octets.data()) / acl->CheckIpv6(addr.octets.data())
 //   // a whole burst of IPv4 sources at once (host order):
 //   uint32_t src[32];  core::AccessVerdict out[32];
 //   acl->CheckBulk(src, out, n);
@@ -45,6 +47,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/base/byte_order.h"
 #include "core/net/access_rules.h"
 #include "core/net/net_headers.h"
 
@@ -75,6 +78,11 @@ class AccessList {
     }
     return default4_;
   }
+  // The same from the 4 address bytes in wire (network) order, as a frame or
+  // core::PtpUnicastAddress::octets holds them.
+  core::AccessVerdict CheckIpv4Wire(const uint8_t* src4) const {
+    return CheckIpv4(core::LoadBe32(src4));
+  }
   // The verdict for one IPv6 source: its 16 bytes in wire order.
   core::AccessVerdict Check(const core::Ipv6Addr& src) const {
     return CheckIpv6(src.b.data());
@@ -85,6 +93,10 @@ class AccessList {
       return static_cast<core::AccessVerdict>(hop);
     }
     return default6_;
+  }
+  // Either family (setup code, tests).
+  core::AccessVerdict Check(const core::IpAddress& src) const {
+    return src.is_v6() ? Check(src.v6) : Check(src.v4);
   }
   // Verdicts for n IPv4 sources (host order), four at a time by
   // rte_lpm_lookupx4. For a whole burst (see the benchmark for its gain over

@@ -79,6 +79,15 @@ TEST(AccessListTest, MostSpecificWinsInBothFamilies) {
   };
   for (const auto& [addr, want] : cases) {
     EXPECT_EQ(Check(*acl, A(addr)), want) << addr;
+    EXPECT_EQ(acl->Check(A(addr)), want) << addr;
+    uint8_t wire[16];
+    if (A(addr).is_v6()) {
+      A(addr).v6.Store(wire);
+      EXPECT_EQ(acl->CheckIpv6(wire), want) << addr;
+    } else {
+      A(addr).v4.Store(wire);
+      EXPECT_EQ(acl->CheckIpv4Wire(wire), want) << addr;
+    }
     EXPECT_EQ(core::DecideByScan(rules, A(addr)), want) << addr;
   }
 }
