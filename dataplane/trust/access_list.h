@@ -15,10 +15,10 @@
 //   // control thread, at start-up or reload:
 //   ZG_ASSIGN_OR_RETURN(std::unique_ptr<AccessList> acl,
 //                       AccessList::Create(config.access.ntp, "ntp"));
-//   // worker, per request (frame: core::ParsedFrame):
-//   const core::AccessVerdict v = frame.ip_version == 4
-//       ? acl->Check(frame.src_ipv4)     // core::Ipv4Addr, host order
-//       : acl->Check(frame.src_ipv6);    // core::Ipv6Addr, wire order
+//   // worker, per request (info: the core::FrameInfo of core/net/frame.h):
+//   const core::AccessVerdict v = info.ip_version == 4
+//       ? acl->Check(info.src_ipv4)      // core::Ipv4Addr, host order
+//       : acl->Check(info.src_ipv6);     // core::Ipv6Addr, wire order
 //   ++stats.acl[static_cast<int>(v)];    // "ACL hits", by verdict
 //   if (!core::IsAllowed(v)) { /* drop, or KoD DENY (--ntp_deny_action) */ }
 //
@@ -67,7 +67,7 @@ class AccessList {
   AccessList& operator=(const AccessList&) = delete;
 
   // The verdict for one IPv4 source, host byte order (core::Ipv4Addr::value,
-  // as core::ParsedFrame::src_ipv4 holds it; 10.0.0.1 == 0x0A000001).
+  // as core::FrameInfo::src_ipv4 holds it; 10.0.0.1 == 0x0A000001).
   core::AccessVerdict Check(core::Ipv4Addr src) const {
     return CheckIpv4(src.value);
   }
