@@ -35,6 +35,7 @@ absl::Status PtpPlugin::Configure(const DaemonConfig& config) {
     ZG_ASSIGN_OR_RETURN(config_, PtpConfigFromFlags());
   }
   if (!config_.enabled) return absl::OkStatus();
+  access_ = config.access.ptp;
   return CheckTransports(config);
 }
 
@@ -95,6 +96,15 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
     runtime_ = std::make_unique<PtpPortRuntime>(
         config_.port, identity, workers, static_cast<double>(rte_get_tsc_hz()));
   }
+  if (acl_ == nullptr && !access_.empty()) {
+    ZG_ASSIGN_OR_RETURN(
+        std::unique_ptr<AccessList> acl,
+        AccessList::Create(
+            access_, "ptp",
+            static_cast<int>(rte_lcore_to_socket_id(setup.lcore_id))));
+    LogInfo(absl::StrCat("PTP access list: ", acl->description()));
+    acl_ = std::move(acl);
+  }
   // Unique per process: tests build several plugins in one EAL.
   static std::atomic<unsigned> pools{0};
   const std::string pool_name =
@@ -116,6 +126,7 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
   c.workers = workers;
   c.pool = pool;
   c.seed = std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32);
+  c.acl = acl_;
   stats_.push_back(std::make_unique<PtpWorkerStats>());
   ZG_ASSIGN_OR_RETURN(
       std::shared_ptr<PtpWorker> w,

@@ -62,6 +62,11 @@ class PtpPlugin final : public ProtocolPlugin {
 
   PtpFlagsConfig config_;
   bool from_flags_ = true;
+  core::AccessRules access_;  // --ptp_allow / --ptp_deny (Configure)
+  // Built by the first AddHandlers (needs the EAL), shared by every
+  // worker; null when there are no rules. Written by: control thread
+  // (setup). Read by: workers.
+  std::shared_ptr<const AccessList> acl_;
   PtpDropBases drops_;
   // Written by: control thread (setup, ControlStep). Read by: workers (the
   // runtime's published snapshot and rings only).

@@ -86,7 +86,9 @@ absl::StatusOr<PtpDropBases> RegisterPtpDropReasons(CounterNames& names) {
           "ptp_mgmt",
           EnumNames(core::PtpManagementResultName,
                     static_cast<size_t>(core::PtpManagementResult::kCount))));
-  ZG_ASSIGN_OR_RETURN(b.no_mbuf, names.AddDropReasons("ptp", {"no_mbuf"}));
+  ZG_ASSIGN_OR_RETURN(b.no_mbuf,
+                      names.AddDropReasons("ptp", {"no_mbuf", "acl_denied"}));
+  b.acl = static_cast<uint8_t>(b.no_mbuf + 1);
   return b;
 }
 

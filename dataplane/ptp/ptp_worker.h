@@ -39,6 +39,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "absl/status/statusor.h"
 #include "core/net/frame.h"
@@ -49,6 +50,7 @@
 #include "core/ptp/ptp_originate.h"
 #include "core/ptp/ptp_unicast_service.h"
 #include "dataplane/ptp/ptp_port.h"
+#include "dataplane/trust/access_list.h"
 #include "dataplane/worker/pipeline.h"
 #include "dataplane/worker/worker.h"
 #include "dataplane/worker/worker_stats.h"
@@ -63,6 +65,7 @@ struct PtpDropBases {
   uint8_t signaling = 0;   // core::PtpSignalingResult (no reply sent)
   uint8_t management = 0;  // core::PtpManagementResult (no reply sent)
   uint8_t no_mbuf = 0;     // "ptp_no_mbuf"
+  uint8_t acl = 0;         // "ptp_acl_denied": --ptp_allow / --ptp_deny
 };
 absl::StatusOr<PtpDropBases> RegisterPtpDropReasons(CounterNames& names);
 
@@ -94,6 +97,10 @@ struct PtpWorkerConfig {
   unsigned workers = 1;
   rte_mempool* pool = nullptr;  // for originated frames
   uint64_t seed = 0;            // subscription table hash key
+  // --ptp_allow / --ptp_deny, shared by every worker (read-only); null: no
+  // access list. Applies to every PTP message over UDP by its source
+  // address (Layer 2 frames carry none).
+  std::shared_ptr<const AccessList> acl;
 };
 
 class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
@@ -155,6 +162,8 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
             std::unique_ptr<core::PtpUnicastService> service);
 
   // Receive side (ptp_answer.cc).
+  bool Allowed(const core::FrameInfo& info) const;
+  HandleResult RefuseByAcl(std::span<const uint8_t> payload);
   HandleResult AnswerDelayReq(Packet& pkt, const core::FrameInfo& info,
                               const core::PtpRxDecision& d, bool unicast,
                               core::PtpUnicastTransport t);

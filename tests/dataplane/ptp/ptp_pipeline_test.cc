@@ -21,6 +21,7 @@
 #include "absl/flags/reflection.h"
 #include "core/net/frame.h"
 #include "core/net/frame_build.h"
+#include "core/net/ip_prefix.h"
 #include "core/net/local_addresses.h"
 #include "core/net/net_headers.h"
 #include "core/ptp/ptp_management.h"
@@ -110,6 +111,7 @@ class PtpPipelineTest : public ::testing::Test {
     kServerIp.Store(a.bytes.data());
     a.prefix_len = 24;
     config.addresses = {a};
+    config.access.ptp = access_;
     ASSERT_TRUE(factory_.Configure(config).ok());
     ASSERT_TRUE(factory_.RegisterNames(names_).ok());
     WorkerSetup setup;
@@ -238,6 +240,7 @@ class PtpPipelineTest : public ::testing::Test {
   CounterNames names_;
   std::vector<InterfaceAddress> addresses_;
   WorkerStats stats_;
+  core::AccessRules access_;  // --ptp_allow / --ptp_deny for Start()
   std::atomic<bool> stop_{false};
   std::unique_ptr<Worker> worker_;
 };
@@ -412,6 +415,55 @@ TEST_F(PtpPipelineTest, UnicastNegotiationThenSyncsToTheSubscriber) {
                        s.msg.header.message_type == PtpMessageType::kSync;
   }
   EXPECT_EQ(syncs_to_client, 0);
+}
+
+// --ptp_deny: a denied source gets nothing back, whatever it sends, and its
+// REQUESTs are counted as refused for `acl`; --ptp_allow: served.
+TEST_F(PtpPipelineTest, AccessListSilencesDeniedSources) {
+  absl::SetFlag(&FLAGS_ptp_unicast_negotiation, "on");
+  access_.deny = {*core::ParseNetworkPrefix("10.1.0.0/24")};  // the client
+  access_.allow = {*core::ParseNetworkPrefix("10.0.0.0/8")};
+  Start("ptpacl");
+  Run(10);
+  std::vector<uint8_t> tlv(16);
+  tlv.resize(
+      core::WritePtpUnicastRequestTlv({PtpMessageType::kSync, -4, 60}, tlv));
+  core::PtpMessage req = ClientMessage(core::PtpSignaling{});
+  req.header.flags.Set(core::PtpFlag::kUnicast);
+  req.tlvs = tlv;
+  InjectPtp(req, /*multicast=*/false, core::kPtpGeneralPort);
+  InjectPtp(ClientMessage(core::PtpDelayReq{}), /*multicast=*/false,
+            core::kPtpEventPort);
+  worker_->PollOnce();
+  const std::vector<Sent> out = Run(200);
+  for (const Sent& s : out) EXPECT_NE(s.info.dst_ipv4, kClientIp);
+  EXPECT_EQ(Dropped("ptp_acl_denied"), 2u);
+  EXPECT_EQ(ptp_.stats()[0]
+                ->denials[static_cast<size_t>(core::PtpGrantDenial::kAcl)]
+                .Load(),
+            1u);
+  EXPECT_EQ(ptp_.stats()[0]->unicast_subscribers.Load(), 0u);
+}
+
+TEST_F(PtpPipelineTest, AccessListServesAllowedSources) {
+  absl::SetFlag(&FLAGS_ptp_unicast_negotiation, "on");
+  access_.allow = {*core::ParseNetworkPrefix("10.1.0.0/24")};
+  Start("ptpacla");
+  Run(10);
+  std::vector<uint8_t> tlv(16);
+  tlv.resize(
+      core::WritePtpUnicastRequestTlv({PtpMessageType::kSync, -4, 60}, tlv));
+  core::PtpMessage req = ClientMessage(core::PtpSignaling{});
+  req.header.flags.Set(core::PtpFlag::kUnicast);
+  req.tlvs = tlv;
+  InjectPtp(req, /*multicast=*/false, core::kPtpGeneralPort);
+  worker_->PollOnce();
+  const std::vector<Sent> out = Run(300);
+  const auto grants = OfType(out, PtpMessageType::kSignaling);
+  ASSERT_EQ(grants.size(), 1u);
+  EXPECT_EQ(grants[0]->info.dst_ipv4, kClientIp);
+  EXPECT_GE(OfType(out, PtpMessageType::kSync).size(), 2u);
+  EXPECT_EQ(Dropped("ptp_acl_denied"), 0u);
 }
 
 TEST_F(PtpPipelineTest, BetterMasterMakesUsPassive) {
