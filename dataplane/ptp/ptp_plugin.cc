@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/log.h"
+#include "dataplane/port/eal.h"
 #include "dataplane/worker/frame_classifier.h"
 #include "dataplane/worker/worker.h"
 
@@ -103,7 +104,12 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
             access_, "ptp",
             static_cast<int>(rte_lcore_to_socket_id(setup.lcore_id))));
     LogInfo(absl::StrCat("PTP access list: ", acl->description()));
-    acl_ = std::move(acl);
+    // The plugin outlives zeitgeberd's Eal (rte_eal_cleanup): past it the
+    // tables are left to the process exit (rte_lpm_free would crash).
+    acl_ = std::shared_ptr<const AccessList>(acl.release(),
+                                             [](const AccessList* a) {
+                                               if (Eal::running()) delete a;
+                                             });
   }
   // Unique per process: tests build several plugins in one EAL.
   static std::atomic<unsigned> pools{0};
