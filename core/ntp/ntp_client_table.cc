@@ -9,27 +9,27 @@
 
 namespace zg::core {
 
-// One tracked client: 32 bytes (chrony's Record is about 128).
+// One tracked client: 16 bytes (chrony's Record is about 128).
 struct NtpClientTable::Entry {
-  uint64_t addr_hi;
-  uint64_t addr_lo;
+  uint32_t tag;       // the address's fingerprint (Hash() >> 32)
   uint32_t last_hit;  // Stamp() of the latest request
-  uint32_t last_kod;  // Stamp() of the latest KoD (valid with kKodSent)
   uint16_t tokens;
+  // Low 16 bits of the Stamp() of the latest KoD (valid with kKodSent):
+  // wraps every 4096 s, so after a wrap one KoD may come a gap late.
+  uint16_t last_kod;
   int8_t rate;          // log2 request interval * kRateScale, answered
   int8_t timeout_rate;  // the same while the client was not answered
   uint8_t flags;
-  uint8_t pad[3];
+  uint8_t pad;
 };
 
-struct alignas(128) NtpClientTable::Bucket {
+struct alignas(64) NtpClientTable::Bucket {
   Entry way[kWays];
 };
 
 namespace {
 
 constexpr uint8_t kUsed = 1 << 0;
-constexpr uint8_t kIpv6 = 1 << 1;
 constexpr uint8_t kDropped = 1 << 2;  // the latest request got no reply
 constexpr uint8_t kKodSent = 1 << 3;
 
@@ -43,15 +43,14 @@ constexpr size_t kHugePage = size_t{2} << 20;
 
 // chrony update_record: the interval since the previous request (in 2^-4 s
 // units) as a rounded, scaled, negated log2 ...
+// chrony halves (interval * 1.5) until it is <= 1, at most 18 times; the
+// number of halvings is floor(log2) of it.
 int ScaledLog2Interval(uint32_t interval) {
   if (interval == 0) return -kRateScale * (kFrac + 1);
-  int interval2 = -kRateScale * kFrac;
-  interval += interval >> 1;
-  for (; interval2 < -kMinRate; interval2 += kRateScale) {
-    if (interval <= 1) break;
-    interval >>= 1;
-  }
-  return interval2;
+  const uint64_t x = uint64_t{interval} + (interval >> 1);
+  const int halvings = 63 - __builtin_clzll(x);
+  constexpr int kMaxHalvings = (-kMinRate + kRateScale * kFrac) / kRateScale;
+  return -kRateScale * kFrac + kRateScale * std::min(halvings, kMaxHalvings);
 }
 
 // ... folded into a rough exponential moving average of the rate.
@@ -96,7 +95,9 @@ absl::StatusOr<std::unique_ptr<NtpClientTable>> NtpClientTable::Create(
   t->limit_ = options.limit;
   t->bucket_ = NtpTokenBucket::For(options.limit);
   t->kod_ = options.kod;
-  t->kod_gap_ = 1u << (kFrac + std::max(options.limit.interval_log2, 0));
+  // (at most 4095 s: the KoD stamp has 16 bits)
+  t->kod_gap_ = std::min(
+      1u << (kFrac + std::max(options.limit.interval_log2, 0)), 0xffffu);
   t->seed_ = options.seed != 0 ? options.seed : 0x2545F4914F6CDD1Dull;
   t->rng_ = t->seed_ * 0x9E3779B97F4A7C15ull | 1;
   return t;
@@ -106,13 +107,13 @@ NtpClientTable::~NtpClientTable() { std::free(buckets_); }
 
 NtpClientTable::Entry& NtpClientTable::Lookup(const NtpClientKey& key,
                                               uint32_t now, bool& fresh) {
-  Bucket& b = buckets_[BucketOf(key)];
-  const uint8_t family = key.ipv6 ? (kUsed | kIpv6) : kUsed;
+  const uint64_t h = Hash(key);
+  Bucket& b = buckets_[BucketOf(h)];
+  const uint32_t tag = static_cast<uint32_t>(h >> 32);
   Entry* victim = nullptr;
   uint32_t victim_age = 0;
   for (Entry& e : b.way) {
-    if ((e.flags & (kUsed | kIpv6)) == family && e.addr_lo == key.lo &&
-        e.addr_hi == key.hi) {
+    if (e.tag == tag && (e.flags & kUsed)) {
       fresh = false;
       return e;
     }
@@ -129,8 +130,8 @@ NtpClientTable::Entry& NtpClientTable::Lookup(const NtpClientKey& key,
     ++stats_.tracked;
   }
   ++stats_.inserted;
-  *victim = Entry{key.hi,       key.lo,       now,    0, bucket_.max_tokens,
-                  kInvalidRate, kInvalidRate, family, {}};
+  *victim = Entry{tag,   now, bucket_.max_tokens, 0, kInvalidRate, kInvalidRate,
+                  kUsed, 0};
   fresh = true;
   return *victim;
 }
@@ -192,9 +193,10 @@ NtpRateVerdict NtpClientTable::Limit(Entry& e, uint32_t now) {
   }
   // A KoD is a reply: as in chrony, it does not count as unanswered. At
   // most one per client per max(2^interval, 1) s, as ntpd limits its KoDs.
-  if (kod_ && (!(e.flags & kKodSent) || now - e.last_kod >= kod_gap_)) {
+  if (kod_ && (!(e.flags & kKodSent) ||
+               static_cast<uint16_t>(now - e.last_kod) >= kod_gap_)) {
     e.flags |= kKodSent;
-    e.last_kod = now;
+    e.last_kod = static_cast<uint16_t>(now);
     ++stats_.kissed;
     return {NtpRateDecision::kKiss, poll};
   }
