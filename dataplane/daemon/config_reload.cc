@@ -108,7 +108,12 @@ absl::Status ConfigReloader::Run(ReloadOutcome& out) {
   FlagRollback rollback;
   ReloadPlan plan;
   absl::Status s = ApplyReloadable(args, options_.reloadable, rollback);
-  if (s.ok()) s = options_.factory->Reload({args, &plan});
+  absl::StatusOr<DaemonConfig> config = DaemonConfig();
+  if (s.ok() && options_.daemon_config) {
+    config = DaemonConfigFromFlags(args);
+    s = config.status();
+  }
+  if (s.ok()) s = options_.factory->Reload({args, &*config, &plan});
   if (!s.ok()) {
     rollback.Restore();
     return s;  // `plan` dies unpublished

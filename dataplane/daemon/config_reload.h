@@ -5,7 +5,8 @@
 //   2. flags that changed but cannot change at runtime (addresses, ports,
 //      queues...) are logged "needs restart" and not applied;
 //   3. the reloadable flags (ReloadableFlagNames(), dataplane/trust/
-//      reload.h) take their re-read values (a malformed one rejects);
+//      reload.h) take their re-read values (a malformed one rejects), and
+//      DaemonConfigFromFlags makes the DaemonConfig they give;
 //   4. PipelineFactory::Reload: every component builds and validates its new
 //      configuration and stages its publication;
 //   5. all accepted: the staged publications run (SwappableConfig::Publish,
@@ -66,6 +67,9 @@ class ConfigReloader {
     std::vector<std::string> reloadable = ReloadableFlagNames();
     AuditFn audit;  // may be empty (tests, no audit log)
     ReaderEpochs* epochs = &DataplaneEpochs();  // for the pending gauge
+    // Build ReloadArgs::config with DaemonConfigFromFlags (zeitgeberd's
+    // flags linked in); false: a default DaemonConfig (tests).
+    bool daemon_config = true;
   };
 
   // Reads the flagfiles once more for the baseline (what "changed" means).

@@ -5,15 +5,17 @@
 // all of them succeeded: one invalid value anywhere and nothing changes.
 //
 // During PipelineFactory::Reload (control thread), the reloadable abseil
-// flags (ReloadableFlagNames()) already hold their re-read values, so a
-// component rebuilds its configuration with the same function it used at
-// start-up, then stages the publication:
+// flags (ReloadableFlagNames()) already hold their re-read values and
+// reload.config is the DaemonConfig they make, so a component rebuilds its
+// configuration with the same function it used in Configure(), then stages
+// the publication:
 //
 //   absl::Status MyPlugin::Reload(const ReloadArgs& reload) {
-//     // CollectRepeatedFlag(reload.args, "ntp_allow") for repeated flags;
+//     // From reload.config (as Configure got it), or from the flags:
+//     // CollectRepeatedFlag(reload.args, "ntp_allow") for repeated flags,
 //     // absl::GetFlag(FLAGS_ntp_ratelimit) for the others.
 //     ZG_ASSIGN_OR_RETURN(std::unique_ptr<const Limits> next,
-//                         BuildLimits(reload.args));
+//                         BuildLimits(*reload.config));
 //     reload.plan->StagePublish(limits_, std::move(next),
 //                               absl::StrCat("rate limit: ",
 //                               next->Describe()));
@@ -29,6 +31,7 @@
 
 #include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
+#include "dataplane/daemon/flags.h"
 #include "dataplane/trust/config_swap.h"
 
 namespace zg::dataplane {
@@ -67,6 +70,10 @@ struct ReloadArgs {
   // zeitgeberd's flags as at start, with every --flagfile re-read and
   // expanded in place (no --flagfile left): pass it to CollectRepeatedFlag.
   std::vector<std::string> args;
+  // The DaemonConfig those flags make now (DaemonConfigFromFlags): what
+  // Configure() got at start, with the reloadable values re-read (the
+  // others as at start). Not null.
+  const DaemonConfig* config = nullptr;
   // Where Reload stages its new configuration. Not null.
   ReloadPlan* plan = nullptr;
 };

@@ -46,6 +46,7 @@ class FakeFactory final : public PipelineFactory {
   absl::Status Reload(const ReloadArgs& reload) override {
     ++reloads;
     seen_args = reload.args;
+    seen_port = reload.config->port;
     const int32_t v = absl::GetFlag(FLAGS_zgtest_cr_limit);
     if (v <= 0) {
       return absl::InvalidArgumentError(
@@ -58,6 +59,7 @@ class FakeFactory final : public PipelineFactory {
   int32_t current() const { return limit_.Current()->value; }
   int reloads = 0;
   std::vector<std::string> seen_args;
+  std::string seen_port;
 
  private:
   SwappableConfig<Limit> limit_;
@@ -73,13 +75,15 @@ class ConfigReloadTest : public ::testing::Test {
     absl::SetFlag(&FLAGS_zgtest_cr_limit, 10);
   }
   void Write(const std::string& text) { std::ofstream(path_) << text; }
-  std::unique_ptr<ConfigReloader> Make(PipelineFactory* factory) {
+  std::unique_ptr<ConfigReloader> Make(PipelineFactory* factory,
+                                       bool daemon_config = false) {
     auto r = ConfigReloader::Create(
         {.args = {"--zgtest_cr_cmd", "--flagfile=" + path_},
          .factory = factory,
          .reloadable = {"zgtest_cr_limit"},
          .audit = [this](auto v) { audits_.push_back(std::move(v)); },
-         .epochs = &epochs_});
+         .epochs = &epochs_,
+         .daemon_config = daemon_config});
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? std::move(*r) : nullptr;
   }
@@ -194,6 +198,18 @@ TEST_F(ConfigReloadTest, MetricsCountOutcomes) {
                         "1"));
   EXPECT_THAT(text, HasSubstr("zeitgeber_config_last_reload_successful 1"));
   EXPECT_THAT(text, HasSubstr("zeitgeber_config_retired_pending 0"));
+}
+
+// Components get the DaemonConfig the re-read flags make, as Configure()
+// got it at start (zeitgeberd's own flags keep their values: --port here).
+TEST_F(ConfigReloadTest, ComponentsGetTheDaemonConfigOfTheReReadFlags) {
+  FakeFactory f(&epochs_);
+  auto r = Make(&f, /*daemon_config=*/true);
+  Write("--zgtest_cr_limit=12\n--zgtest_cr_port=0\n");
+  const ReloadOutcome out = r->Reload();
+  EXPECT_TRUE(out.ok) << out.error;
+  EXPECT_EQ(f.seen_port, "0");
+  EXPECT_EQ(f.current(), 12);
 }
 
 // Two plugins behind ProtocolPipelineFactory: the second rejects, so the
