@@ -92,18 +92,22 @@ absl::StatusOr<std::unique_ptr<NtpClientTable>> NtpClientTable::Create(
   (void)madvise(mem, t->alloc_bytes_, MADV_HUGEPAGE);
   std::memset(mem, 0, t->alloc_bytes_);     // also faults every page in now
   t->buckets_ = static_cast<Bucket*>(mem);  // trivial type, zeroed
-  t->limit_ = options.limit;
-  t->bucket_ = NtpTokenBucket::For(options.limit);
-  t->kod_ = options.kod;
-  // (at most 4095 s: the KoD stamp has 16 bits)
-  t->kod_gap_ = std::min(
-      1u << (kFrac + std::max(options.limit.interval_log2, 0)), 0xffffu);
+  t->SetLimit(options.limit, options.kod);
   t->seed_ = options.seed != 0 ? options.seed : 0x2545F4914F6CDD1Dull;
   t->rng_ = t->seed_ * 0x9E3779B97F4A7C15ull | 1;
   return t;
 }
 
 NtpClientTable::~NtpClientTable() { std::free(buckets_); }
+
+void NtpClientTable::SetLimit(const NtpRateLimitConfig& limit, bool kod) {
+  limit_ = limit;
+  bucket_ = NtpTokenBucket::For(limit);
+  kod_ = kod;
+  // (at most 4095 s: the KoD stamp has 16 bits)
+  kod_gap_ =
+      std::min(1u << (kFrac + std::max(limit.interval_log2, 0)), 0xffffu);
+}
 
 NtpClientTable::Entry& NtpClientTable::Lookup(const NtpClientKey& key,
                                               uint32_t now, bool& fresh) {

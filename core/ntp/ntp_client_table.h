@@ -124,6 +124,10 @@ class NtpClientTable {
   // Records a request from `key` received at `rx_time` and decides.
   NtpRateVerdict Check(const NtpClientKey& key, TaiNs rx_time);
 
+  // New limits (a reload): tracked clients keep their records; their
+  // tokens are capped to the new bucket at their next request.
+  void SetLimit(const NtpRateLimitConfig& limit, bool kod);
+
   size_t capacity() const { return num_buckets_ * kWays; }
   size_t memory_bytes() const { return alloc_bytes_; }
   const NtpClientTableStats& stats() const { return stats_; }

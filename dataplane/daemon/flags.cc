@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/base/status_macros.h"
+#include "dataplane/daemon/access_flags.h"
 #include "dataplane/daemon/control_flags.h"
 
 // --address values, validated by abseil occurrence by occurrence; every
@@ -193,6 +194,11 @@ absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv) {
         "': zeitgeberd takes only --flags after '--' (EAL options go before "
         "it)"));
   }
+  return DaemonConfigFromFlags(args);
+}
+
+absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
+    const std::vector<std::string>& args) {
   DaemonConfig c;
   ZG_ASSIGN_OR_RETURN(const std::vector<std::string> address_values,
                       CollectRepeatedFlag(args, "address"));
@@ -260,6 +266,7 @@ absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv) {
   }
   c.mbufs_per_socket = static_cast<uint32_t>(mbufs);
   ZG_ASSIGN_OR_RETURN(c.control, ParseControlFlags(args));
+  ZG_ASSIGN_OR_RETURN(c.access, ParseAccessFlags(args));
   return c;
 }
 

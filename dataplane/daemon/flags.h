@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "dataplane/port/interface_address.h"
+#include "dataplane/trust/access_config.h"
 #include "servo/control_plane.h"
 
 namespace zg::dataplane {
@@ -44,6 +45,9 @@ struct DaemonConfig {
   uint32_t mbufs_per_socket = 0;            // --mbufs_per_socket (0: auto)
   // Sources, servo, holdover, leap seconds, audit log (control_flags.h).
   servo::ControlPlaneConfig control;
+  // --ntp_allow/--ntp_deny/--ptp_allow/--ptp_deny/--ntp_deny_action
+  // (access_flags.h).
+  AccessConfig access;
 };
 
 // argv split at the first "--": EAL options before it, zeitgeberd flags
@@ -57,6 +61,13 @@ struct SplitArgs {
 // Parses and validates zeitgeberd's flags. absl's own parse errors (unknown
 // flag, malformed value) print a message and exit(1), as do --help/--version.
 absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv);
+
+// The DaemonConfig of the flags' current values, with the repeated flags
+// collected from `args` (the flags after "--", no argv[0]). After
+// ParseDaemonFlags; the SIGHUP reload calls it again once the reloadable
+// flags hold their re-read values (dataplane/daemon/config_reload.h).
+absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
+    const std::vector<std::string>& args);
 
 // Every value of --NAME in `args` and in the flagfiles they name (recursively),
 // in order. For repeated flags, which abseil would otherwise reduce to the

@@ -38,20 +38,16 @@ absl::StatusOr<NtpTrustConfig> BuildNtpTrustConfig(absl::string_view ratelimit,
 NtpPolicyVerdict NtpTrustPolicy::Check(const core::FrameInfo& request,
                                        const core::NtpRequestCheck& /*check*/,
                                        core::TaiNs rx_time) {
-  // The access list goes here, before the rate limit (w4/acl).
-  if (table_ == nullptr) return NtpPolicyVerdict::Answer();
-  return RateLimit(request, rx_time);
-}
-
-NtpPolicyVerdict NtpTrustPolicy::RateLimit(const core::FrameInfo& request,
-                                           core::TaiNs rx) {
-  const core::NtpRateVerdict v = table_->Check(KeyOf(request), rx);
-  const core::NtpClientTableStats& t = table_->stats();
-  if (t.inserted != seen_inserted_) {  // a new client, perhaps an eviction
-    seen_inserted_ = t.inserted;
-    stats_->clients_tracked.Set(t.tracked);
-    stats_->client_evictions.Set(t.evictions);
+  if (acl_ != nullptr) {
+    const AccessPolicy* acl = acl_->Current();
+    const core::AccessVerdict v = request.ip_version == 6
+                                      ? acl->list->Check(request.src_ipv6)
+                                      : acl->list->Check(request.src_ipv4);
+    stats_->acl[static_cast<size_t>(v)].Add(1);
+    if (!core::IsAllowed(v)) return Denied(*acl, request, rx_time);
   }
+  if (table_ == nullptr) return NtpPolicyVerdict::Answer();
+  const core::NtpRateVerdict v = RateLimit(request, rx_time);
   switch (v.decision) {
     case core::NtpRateDecision::kAnswer:
       break;
@@ -63,12 +59,47 @@ NtpPolicyVerdict NtpTrustPolicy::RateLimit(const core::FrameInfo& request,
       break;
     case core::NtpRateDecision::kDrop:
       stats_->rate_dropped.Add(1);
-      return NtpPolicyVerdict::Drop(drop_rate_limited_);
+      return NtpPolicyVerdict::Drop(drops_.rate_limited);
     case core::NtpRateDecision::kKiss:
       stats_->kod_rate.Add(1);
       return NtpPolicyVerdict::Kiss(core::kNtpKissRate, v.min_poll_log2);
   }
   return NtpPolicyVerdict::AnswerWithPoll(v.min_poll_log2);
+}
+
+// A denied client: dropped, or a KoD DENY. With rate limiting on, a KoD DENY
+// is sent only where the client's bucket would have given an answer (or a
+// KoD RATE): the same budget, so denied floods get no more than allowed ones.
+NtpPolicyVerdict NtpTrustPolicy::Denied(const AccessPolicy& acl,
+                                        const core::FrameInfo& request,
+                                        core::TaiNs rx) {
+  if (acl.deny_action == NtpDenyAction::kKod) {
+    const bool budget = table_ == nullptr || RateLimit(request, rx).decision !=
+                                                 core::NtpRateDecision::kDrop;
+    if (budget) {
+      stats_->kod_deny.Add(1);
+      return NtpPolicyVerdict::Kiss(core::kNtpKissDeny, 0);
+    }
+  }
+  return NtpPolicyVerdict::Drop(drops_.acl_denied);
+}
+
+core::NtpRateVerdict NtpTrustPolicy::RateLimit(const core::FrameInfo& request,
+                                               core::TaiNs rx) {
+  // Reloaded parameters: one load of a line that changes only on SIGHUP.
+  const NtpRateParams* params = rate_->Current();
+  if (params->generation != rate_generation_) {
+    table_->SetLimit(params->limit, params->kod);
+    rate_generation_ = params->generation;
+  }
+  const core::NtpRateVerdict v = table_->Check(KeyOf(request), rx);
+  const core::NtpClientTableStats& t = table_->stats();
+  if (t.inserted != seen_inserted_) {  // a new client, perhaps an eviction
+    seen_inserted_ = t.inserted;
+    stats_->clients_tracked.Set(t.tracked);
+    stats_->client_evictions.Set(t.evictions);
+  }
+  return v;
 }
 
 // ---- Control side: flags and metrics -----------------------------------
@@ -84,10 +115,10 @@ class NtpTrustPolicyFactory::Plugin final : public ProtocolPlugin {
                            Pipeline& /*pipeline*/) override {
     return absl::OkStatus();
   }
-  absl::Status Configure(const DaemonConfig& /*config*/) override {
+  absl::Status Configure(const DaemonConfig& config) override {
     ZG_ASSIGN_OR_RETURN(NtpTrustConfig c, ReadNtpTrustFlags());
     factory_->SetConfig(std::move(c));
-    return absl::OkStatus();
+    return factory_->ConfigureShared(config.access);
   }
   absl::Status AddMetrics(prometheus::Registry& r) override;
   void UpdateMetrics() override;
@@ -113,6 +144,7 @@ class NtpTrustPolicyFactory::Plugin final : public ProtocolPlugin {
   NtpTrustPolicyFactory* factory_;
   prometheus::Gauge* tracked_ = nullptr;
   Total evictions_, leak_, flood_, dropped_, kod_action_, kod_rate_, kod_deny_;
+  std::array<Total, core::kAccessVerdictCount> acl_;
 };
 
 absl::Status NtpTrustPolicyFactory::Plugin::AddMetrics(
@@ -149,6 +181,18 @@ absl::Status NtpTrustPolicyFactory::Plugin::AddMetrics(
                   .Register(r);
   kod_rate_.counter = &kod.Add({{"code", "RATE"}});
   kod_deny_.counter = &kod.Add({{"code", "DENY"}});
+  auto& acl = BuildCounter()
+                  .Name("zeitgeber_ntp_acl_total")
+                  .Help(
+                      "NTP requests checked against the access list "
+                      "(--ntp_allow/--ntp_deny), by verdict: which rule "
+                      "kind or the default decided")
+                  .Register(r);
+  for (int v = 0; v < core::kAccessVerdictCount; ++v) {
+    acl_[v].counter = &acl.Add(
+        {{"verdict",
+          core::AccessVerdictName(static_cast<core::AccessVerdict>(v))}});
+  }
   return absl::OkStatus();
 }
 
@@ -163,11 +207,16 @@ void NtpTrustPolicyFactory::Plugin::UpdateMetrics() {
   kod_action_.Set(kod_rate);
   kod_rate_.Set(kod_rate);
   kod_deny_.Set(double(Sum(&NtpTrustWorkerStats::kod_deny)));
+  for (size_t v = 0; v < acl_.size(); ++v) {
+    uint64_t n = 0;
+    for (const auto& s : factory_->worker_stats()) n += s->acl[v].Load();
+    acl_[v].Set(double(n));
+  }
 }
 
 void NtpTrustPolicyFactory::Plugin::Report() {
   const NtpTrustConfig& c = factory_->config();
-  if (!c.any()) return;
+  if (!c.rate_limit.has_value()) return;
   std::fprintf(
       stderr,
       "ntp rate limit (%s, kod %s): %llu clients tracked, %llu evicted; "
@@ -196,8 +245,52 @@ NtpTrustPolicyFactory::~NtpTrustPolicyFactory() = default;
 ProtocolPlugin* NtpTrustPolicyFactory::plugin() { return plugin_.get(); }
 
 absl::Status NtpTrustPolicyFactory::RegisterNames(CounterNames& names) {
-  ZG_ASSIGN_OR_RETURN(drop_rate_limited_,
-                      names.AddDropReasons("ntp", {"rate_limited"}));
+  ZG_ASSIGN_OR_RETURN(
+      const uint8_t base,
+      names.AddDropReasons("ntp", {"rate_limited", "acl_denied"}));
+  drops_ = {base, static_cast<uint8_t>(base + 1)};
+  return absl::OkStatus();
+}
+
+absl::Status NtpTrustPolicyFactory::ConfigureShared(
+    const AccessConfig& access) {
+  if (!access.ntp.empty()) ZG_RETURN_IF_ERROR(acl_.Configure(access));
+  if (config_.rate_limit.has_value()) {
+    rate_ = std::make_unique<SwappableConfig<NtpRateParams>>(
+        std::make_unique<const NtpRateParams>(NtpRateParams{
+            *config_.rate_limit, config_.rate_kod, ++rate_generation_}));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status NtpTrustPolicyFactory::Reload(const ReloadArgs& reload) {
+  ZG_ASSIGN_OR_RETURN(NtpTrustConfig next, ReadNtpTrustFlags());
+  if (next.rate_limit.has_value() != (rate_ != nullptr)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--ntp_ratelimit was ", rate_ ? "on" : "off", " at start: turning it ",
+        rate_ ? "off" : "on",
+        " needs a restart (the client tables are allocated at start)"));
+  }
+  if (acl_.configured()) {
+    ZG_RETURN_IF_ERROR(acl_.Reload(reload));
+  } else if (!reload.config->access.ntp.empty()) {
+    return absl::FailedPreconditionError(
+        "--ntp_allow/--ntp_deny were empty at start: an NTP access list "
+        "needs a restart");
+  }
+  if (rate_ != nullptr && (*next.rate_limit != rate_->Current()->limit ||
+                           next.rate_kod != rate_->Current()->kod)) {
+    const std::string change = absl::StrCat(
+        "ntp rate limit ", core::FormatNtpRateLimit(*next.rate_limit), ", kod ",
+        next.rate_kod ? "on" : "off");
+    reload.plan->StagePublish(
+        *rate_,
+        std::make_unique<const NtpRateParams>(
+            NtpRateParams{*next.rate_limit, next.rate_kod, ++rate_generation_}),
+        change);
+    config_.rate_limit = next.rate_limit;
+    config_.rate_kod = next.rate_kod;
+  }
   return absl::OkStatus();
 }
 
@@ -209,10 +302,15 @@ uint64_t NtpTrustPolicyFactory::PerWorkerClients(uint64_t clients_max,
 
 absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> NtpTrustPolicyFactory::Create(
     const WorkerSetup& setup) {
-  if (!config_.any()) return std::unique_ptr<NtpRequestPolicy>();
+  if (config_.rate_limit.has_value() && rate_ == nullptr) {
+    ZG_RETURN_IF_ERROR(ConfigureShared({}));  // tests: SetConfig alone
+  }
+  if (!acl_.configured() && rate_ == nullptr) {
+    return std::unique_ptr<NtpRequestPolicy>();
+  }
   stats_.push_back(std::make_unique<NtpTrustWorkerStats>());
   std::unique_ptr<core::NtpClientTable> table;
-  if (config_.rate_limit.has_value()) {
+  if (rate_ != nullptr) {
     core::NtpClientTable::Options o;
     o.capacity = PerWorkerClients(config_.clients_max, WorkerLcores().size());
     o.limit = *config_.rate_limit;
@@ -230,8 +328,8 @@ absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> NtpTrustPolicyFactory::Create(
     table = std::move(*t);
   }
   return std::unique_ptr<NtpRequestPolicy>(std::make_unique<NtpTrustPolicy>(
-      std::move(table), config_.prefetch, drop_rate_limited_,
-      stats_.back().get()));
+      acl_.configured() ? &acl_ : nullptr, rate_.get(), std::move(table),
+      config_.prefetch, drops_, stats_.back().get()));
 }
 
 }  // namespace zg::dataplane

@@ -1,17 +1,24 @@
-// zeitgeberd's NTP request policy (dataplane/ntp/ntp_policy.h): per-client
-// rate limiting with Kiss-o'-Death RATE, as chrony's `ratelimit` does
-// (core/ntp/ntp_client_table.h), and the place where the access list runs
-// first once it exists (order: ACL -> deny: drop or KoD DENY; then the rate
-// limit).
+// zeitgeberd's NTP request policy (dataplane/ntp/ntp_policy.h), per request:
+//   1. the access list (--ntp_allow/--ntp_deny, dataplane/trust/
+//      access_swap.h): denied -> dropped, or with --ntp_deny_action=kod a
+//      KoD DENY, itself limited by the client's rate bucket when rate
+//      limiting is on (a spoofed flood gets no more KoDs than answers);
+//   2. per-client rate limiting with Kiss-o'-Death RATE, as chrony's
+//      `ratelimit` does (core/ntp/ntp_client_table.h); replies carry a poll
+//      of at least the interval.
 //
 // Configuration is one immutable NtpTrustConfig, built and validated from
 // flag values by BuildNtpTrustConfig (dataplane/daemon/ntp_trust_flags.h
-// reads the flags), so a reload can build a new one the same way.
+// reads the flags). On SIGHUP (Reload) the access list and the rate-limit
+// parameters (--ntp_ratelimit, --ntp_ratelimit_kod) are rebuilt and
+// published to the workers at a burst boundary (SwappableConfig); the client
+// tables stay (their size, --ntp_clients_max, needs a restart, as does
+// turning rate limiting or the access list on where it was off at start).
 //
 // Per worker: one NtpTrustPolicy with its own client table of
 // clients_max / workers entries (RSS hashes source and destination IP only,
 // dataplane/port/port.cc, so a client always reaches the same worker), and
-// one NtpTrustWorkerStats. With nothing configured Create returns no policy
+// one NtpTrustWorkerStats. With neither configured Create returns no policy
 // at all, so the NTP handler's path is unchanged.
 //
 // Counters (exported by the plugin() side, all prefixed zeitgeber_ntp_):
@@ -20,7 +27,10 @@
 //   rate_limited_total {action}           leak | flood (answered anyway),
 //                                         drop, kod
 //   kod_sent_total {code}                 RATE, DENY
-// Drops are also in zeitgeber_frames_dropped_total{reason="ntp_rate_limited"}.
+//   acl_total {verdict}                   allow_rule, allow_default,
+//                                         deny_rule, deny_default
+// Drops are also in zeitgeber_frames_dropped_total{reason=
+// "ntp_rate_limited" | "ntp_acl_denied"}.
 //
 //   NtpTrustPolicyFactory trust;
 //   ProtocolPipelineFactory::Options o;
@@ -29,6 +39,7 @@
 #ifndef ZG_DATAPLANE_NTP_NTP_TRUST_POLICY_H_
 #define ZG_DATAPLANE_NTP_NTP_TRUST_POLICY_H_
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -39,6 +50,8 @@
 #include "core/ntp/ntp_client_table.h"
 #include "core/ntp/ntp_rate_limit.h"
 #include "dataplane/ntp/ntp_policy.h"
+#include "dataplane/trust/access_swap.h"
+#include "dataplane/trust/config_swap.h"
 #include "dataplane/worker/protocol_pipeline.h"
 #include "dataplane/worker/worker_stats.h"
 
@@ -52,8 +65,6 @@ struct NtpTrustConfig {
   bool rate_kod = false;  // excess requests get KoD RATE (limited per client)
   uint64_t clients_max = kNtpClientsMaxDefault;  // all workers together
   bool prefetch = true;  // prefetch each burst's buckets (benchmarks: off)
-
-  bool any() const { return rate_limit.has_value(); }
 };
 
 // From the flag values: --ntp_ratelimit ("" or "off": off; "on": chrony's
@@ -73,16 +84,38 @@ struct alignas(64) NtpTrustWorkerStats {
   SingleWriterCounter rate_dropped;
   SingleWriterCounter kod_rate;
   SingleWriterCounter kod_deny;
+  // By core::AccessVerdict (deny_default, allow_default, deny_rule,
+  // allow_rule).
+  std::array<SingleWriterCounter, core::kAccessVerdictCount> acl;
+};
+
+// The rate-limit parameters the workers read; replaced on reload.
+struct NtpRateParams {
+  core::NtpRateLimitConfig limit;
+  bool kod = false;
+  uint64_t generation = 0;  // changes with every publication
+};
+
+// Counter indices of the policy's drop reasons.
+struct NtpTrustDrops {
+  uint8_t rate_limited = 0;
+  uint8_t acl_denied = 0;
 };
 
 // One worker's policy: used by that worker alone.
 class NtpTrustPolicy final : public NtpRequestPolicy {
  public:
-  NtpTrustPolicy(std::unique_ptr<core::NtpClientTable> table, bool prefetch,
-                 uint8_t drop_rate_limited, NtpTrustWorkerStats* stats)
-      : table_(std::move(table)),
+  // `acl` and `rate` (null: none) are the factory's; `table` is null
+  // exactly when `rate` is.
+  NtpTrustPolicy(const ReloadableAccessList* acl,
+                 const SwappableConfig<NtpRateParams>* rate,
+                 std::unique_ptr<core::NtpClientTable> table, bool prefetch,
+                 NtpTrustDrops drops, NtpTrustWorkerStats* stats)
+      : acl_(acl),
+        rate_(rate),
+        table_(std::move(table)),
         prefetch_(prefetch),
-        drop_rate_limited_(drop_rate_limited),
+        drops_(drops),
         stats_(stats) {}
 
   NtpPolicyVerdict Check(const core::FrameInfo& request,
@@ -100,13 +133,19 @@ class NtpTrustPolicy final : public NtpRequestPolicy {
   const core::NtpClientTable* table() const { return table_.get(); }
 
  private:
-  NtpPolicyVerdict RateLimit(const core::FrameInfo& request, core::TaiNs rx);
+  core::NtpRateVerdict RateLimit(const core::FrameInfo& request,
+                                 core::TaiNs rx);
+  NtpPolicyVerdict Denied(const AccessPolicy& acl,
+                          const core::FrameInfo& request, core::TaiNs rx);
 
+  const ReloadableAccessList* acl_;              // null: no access list
+  const SwappableConfig<NtpRateParams>* rate_;   // null: no rate limit
   std::unique_ptr<core::NtpClientTable> table_;  // null: no rate limit
   bool prefetch_;
-  uint8_t drop_rate_limited_;
-  NtpTrustWorkerStats* stats_;  // owned by the factory
-  uint64_t seen_inserted_ = 0;  // table inserts already in stats_
+  NtpTrustDrops drops_;
+  NtpTrustWorkerStats* stats_;    // owned by the factory
+  uint64_t rate_generation_ = 0;  // of the NtpRateParams table_ applies
+  uint64_t seen_inserted_ = 0;    // table inserts already in stats_
 };
 
 class NtpTrustPolicyFactory final : public NtpPolicyFactory {
@@ -123,6 +162,11 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
   // Null when nothing is configured.
   absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> Create(
       const WorkerSetup& setup) override;
+  // SIGHUP: the access list and the rate-limit parameters, re-read.
+  absl::Status Reload(const ReloadArgs& reload) override;
+  // The access list and the rate parameters from the daemon's config
+  // (control thread, after SetConfig, before Create).
+  absl::Status ConfigureShared(const AccessConfig& access);
 
   // The control side as a pipeline plugin (no handlers of its own):
   // Configure reads the flags, AddMetrics/UpdateMetrics export the counters.
@@ -133,14 +177,18 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
       const {
     return stats_;
   }
-  uint8_t drop_rate_limited() const { return drop_rate_limited_; }
+  uint8_t drop_rate_limited() const { return drops_.rate_limited; }
+  uint8_t drop_acl_denied() const { return drops_.acl_denied; }
   // The table size each worker gets.
   static uint64_t PerWorkerClients(uint64_t clients_max, size_t workers);
 
  private:
   class Plugin;
   NtpTrustConfig config_;
-  uint8_t drop_rate_limited_ = 0;
+  NtpTrustDrops drops_;
+  ReloadableAccessList acl_{AccessProtocol::kNtp};
+  std::unique_ptr<SwappableConfig<NtpRateParams>> rate_;
+  uint64_t rate_generation_ = 0;
   std::vector<std::unique_ptr<NtpTrustWorkerStats>> stats_;
   std::unique_ptr<Plugin> plugin_;
 };

@@ -5,6 +5,11 @@
 // request before putting it back on the RX ring (the same copy for both), so
 // the difference is zeitgeberd's per-frame work.
 //
+// The *Epochs variants run the same loop with the reload grace-period mark
+// (dataplane/trust/config_swap.h: one load and one store per pass) against
+// the unmarked loop in the same run; the empty-poll pair is where a per-pass
+// cost weighs most.
+//
 // BM_RandomClients: NTP requests from a population of 10M random client
 // addresses (IPv4 source rewritten per frame, in every variant), served
 // without a policy (baseline), and with per-client rate limiting
@@ -60,12 +65,14 @@ struct Rig {
   WorkerStats stats;
   std::atomic<bool> stop{false};
   std::unique_ptr<Worker> worker;
+  std::unique_ptr<Worker> marked;  // the same, marking reader epochs
+  ReaderEpochs epochs;
   std::vector<uint8_t> request;  // the frame every mbuf is re-armed with
   uint32_t clients = 0;          // > 0: random IPv4 sources from this many
   uint64_t rng = 0x9E3779B97F4A7C15ull;
 
-  explicit Rig(const std::string& tag, NtpPolicyFactory* policy = nullptr,
-               uint32_t random_clients = 0)
+  Rig(const std::string& tag, bool fill, NtpPolicyFactory* policy = nullptr,
+      uint32_t random_clients = 0)
       : factory(ProtocolPipelineFactory::Options{policy, {}}),
         clients(random_clients) {
     ring = testing::MakeRingPort(tag, 1);
@@ -82,10 +89,17 @@ struct Rig {
     m.stratum = 1;
     clock.Write(m);
     (void)factory.RegisterNames(names);
-    worker = std::make_unique<Worker>(
-        std::vector<WorkerQueue>{{port->queue(0), {&clock, nullptr, {}}, {}}},
-        *factory.Create(testing::ServerSetup(port->id(), kServerMac)), &stats,
-        &stop);
+    for (std::unique_ptr<Worker>* w : {&worker, &marked}) {
+      if (policy != nullptr && w == &marked) continue;  // one table only
+      *w = std::make_unique<Worker>(
+          std::vector<WorkerQueue>{{port->queue(0), {&clock, nullptr, {}}, {}}},
+          *factory.Create(testing::ServerSetup(port->id(), kServerMac)), &stats,
+          &stop);
+    }
+    if (marked != nullptr) {
+      (void)marked->AttachEpochs(&epochs, 0);
+      epochs.Online(0);
+    }
     request = testing::UdpFrame(
         testing::ClientFlow::V4(kServerMac),
         testing::NtpRequest(4, core::NtpTimestamp{0xe8fe6f80u, 1}));
@@ -94,7 +108,7 @@ struct Rig {
       // UDP checksum 0 (allowed over IPv4): only the IPv4 header's changes.
       request[kUdpChecksumOffset] = request[kUdpChecksumOffset + 1] = 0;
     }
-    for (int i = 0; i < kBurstSize; ++i) {
+    for (int i = 0; fill && i < kBurstSize; ++i) {
       rte_mbuf* m = testing::ToMbuf(mp, request);
       if (clients > 0) NewClient(rte_pktmbuf_mtod(m, uint8_t*));
       rte_ring_enqueue(ring.rx[0], m);
@@ -142,9 +156,14 @@ struct Rig {
   }
 };
 
-// One rig (one port, one pool) for both benchmarks.
+// One rig (one port, one pool) for the busy benchmarks.
 Rig& SharedRig() {
-  static Rig* rig = new Rig("bench");
+  static Rig* rig = new Rig("bench", /*fill=*/true);
+  return *rig;
+}
+// One with nothing to receive.
+Rig& IdleRig() {
+  static Rig* rig = new Rig("idle", /*fill=*/false);
   return *rig;
 }
 
@@ -163,11 +182,12 @@ void BM_RingForwardBaseline(benchmark::State& state) {
 }
 BENCHMARK(BM_RingForwardBaseline);
 
-void BM_WorkerNtpPipeline(benchmark::State& state) {
+void WorkerNtpPipeline(benchmark::State& state, bool marked) {
   Rig& rig = SharedRig();
+  Worker& w = marked ? *rig.marked : *rig.worker;
   uint64_t frames = 0;
   for (auto _ : state) {
-    frames += rig.worker->PollOnce();
+    frames += w.PollOnce();
     rig.Recirculate();
   }
   state.SetItemsProcessed(static_cast<int64_t>(frames));
@@ -176,7 +196,29 @@ void BM_WorkerNtpPipeline(benchmark::State& state) {
     state.SkipWithError("frames were lost or not answered");
   }
 }
+void BM_WorkerNtpPipeline(benchmark::State& state) {
+  WorkerNtpPipeline(state, false);
+}
 BENCHMARK(BM_WorkerNtpPipeline);
+void BM_WorkerNtpPipelineEpochs(benchmark::State& state) {
+  WorkerNtpPipeline(state, true);
+}
+BENCHMARK(BM_WorkerNtpPipelineEpochs);
+
+void WorkerEmptyPoll(benchmark::State& state, bool marked) {
+  Rig& rig = IdleRig();
+  Worker& w = marked ? *rig.marked : *rig.worker;
+  for (auto _ : state) benchmark::DoNotOptimize(w.PollOnce());
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+void BM_WorkerEmptyPoll(benchmark::State& state) {
+  WorkerEmptyPoll(state, false);
+}
+BENCHMARK(BM_WorkerEmptyPoll);
+void BM_WorkerEmptyPollEpochs(benchmark::State& state) {
+  WorkerEmptyPoll(state, true);
+}
+BENCHMARK(BM_WorkerEmptyPollEpochs);
 
 // ---- 10M random clients: no policy, rate limit without / with prefetch --
 
@@ -199,7 +241,8 @@ Rig& ClientsRig(Variant v) {
       trust[v].SetConfig(c);
       policy = &trust[v];
     }
-    rigs[v] = new Rig(absl::StrCat("clients", int(v)), policy, kClients);
+    rigs[v] = new Rig(absl::StrCat("clients", int(v)), /*fill=*/true, policy,
+                      kClients);
     // Every client seen once before timing: a full table.
     for (uint32_t seen = 0; seen < 2 * kClients;) {
       seen += rigs[v]->worker->PollOnce();

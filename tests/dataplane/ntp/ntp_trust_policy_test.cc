@@ -4,6 +4,11 @@
 // interval, the counters, and the burst prefetch step in the worker loop.
 #include "dataplane/ntp/ntp_trust_policy.h"
 
+#include "absl/flags/flag.h"
+#include "core/net/ip_prefix.h"
+#include "dataplane/daemon/flags.h"
+#include "dataplane/daemon/ntp_trust_flags.h"
+#include "dataplane/trust/reload.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/dataplane/ntp/ntp_pipeline_fixture.h"
@@ -16,8 +21,8 @@ using ::testing::HasSubstr;
 TEST(NtpTrustConfigTest, FromFlagValues) {
   absl::StatusOr<NtpTrustConfig> c = BuildNtpTrustConfig("", false, 1000);
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_FALSE(c->any());
-  EXPECT_FALSE(BuildNtpTrustConfig("off", true, 1000)->any());
+  EXPECT_FALSE(c->rate_limit.has_value());
+  EXPECT_FALSE(BuildNtpTrustConfig("off", true, 1000)->rate_limit.has_value());
   c = BuildNtpTrustConfig("on", true, 1000);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->rate_limit, core::NtpRateLimitConfig{});
@@ -45,13 +50,26 @@ TEST(NtpTrustConfigTest, ClientsAreSplitBetweenWorkers) {
 
 class NtpTrustPipelineTest : public NtpPipelineTest {
  protected:
-  void SetUpTrust(const char* ratelimit, bool kod, bool prefetch = true) {
+  void SetUpTrust(const char* ratelimit, bool kod, bool prefetch = true,
+                  const AccessConfig& access = {}) {
     absl::StatusOr<NtpTrustConfig> c =
         BuildNtpTrustConfig(ratelimit, kod, 4096);
     ASSERT_TRUE(c.ok()) << c.status();
     c->prefetch = prefetch;
     trust_.SetConfig(*c);
+    ASSERT_TRUE(trust_.ConfigureShared(access).ok());
     SetUpServer(std::nullopt, &trust_);
+  }
+  static AccessConfig Access(const char* allow, const char* deny,
+                             NtpDenyAction action) {
+    AccessConfig a;
+    if (*allow) a.ntp.allow = *core::ParseNetworkPrefixList(allow);
+    if (*deny) a.ntp.deny = *core::ParseNetworkPrefixList(deny);
+    a.ntp_deny_action = action;
+    return a;
+  }
+  uint64_t Acl(core::AccessVerdict v) const {
+    return trust_.worker_stats().at(0)->acl[static_cast<size_t>(v)].Load();
   }
   std::vector<std::vector<uint8_t>> Requests(const ClientFlow& flow, int n) {
     return std::vector<std::vector<uint8_t>>(
@@ -144,6 +162,88 @@ TEST_F(NtpTrustPipelineTest, PoliteClientsAreAnswered) {
   EXPECT_EQ(e.out.size(), 32u);
   EXPECT_EQ(trust_.worker_stats().at(0)->clients_tracked.Load(), 16u);
   Free(e);
+}
+
+TEST_F(NtpTrustPipelineTest, DeniedClientsAreDropped) {
+  SetUpTrust("", false, true,
+             Access("10.99.0.0/24", "10.99.0.2/32", NtpDenyAction::kDrop));
+  Exchange e = Run(Requests(Flow4(), 3));
+  EXPECT_TRUE(e.out.empty());
+  EXPECT_EQ(e.delta.dropped[trust_.drop_acl_denied()], 3u);
+  EXPECT_EQ(Acl(core::AccessVerdict::kDenyRule), 3u);
+  Free(e);
+  // Another address of the allowed prefix is served; IPv6 falls to the
+  // default, which with an allow list is deny.
+  ClientFlow other = Flow4();
+  other.client_ip =
+      core::IpAddress::V4(core::Ipv4Addr::FromOctets(10, 99, 0, 7));
+  e = Run(Requests(other, 2));
+  EXPECT_EQ(Headers(e, other).size(), 2u);
+  EXPECT_EQ(Acl(core::AccessVerdict::kAllowRule), 2u);
+  Free(e);
+  e = Run(Requests(Flow6(), 1));
+  EXPECT_TRUE(e.out.empty());
+  EXPECT_EQ(Acl(core::AccessVerdict::kDenyDefault), 1u);
+  Free(e);
+}
+
+TEST_F(NtpTrustPipelineTest, DeniedClientsGetKissOfDenyWithinTheirBucket) {
+  SetUpTrust("interval=10,burst=2,leak=4", /*kod=*/true, true,
+             Access("", "10.99.0.2/32", NtpDenyAction::kKod));
+  Exchange e = Run(Requests(Flow4(), 32));
+  const NtpTrustWorkerStats& s = *trust_.worker_stats().at(0);
+  size_t deny = 0;
+  for (const core::NtpHeader& h : Headers(e, Flow4())) {
+    EXPECT_EQ(core::ClassifyNtpKiss(h), core::NtpKiss::kDeny);
+    EXPECT_EQ(h.stratum, 0);
+    ++deny;
+  }
+  // The bucket (2), its one KoD and the leak: never one per request.
+  EXPECT_GE(deny, 3u);
+  EXPECT_LT(deny, 16u);
+  EXPECT_EQ(s.kod_deny.Load(), deny);
+  EXPECT_EQ(e.delta.dropped[trust_.drop_acl_denied()], 32 - deny);
+  Free(e);
+  // Allowed (by default) clients are rate limited as usual.
+  ClientFlow other = Flow4();
+  other.client_ip =
+      core::IpAddress::V4(core::Ipv4Addr::FromOctets(10, 99, 0, 7));
+  e = Run(Requests(other, 2));
+  EXPECT_EQ(Headers(e, other).size(), 2u);
+  EXPECT_EQ(Acl(core::AccessVerdict::kAllowDefault), 2u);
+  Free(e);
+}
+
+TEST_F(NtpTrustPipelineTest, ReloadChangesTheRateLimit) {
+  SetUpTrust("interval=10,burst=4,leak=4", /*kod=*/false);
+  Exchange e = Run(Requests(Flow4(), 4));
+  EXPECT_EQ(e.out.size(), 4u);
+  Free(e);
+  absl::SetFlag(&FLAGS_ntp_ratelimit, "interval=10,burst=40,leak=4");
+  DaemonConfig config;
+  ReloadPlan plan;
+  ReloadArgs args;
+  args.config = &config;
+  args.plan = &plan;
+  ASSERT_TRUE(trust_.Reload(args).ok());
+  EXPECT_EQ(plan.staged(), 1u);
+  plan.Commit();
+  // A new client gets the new burst.
+  ClientFlow other = Flow4();
+  other.client_ip =
+      core::IpAddress::V4(core::Ipv4Addr::FromOctets(10, 99, 0, 7));
+  e = Run(Requests(other, 32));
+  EXPECT_EQ(e.out.size(), 32u);
+  Free(e);
+  // Turning rate limiting off needs a restart: rejected, nothing staged.
+  absl::SetFlag(&FLAGS_ntp_ratelimit, "off");
+  ReloadPlan plan2;
+  args.plan = &plan2;
+  const absl::Status s = trust_.Reload(args);
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("needs a restart"));
+  EXPECT_EQ(plan2.staged(), 0u);
+  absl::SetFlag(&FLAGS_ntp_ratelimit, "");
 }
 
 }  // namespace
