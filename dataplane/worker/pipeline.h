@@ -4,10 +4,11 @@
 // core/ntp/ntp_reply.h, PTP): each is wrapped in a small FrameClassifier or
 // FrameHandler and registered by frame-kind index.
 //
-// Per frame, the worker (dataplane/worker/worker.cc) does:
-//   pkt.rx = timestamper.Stamp(mbuf)            // TAI receive time
-//   Verdict v = classifier->Classify(pkt)       // kind index, or a drop
-//   HandleResult r = handlers[v.kind]->Handle(pkt, burst)
+// Per burst, the worker (dataplane/worker/worker.cc) does:
+//   per frame: pkt.rx = timestamper.Stamp(mbuf)  // TAI receive time
+//              Verdict v = classifier->Classify(pkt)  // kind, or a drop
+//   per frame whose handler HasPrefetch(): handlers[v.kind]->Prefetch(pkt)
+//   per frame: HandleResult r = handlers[v.kind]->Handle(pkt, burst)
 //     kTransmit          -> queued for tx_burst as rewritten
 //     kTransmitFinalise  -> queued; FinaliseTx(pkt, tx) runs just before
 //                           tx_burst (NTP writes T3 and the UDP checksum)
@@ -55,6 +56,7 @@
 #include "dataplane/clock/timestamper.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/port/interface_address.h"
+#include "dataplane/trust/reload.h"
 #include "dataplane/worker/worker_stats.h"
 
 namespace prometheus {
@@ -178,6 +180,12 @@ class FrameHandler {
   // Runs just before tx_burst for frames Handle() returned
   // kTransmitFinalise for, with one fresh stamp for the whole TX batch.
   virtual void FinaliseTx(Packet& /*pkt*/, const TxStamp& /*tx*/) {}
+  // Optional burst-level step: whether Prefetch does anything (asked once,
+  // when the worker starts), and Prefetch itself, which the worker calls for
+  // every frame of this kind in a burst after classifying the whole burst
+  // and before the first Handle, so per-client lookups' cache misses overlap.
+  virtual bool HasPrefetch() const { return false; }
+  virtual void Prefetch(Packet& /*pkt*/) {}
 };
 
 // What the worker hands a FrameSource each time it polls it.
@@ -292,7 +300,7 @@ struct ControlTick {
 // Configure right after flag parsing (an error exits with kExitConfig),
 // ControlStep every --publish_interval on the control thread, AddMetrics
 // once the exporter runs (then UpdateMetrics with every exporter update),
-// Report at shutdown.
+// Reload on SIGHUP, Report at shutdown.
 class PipelineFactory {
  public:
   virtual ~PipelineFactory() = default;
@@ -306,6 +314,13 @@ class PipelineFactory {
     return absl::OkStatus();
   }
   virtual void UpdateMetrics() {}
+  // SIGHUP, control thread: rebuild and validate the reloadable
+  // configuration from the re-read flags and stage its publication in
+  // reload.plan (dataplane/trust/reload.h). An error rejects the whole
+  // reload: nothing anyone staged is published, the old config stays.
+  virtual absl::Status Reload(const ReloadArgs& /*reload*/) {
+    return absl::OkStatus();
+  }
   virtual void Report() {}
   // Whether the XDP steering program should also send PTP multicast (UDP
   // 319/320 to the PTP groups) and PTP over Ethernet to the data plane.
