@@ -66,6 +66,18 @@ absl::StatusOr<PtpAdmissionConfig> MakePtpAdmissionConfig(
   return c;
 }
 
+std::string DescribePtpAdmission(const PtpAdmissionConfig& c) {
+  auto limit = [](uint64_t v, const char* unit) {
+    return v == 0 ? std::string("no limit") : absl::StrCat(v, " ", unit);
+  };
+  return absl::StrCat(limit(c.max_grants_per_source, "grants"),
+                      " per source, intervals >= "
+                      "2^",
+                      c.min_log_interval_per_source, " s, budget ",
+                      limit(c.tx_budget_per_s, "messages/s"), ", refusals ",
+                      limit(c.refusal_replies_per_s, "replies/s"));
+}
+
 absl::StatusOr<std::unique_ptr<PtpSourceTable>> PtpSourceTable::Create(
     uint32_t capacity, uint64_t seed) {
   if (capacity == 0 || capacity > PtpUnicastTable::kMaxCapacity) {

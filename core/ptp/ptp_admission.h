@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -80,6 +81,9 @@ struct PtpAdmissionConfig {
   unsigned shards = 1;
   bool two_step = true;  // a Sync grant costs Sync + Follow_Up
 
+  friend bool operator==(const PtpAdmissionConfig&,
+                         const PtpAdmissionConfig&) = default;
+
   // This shard's share of the budget in rate units; 0: no limit.
   uint64_t ShardBudgetUnits() const {
     if (tx_budget_per_s == 0) return 0;
@@ -128,6 +132,10 @@ inline constexpr PtpAdmissionFlagValues kPtpAdmissionDefaults = {
 // CANCEL could ever be verified.
 absl::StatusOr<PtpAdmissionConfig> MakePtpAdmissionConfig(
     const PtpAdmissionFlagValues& flags);
+
+// For logs and the audit log: "8 grants per source, intervals >= 2^-4 s,
+// budget 1000000 messages/s, 1000 refusals/s" ("no limit" for zeros).
+std::string DescribePtpAdmission(const PtpAdmissionConfig& c);
 
 // Grants held per source address. Open addressing with linear probing over
 // slots that hold the entries themselves (24 B; load <= 1/2, so 48 B per

@@ -52,9 +52,9 @@ HandleResult PtpWorker::Handle(Packet& pkt, const BurstContext& burst) {
   if (burst.burst_tsc != last_burst_tsc_) {  // once per burst
     last_burst_tsc_ = burst.burst_tsc;
     RefreshSnapshot();
+    RefreshPolicies();
   }
-  if (config_.acl != nullptr && t != PtpUnicastTransport::kL2 &&
-      !Allowed(info)) {
+  if (acl_now_ != nullptr && t != PtpUnicastTransport::kL2 && !Allowed(info)) {
     return RefuseByAcl(payload);
   }
   core::PtpRxContext ctx;
@@ -89,8 +89,8 @@ HandleResult PtpWorker::Handle(Packet& pkt, const BurstContext& burst) {
 
 bool PtpWorker::Allowed(const core::FrameInfo& info) const {
   const core::AccessVerdict v = info.ip_version == 4
-                                    ? config_.acl->Check(info.src_ipv4)
-                                    : config_.acl->Check(info.src_ipv6);
+                                    ? acl_now_->Check(info.src_ipv4)
+                                    : acl_now_->Check(info.src_ipv6);
   return core::IsAllowed(v);
 }
 

@@ -45,6 +45,11 @@ class PtpPlugin final : public ProtocolPlugin {
   void ControlStep(const ControlTick& tick) override;
   absl::Status AddMetrics(prometheus::Registry& registry) override;
   void UpdateMetrics() override;
+  // SIGHUP: new admission limits (from the re-read --ptp_* admission flags)
+  // and access list (reload.config->access.ptp), validated, then staged;
+  // workers take them at their next burst. Live grants keep their rates
+  // until renewed.
+  absl::Status Reload(const ReloadArgs& reload) override;
   void Report() override;
   bool WantsPtpGroups() const override { return config_.enabled; }
 
@@ -62,11 +67,15 @@ class PtpPlugin final : public ProtocolPlugin {
 
   PtpFlagsConfig config_;
   bool from_flags_ = true;
-  core::AccessRules access_;  // --ptp_allow / --ptp_deny (Configure)
-  // Built by the first AddHandlers (needs the EAL), shared by every
-  // worker; null when there are no rules. Written by: control thread
-  // (setup). Read by: workers.
-  std::shared_ptr<const AccessList> acl_;
+  AccessConfig access_;  // DaemonConfig::access (Configure)
+  // --ptp_allow / --ptp_deny: built by the first AddHandlers (the EAL's
+  // tables), rebuilt on reload. Written by: control thread. Read by:
+  // workers (Current(), once per burst).
+  std::unique_ptr<ReloadableAccessList> acl_;
+  // The admission limits: published at Configure and on reload. Written
+  // by: control thread. Read by: workers (once per burst).
+  std::unique_ptr<SwappableConfig<PtpAdmissionPolicy>> admission_;
+  uint64_t admission_generation_ = 0;
   PtpDropBases drops_;
   // Written by: control thread (setup, ControlStep). Read by: workers (the
   // runtime's published snapshot and rings only).

@@ -163,6 +163,22 @@ void PtpWorker::RefreshSnapshot() {
                             config_.identity.port_number, snapshot_.state);
 }
 
+void PtpWorker::RefreshPolicies() {
+  if (config_.acl != nullptr) {
+    const AccessPolicy* p = config_.acl->Current();
+    acl_now_ = p != nullptr && !p->list->empty() ? p->list.get() : nullptr;
+  }
+  if (config_.admission_swap != nullptr && service_ != nullptr) {
+    const PtpAdmissionPolicy* a = config_.admission_swap->Current();
+    if (a != nullptr && a->generation != admission_generation_) {
+      admission_generation_ = a->generation;
+      core::PtpAdmissionConfig c = a->config;
+      c.shards = config_.workers;
+      service_->SetAdmission(c);
+    }
+  }
+}
+
 void PtpWorker::PublishServiceStats() {
   if (service_ == nullptr) return;
   const core::PtpUnicastServiceStats& s = service_->stats();

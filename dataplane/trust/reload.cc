@@ -133,8 +133,9 @@ const std::vector<std::string>& ReloadableFlagNames() {
       "ntp_ratelimit_kod",
       "ntp_keys",
       "ptp_max_grants_per_source",
-      "ptp_min_grant_interval",
+      "ptp_min_log_interval_per_source",
       "ptp_tx_budget",
+      "ptp_refusal_rate",
       "ptp_cancel_requires_auth",
   };
   return *names;
