@@ -2,7 +2,7 @@
 # e2e: PTP admission control under a storm of forged unicast negotiation
 # (issue 12, "Proof with real peers" 4). zeitgeberd serves unicast
 # negotiation (default profile, negotiation on, multicast off) with
-# --ptp_tx_budget=BUDGET on AF_XDP over a veth pair; a real ptp4l -S
+# --ptp_tx_budget=BUDGET, --ptp_refusal_rate=100 on AF_XDP over a veth pair; a real ptp4l -S
 # unicast slave in the namespace negotiates and reaches SLAVE; then, for the
 # whole of its settle time and window, tests/e2e/ptp_forged_requests.py
 # sends RATE forged Signaling messages a second from the same namespace as
@@ -14,8 +14,10 @@
 #    Follow_Up, Announce, Delay_Resp), counted in a capture of everything
 #    it sends, never exceeds BUDGET a second over any 2 s bin, and its
 #    committed rate (metrics) is at most BUDGET and reaches most of it;
-#    Signaling replies (one per request, never larger than it) are counted
-#    apart;
+#    everything it sends, Signaling replies included, stays within BUDGET
+#    + --ptp_refusal_rate (100/s: replies that grant nothing are a token
+#    bucket, the rest of the storm goes unanswered) + 25 (replies that
+#    grant);
 #  - the storm was refused and reduced by reason (metrics: budget,
 #    per_source, interval) and the forged CANCELs were ignored;
 #  - the slave keeps its grants (it renews every 7.5 s: 10 s grants) and
