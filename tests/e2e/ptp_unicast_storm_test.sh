@@ -24,7 +24,10 @@
 #    its accuracy: ptp4l's median |offset| and the minimum-delay error from
 #    a capture of its own traffic within the fixed ceiling (ptp_lib.sh,
 #    10 us; the rig floor is not measured here, to stay within ~40 s);
-#  - the metrics pass promtool.
+#  - the metrics pass promtool;
+#  - then a SIGHUP with --ptp_tx_budget raised in the flagfile puts the new
+#    budget in force (metrics, the log's reload line), and one with
+#    --ptp_cancel_requires_auth=true is rejected and changes nothing.
 # MODE acl (issue 12, "Proof with real peers" 2, for PTP): the same storm
 # with --ptp_allow=10.95.0.0/24 (the slave's subnet) --ptp_deny=
 # 10.96.0.0/16 (the spoofed sources; 10.97.0.1 is denied by default): no
@@ -78,11 +81,15 @@ case $MODE in
   acl) ACL_ARGS=(--ptp_allow=10.95.0.0/24 --ptp_deny=10.96.0.0/16) ;;
   *) echo "unknown mode $MODE"; exit 2 ;;
 esac
+# The budget comes from a flagfile, which a SIGHUP re-reads (storm mode's
+# reload check at the end).
+printf '%s\n' "--ptp_tx_budget=$BUDGET" >"$WORK/ptp.flags"
 zg_ptp_start_gm "$WORK/zg.log" "$ZG_RIG_HOST_IF" "$SRV/24" "${ACL_ARGS[@]}" \
+  --flagfile="$WORK/ptp.flags" \
   --ptp_profile=default_e2e --ptp_unicast_negotiation=on --ptp_multicast=off \
   --ptp_priority1=100 --ptp_log_announce_interval=0 \
   --ptp_announce_receipt_timeout=2 --ptp_transport=udp4 \
-  --ptp_tx_budget="$BUDGET" --ptp_refusal_rate="$REFUSALS"
+  --ptp_refusal_rate="$REFUSALS"
 zg_wait_log "$WORK/zg.log" "zeitgeberd running" 30 || fail "zeitgeberd did not start"
 GM_MAC=$(cat "/sys/class/net/$ZG_RIG_HOST_IF/address")
 CLI_MAC=$(zg_in_ns cat "/sys/class/net/$ZG_RIG_CLIENT_IF/address")
@@ -255,6 +262,32 @@ zg_ptp_min_delay_offset "$WORK/slave.pcap" "$WINDOW_S" "$limit" udp ||
   fail "the slave's minimum-delay clock error"
 
 zg_phase "slave accuracy checked"
+
+# Reload (storm mode): SIGHUP re-reads the flagfile.
+reload() {  # reload FLAG...: rewrite the flagfile, SIGHUP, await the outcome
+  local before
+  before=$(grep -cE " reload: ok| reload rejected" "$WORK/zg.log")
+  printf '%s\n' "$@" >"$WORK/ptp.flags.tmp" && mv "$WORK/ptp.flags.tmp" "$WORK/ptp.flags"
+  kill -HUP "$ZG_GM_PID"
+  more() { [ "$(grep -cE " reload: ok| reload rejected" "$WORK/zg.log")" -gt "$before" ]; }
+  zg_wait 10 "the reload's outcome in the log" more || fail "no reload outcome"
+}
+budget_is() {
+  curl -sf --max-time 2 "http://127.0.0.1:$metrics_port/metrics" >"$WORK/m.txt" &&
+    [ "$(zg_metric "$WORK/m.txt" zeitgeber_ptp_unicast_tx_budget)" = "$1" ]
+}
+if [ "$MODE" = storm ]; then
+  reload "--ptp_tx_budget=$((BUDGET + 100))"
+  grep -E " reload: ok" "$WORK/zg.log" | tail -1 | cut -c1-300
+  zg_wait 5 "the new budget in the metrics" budget_is $((BUDGET + 100)) ||
+    fail "the reloaded budget is not in force"
+  reload "--ptp_tx_budget=$((BUDGET + 200))" --ptp_cancel_requires_auth=true
+  grep -E " reload rejected" "$WORK/zg.log" | tail -1 | cut -c1-300
+  grep -q " reload rejected" "$WORK/zg.log" || fail "the broken reload was not rejected"
+  sleep 1
+  budget_is $((BUDGET + 100)) || fail "a rejected reload changed the budget"
+  zg_phase "reloads: the budget raised, a broken one rejected"
+fi
 zg_stop "$ZG_GM_PID" 20; rc=$ZG_STOP_RC; ZG_GM_PID=
 [ "$rc" -eq 0 ] || fail "zeitgeberd exit code $rc"
 grep "final PTP" "$WORK/zg.log"
