@@ -43,7 +43,7 @@ ABSL_FLAG(bool, ptp_two_step, true,
           "Two-step Sync with Follow_Up; false: one-step, the Sync's "
           "originTimestamp written just before transmission.");
 ABSL_FLAG(int, ptp_max_unicast_clients, 1'000'000,
-          "Unicast subscribers each worker can hold (fixed memory, ~110 B "
+          "Unicast subscribers each worker can hold (fixed memory, ~160 B "
           "each).");
 ABSL_FLAG(int, ptp_grant_max_duration, 0,
           "Longest unicast grant in seconds (0: the profile's).");
