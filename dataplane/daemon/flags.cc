@@ -14,6 +14,7 @@
 #include "absl/strings/strip.h"
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/control_flags.h"
+#include "dataplane/daemon/ntp_key_flags.h"
 
 // --address values, validated by abseil occurrence by occurrence; every
 // occurrence is gathered by CollectRepeatedFlag.
@@ -260,6 +261,7 @@ absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv) {
   }
   c.mbufs_per_socket = static_cast<uint32_t>(mbufs);
   ZG_ASSIGN_OR_RETURN(c.control, ParseControlFlags(args));
+  c.ntp_keys = NtpKeysFlag();
   return c;
 }
 

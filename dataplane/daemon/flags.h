@@ -44,6 +44,7 @@ struct DaemonConfig {
   uint32_t mbufs_per_socket = 0;            // --mbufs_per_socket (0: auto)
   // Sources, servo, holdover, leap seconds, audit log (control_flags.h).
   servo::ControlPlaneConfig control;
+  std::string ntp_keys;  // --ntp_keys (ntp_key_flags.h; "": no keys)
 };
 
 // argv split at the first "--": EAL options before it, zeitgeberd flags

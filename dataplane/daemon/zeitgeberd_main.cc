@@ -6,14 +6,18 @@
 // See doc/deployment.md for deployment modes, flags and exit codes, and
 // doc/ptp.md for the PTP grandmaster (--ptp and the --ptp_* flags).
 #include "dataplane/daemon/daemon.h"
+#include "dataplane/ntp/ntp_auth.h"
 #include "dataplane/ptp/ptp_plugin.h"
 #include "dataplane/worker/protocol_pipeline.h"
 
 int main(int argc, char** argv) {
-  // ARP/ICMP/ND and NTP; PTP (with --ptp) as a plugin.
+  // ARP/ICMP/ND and NTP (with --ntp_keys, authenticated); PTP (with --ptp)
+  // as a plugin.
   zg::dataplane::PtpPlugin ptp;
+  zg::dataplane::NtpAuthFactory ntp_auth;  // --ntp_keys
   zg::dataplane::ProtocolPipelineFactory::Options options;
   options.plugins.push_back(&ptp);
+  options.ntp_auth = &ntp_auth;
   zg::dataplane::ProtocolPipelineFactory factory(std::move(options));
   return zg::dataplane::RunDaemon(argc, argv, factory);
 }

@@ -5,7 +5,9 @@
 
 #include "core/base/status_macros.h"
 #include "core/net/frame_build.h"
+#include "core/ntp/ntp_mac.h"
 #include "core/ntp/ntp_reply.h"
+#include "core/time/tsc.h"
 #include "dataplane/port/tx_checksum.h"
 
 namespace zg::dataplane {
@@ -14,6 +16,8 @@ namespace {
 // Written by Handle, read by FinaliseTx of the same frame.
 struct NtpTxNote {
   bool software_checksum = false;  // UpdateUdpChecksum after writing T3
+  bool mac = false;                // append key_index's MAC after T3
+  uint16_t key_index = 0;
 };
 
 // The model the frame's receive stamp was converted with.
@@ -39,10 +43,19 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
   uint8_t* frame = pkt.data();
   uint8_t* payload = frame + p.info.payload_offset;
-  const core::NtpRequestCheck check =
-      core::ValidateNtpRequest(payload, p.info.payload_len);
+  const core::NtpRequestCheck check = core::ValidateNtpRequest(
+      payload, p.info.payload_len,
+      auth_ != nullptr ? core::NtpMacHandling::kReport
+                       : core::NtpMacHandling::kDrop);
   if (check.drop != core::NtpDrop::kNone) {
     return HandleResult::Drop(ntp_drops_.Of(check.drop));
+  }
+  NtpTxNote note;
+  if (auth_ != nullptr && check.trailer.mac == core::NtpMacKind::kSymmetric) {
+    const NtpWorkerAuth::Verdict v = auth_->Verify(payload, check);
+    if (!v.ok) return HandleResult::Drop(v.drop_reason);
+    note.mac = true;
+    note.key_index = v.key_index;
   }
   const NtpPolicyVerdict verdict =
       policy_ == nullptr ? NtpPolicyVerdict::Answer()
@@ -60,6 +73,17 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
     case NtpPolicyVerdict::Action::kDrop:
       return HandleResult::Drop(verdict.drop_reason);
   }
+  if (note.mac) {
+    // The same key's trailer, no longer than the request's (its MAC had
+    // this size, or Verify failed). Zero until signed: a KoD now, a reply
+    // in FinaliseTx once T3 is final.
+    const uint32_t trailer = auth_->TrailerSize(note.key_index);
+    std::memset(payload + payload_len, 0, trailer);
+    if (verdict.action == NtpPolicyVerdict::Action::kKiss) {
+      auth_->Sign(note.key_index, payload, payload_len);
+    }
+    payload_len += trailer;
+  }
   // The reply's addressing; p.info then describes the reply.
   const uint32_t frame_len = core::PrepareUdpReply(
       frame, p.info, *p.local, static_cast<uint16_t>(payload_len), &p.info);
@@ -72,21 +96,38 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   if (verdict.action == NtpPolicyVerdict::Action::kKiss) {
     return HandleResult::Transmit();
   }
-  pkt.NoteAs<NtpTxNote>() = {!offloaded};
+  note.software_checksum = !offloaded;
+  pkt.NoteAs<NtpTxNote>() = note;
   return HandleResult::TransmitFinalise();
 }
 
 void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
   const ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
+  const NtpTxNote note = pkt.NoteAs<NtpTxNote>();
   uint8_t* frame = pkt.data();
   uint8_t* payload = frame + p.info.payload_offset;
   uint8_t* t3 = payload + core::kNtpOffsetTransmitTime;
-  uint8_t before[8];
-  std::memcpy(before, t3, sizeof(before));
-  core::StampNtpTransmit(payload, tx.tai, *tx.tsc_model);
-  if (pkt.NoteAs<NtpTxNote>().software_checksum) {
+  // T3, then (authenticated) the MAC trailer right after the header: one
+  // contiguous span for the checksum update.
+  const uint32_t span =
+      8 + (note.mac ? auth_->TrailerSize(note.key_index) : 0);
+  uint8_t before[8 + 4 + core::kNtpMaxDigestSize];
+  std::memcpy(before, t3, span);
+  core::TaiNs tx_time = tx.tai;
+  if (note.mac) {
+    // The batch's stamp was read before any reply was MACed; each MAC takes
+    // ~0.1-0.2 us. Reading the TSC again here means an authenticated reply's
+    // T3 lags its departure only by the MACs of the replies after it in this
+    // batch: T3 is early, never late, and the lag shows up as path delay in
+    // the client's measurement (within its error bound), not as an offset
+    // the bound does not cover.
+    tx_time = tx.tsc_model->RawToTai(core::ReadTsc());
+  }
+  core::StampNtpTransmit(payload, tx_time, *tx.tsc_model);
+  if (note.mac) auth_->Sign(note.key_index, payload, core::kNtpHeaderSize);
+  if (note.software_checksum) {
     core::UpdateUdpChecksum(frame, p.info, core::kNtpOffsetTransmitTime, before,
-                            t3, sizeof(before));
+                            t3, span);
   }
 }
 

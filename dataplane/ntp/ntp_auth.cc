@@ -1,0 +1,113 @@
+#include "dataplane/ntp/ntp_auth.h"
+
+#include "absl/strings/str_cat.h"
+#include "core/base/status_macros.h"
+#include "dataplane/daemon/log.h"
+#include "dataplane/trust/ntp_keyfile.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/registry.h"
+
+namespace zg::dataplane {
+
+// One worker's exported counters, advanced to its running totals.
+struct NtpAuthFactory::Series {
+  const NtpAuthStats* stats = nullptr;
+  std::array<prometheus::Counter*, core::kNtpKeyTypeCount> replies = {};
+  std::array<double, core::kNtpKeyTypeCount> last = {};
+};
+
+NtpAuthFactory::NtpAuthFactory() = default;
+NtpAuthFactory::~NtpAuthFactory() = default;
+
+absl::Status NtpAuthFactory::Configure(const DaemonConfig& config) {
+  if (config.ntp_keys.empty()) {
+    keys_ = nullptr;
+    return absl::OkStatus();
+  }
+  ZG_ASSIGN_OR_RETURN(keys_, LoadNtpKeyFile(config.ntp_keys));
+  if (keys_->empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--ntp_keys: ", config.ntp_keys,
+        " holds no keys (leave --ntp_keys unset to serve without keys)"));
+  }
+  LogInfo(absl::StrCat("NTP keys: ", keys_->size(), " loaded from ",
+                       config.ntp_keys));
+  return absl::OkStatus();
+}
+
+absl::Status NtpAuthFactory::RegisterNames(CounterNames& names) {
+  ZG_ASSIGN_OR_RETURN(
+      const uint8_t base,
+      names.AddDropReasons("ntp_auth", {"unknown_key", "bad_length",
+                                        "bad_mac"}));
+  drops_ = {base, static_cast<uint8_t>(base + 1),
+            static_cast<uint8_t>(base + 2)};
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<NtpWorkerAuth>> NtpAuthFactory::Create(
+    const WorkerSetup& setup) {
+  if (!enabled()) return std::unique_ptr<NtpWorkerAuth>();
+  ZG_ASSIGN_OR_RETURN(std::unique_ptr<core::NtpMacer> macer,
+                      core::NtpMacer::Create(*keys_));
+  stats_.push_back(std::make_unique<NtpAuthStats>());
+  worker_index_.push_back(setup.worker_index);
+  return std::make_unique<NtpWorkerAuth>(std::move(macer),
+                                         stats_.back().get(), drops_);
+}
+
+absl::Status NtpAuthFactory::AddMetrics(prometheus::Registry& registry) {
+  auto& replies =
+      prometheus::BuildCounter()
+          .Name("zeitgeber_ntp_auth_replies_total")
+          .Help("NTP replies authenticated with a symmetric key, by key type")
+          .Register(registry);
+  for (size_t w = 0; w < stats_.size(); ++w) {
+    Series s;
+    s.stats = stats_[w].get();
+    for (size_t t = 0; t < core::kNtpKeyTypeCount; ++t) {
+      s.replies[t] = &replies.Add(
+          {{"worker", absl::StrCat(worker_index_[w])},
+           {"algorithm",
+            core::NtpKeyTypeName(static_cast<core::NtpKeyType>(t))}});
+    }
+    series_.push_back(s);
+  }
+  keys_gauge_ = &prometheus::BuildGauge()
+                     .Name("zeitgeber_ntp_auth_keys")
+                     .Help("Symmetric NTP keys loaded (--ntp_keys)")
+                     .Register(registry)
+                     .Add({});
+  UpdateMetrics();
+  return absl::OkStatus();
+}
+
+void NtpAuthFactory::UpdateMetrics() {
+  if (keys_gauge_ != nullptr) {
+    keys_gauge_->Set(keys_ == nullptr ? 0 : static_cast<double>(keys_->size()));
+  }
+  for (Series& s : series_) {
+    for (size_t t = 0; t < core::kNtpKeyTypeCount; ++t) {
+      const double v = static_cast<double>(s.stats->replies[t].Load());
+      if (v > s.last[t]) s.replies[t]->Increment(v - s.last[t]);
+      s.last[t] = v;
+    }
+  }
+}
+
+void NtpAuthFactory::Report() {
+  if (!enabled()) return;
+  std::string line;
+  for (size_t t = 0; t < core::kNtpKeyTypeCount; ++t) {
+    uint64_t n = 0;
+    for (const auto& s : stats_) n += s->replies[t].Load();
+    absl::StrAppend(&line, " ",
+                    core::NtpKeyTypeName(static_cast<core::NtpKeyType>(t)),
+                    "=", n);
+  }
+  LogInfo(absl::StrCat("NTP authenticated replies:", line));
+}
+
+}  // namespace zg::dataplane
