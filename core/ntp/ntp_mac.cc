@@ -1,15 +1,14 @@
-// MD5_* and SHA1_* are deprecated in OpenSSL 3.0 in favour of EVP_Digest*,
-// which allocates per init there (see the header); they are still OpenSSL's
-// implementations, and the only allocation-free way to reuse a keyed state.
+// CMAC_*, MD5_* and SHA1_* are deprecated in OpenSSL 3.0 in favour of
+// EVP_MAC / EVP_Digest (see the header for why we use them); they are still
+// OpenSSL's implementations.
 #define OPENSSL_SUPPRESS_DEPRECATED
 
 #include "core/ntp/ntp_mac.h"
 
-#include <openssl/core_names.h>
+#include <openssl/cmac.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/md5.h>
-#include <openssl/params.h>
 #include <openssl/sha.h>
 
 #include <algorithm>
@@ -21,11 +20,11 @@ namespace zg::core {
 
 struct NtpMacer::Key {
   NtpKeyType type = NtpKeyType::kMd5;
-  EVP_MAC_CTX* cmac = nullptr;  // AES128/AES256: keyed once
+  CMAC_CTX* cmac = nullptr;     // AES128/AES256: keyed once
   MD5_CTX md5;                  // MD5: state after the key
   SHA_CTX sha1;                 // SHA1: state after the key
   ~Key() {
-    EVP_MAC_CTX_free(cmac);
+    CMAC_CTX_free(cmac);
     OPENSSL_cleanse(&md5, sizeof(md5));
     OPENSSL_cleanse(&sha1, sizeof(sha1));
   }
@@ -38,21 +37,16 @@ absl::Status OpenSslError(absl::string_view what, uint32_t id) {
       absl::StrCat("OpenSSL: ", what, " failed for NTP key ", id));
 }
 
-absl::StatusOr<EVP_MAC_CTX*> NewCmac(const NtpKey& key) {
-  EVP_MAC* mac = EVP_MAC_fetch(nullptr, "CMAC", nullptr);
-  if (mac == nullptr) return OpenSslError("EVP_MAC_fetch(CMAC)", key.id);
-  EVP_MAC_CTX* ctx = EVP_MAC_CTX_new(mac);
-  EVP_MAC_free(mac);  // the context holds its own reference
-  if (ctx == nullptr) return OpenSslError("EVP_MAC_CTX_new", key.id);
-  char* cipher = const_cast<char*>(
-      key.type == NtpKeyType::kAes128 ? "AES-128-CBC" : "AES-256-CBC");
-  const OSSL_PARAM params[] = {
-      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_CIPHER, cipher, 0),
-      OSSL_PARAM_construct_end()};
-  if (EVP_MAC_init(ctx, reinterpret_cast<const uint8_t*>(key.secret.data()),
-                   key.secret.size(), params) != 1) {
-    EVP_MAC_CTX_free(ctx);
-    return OpenSslError("EVP_MAC_init(CMAC)", key.id);
+absl::StatusOr<CMAC_CTX*> NewCmac(const NtpKey& key) {
+  CMAC_CTX* ctx = CMAC_CTX_new();
+  if (ctx == nullptr) return OpenSslError("CMAC_CTX_new", key.id);
+  const EVP_CIPHER* cipher = key.type == NtpKeyType::kAes128
+                                 ? EVP_aes_128_cbc()
+                                 : EVP_aes_256_cbc();
+  if (CMAC_Init(ctx, key.secret.data(), key.secret.size(), cipher, nullptr) !=
+      1) {
+    CMAC_CTX_free(ctx);
+    return OpenSslError("CMAC_Init", key.id);
   }
   return ctx;
 }
@@ -71,7 +65,7 @@ absl::StatusOr<std::unique_ptr<NtpMacer>> NtpMacer::Create(
     switch (key.type) {
       case NtpKeyType::kAes128:
       case NtpKeyType::kAes256: {
-        absl::StatusOr<EVP_MAC_CTX*> ctx = NewCmac(key);
+        absl::StatusOr<CMAC_CTX*> ctx = NewCmac(key);
         if (!ctx.ok()) return ctx.status();
         k->cmac = *ctx;
         break;
@@ -120,10 +114,9 @@ uint32_t NtpMacer::Compute(uint16_t key_index, const uint8_t* data,
     case NtpKeyType::kAes256: {
       size_t out_len = 0;
       // No key: CMAC_Init keeps the key schedule and resets the state.
-      if (EVP_MAC_init(k.cmac, nullptr, 0, nullptr) != 1 ||
-          EVP_MAC_update(k.cmac, data, len) != 1 ||
-          EVP_MAC_final(k.cmac, out, &out_len, kNtpMaxDigestSize) != 1 ||
-          out_len != 16) {
+      if (CMAC_Init(k.cmac, nullptr, 0, nullptr, nullptr) != 1 ||
+          CMAC_Update(k.cmac, data, len) != 1 ||
+          CMAC_Final(k.cmac, out, &out_len) != 1 || out_len != 16) {
         return 0;
       }
       return 16;
