@@ -3,7 +3,9 @@
 // known key is answered with a reply MACed by the same key, after T3; an
 // unknown key, a bad MAC or a MAC of the wrong size is dropped under its own
 // reason (as chrony: no reply); without keys a MACed request stays
-// ntp_mac_present; the authenticated reply counters advance by algorithm.
+// ntp_mac_present; the authenticated reply counters advance by algorithm;
+// tshark dissects the MACed replies (IPv4 and IPv6) cleanly, key id and MAC
+// as sent.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -16,6 +18,8 @@
 #include "gtest/gtest.h"
 #include "tests/dataplane/ntp/ntp_pipeline_fixture.h"
 #include "tests/dataplane/testing/frames.h"
+#include "tests/util/hex.h"
+#include "tests/util/tshark.h"
 
 namespace zg::dataplane {
 namespace {
@@ -102,6 +106,44 @@ TEST_F(NtpAuthPipelineTest, KnownKeyIsAnsweredWithTheSameKeysMac) {
   EXPECT_EQ(s.replies[size_t(core::NtpKeyType::kAes256)].Load(), 1u);
   EXPECT_EQ(s.replies[size_t(core::NtpKeyType::kMd5)].Load(), 2u);
   EXPECT_EQ(s.replies[size_t(core::NtpKeyType::kSha1)].Load(), 1u);
+  Free(e);
+}
+
+TEST_F(NtpAuthPipelineTest, TsharkDissectsMacedRepliesCleanly) {
+  if (!testutil::TsharkAvailable()) GTEST_SKIP() << "tshark not installed";
+  SetUpAuth();
+  std::vector<std::vector<uint8_t>> frames;
+  std::vector<uint32_t> ids;
+  for (uint32_t id : {1u, 2u, 3u, 4u}) {
+    for (bool v6 : {false, true}) {
+      const uint16_t port = static_cast<uint16_t>(40000 + frames.size());
+      frames.push_back(testing::UdpFrame(v6 ? Flow6(port) : Flow4(port),
+                                         Signed(id)));
+      ids.push_back(id);
+    }
+  }
+  Exchange e = Run(frames);
+  ASSERT_EQ(e.out.size(), frames.size());
+  std::vector<testutil::FrameCheck> checks;
+  for (size_t i = 0; i < e.out.size(); ++i) {
+    const uint8_t* data = rte_pktmbuf_mtod(e.out[i], const uint8_t*);
+    std::vector<uint8_t> frame(data, data + e.out[i]->data_len);
+    const size_t mac_len = ids[i] == 4 ? 20 : 16;
+    const size_t mac_at = frame.size() - mac_len;
+    checks.push_back(
+        {absl::StrCat("reply key ", ids[i], i % 2 ? " v6" : " v4"),
+         frame,
+         {{"ntp.flags.mode", "4"},
+          {"ntp.keyid", testutil::ToHex(absl::MakeConstSpan(
+                                            frame.data() + mac_at - 4, 4),
+                                        ":")},
+          {"ntp.mac", testutil::ToHex(
+                          absl::MakeConstSpan(frame.data() + mac_at, mac_len),
+                          ":")},
+          {"udp.checksum.status", "1"}}});
+  }
+  const absl::Status s = testutil::DissectAndCheck(checks);
+  EXPECT_TRUE(s.ok()) << s;
   Free(e);
 }
 
