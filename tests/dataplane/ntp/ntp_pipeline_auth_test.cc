@@ -40,11 +40,31 @@ std::shared_ptr<const core::NtpKeyTable> Keys(const char* text) {
   return std::make_shared<const core::NtpKeyTable>(std::move(*t));
 }
 
+// Answers every request with a KoD RATE.
+class KissAll final : public NtpRequestPolicy {
+ public:
+  NtpPolicyVerdict Check(const core::FrameInfo&, const core::NtpRequestCheck&,
+                         core::TaiNs) override {
+    return NtpPolicyVerdict::Kiss(core::kNtpKissRate, 10);
+  }
+};
+class KissAllFactory final : public NtpPolicyFactory {
+ public:
+  absl::Status RegisterNames(CounterNames&) override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> Create(
+      const WorkerSetup&) override {
+    return std::make_unique<KissAll>();
+  }
+};
+
 class NtpAuthPipelineTest : public NtpPipelineTest {
  protected:
-  void SetUpAuth(const char* keys = kKeys) {
+  void SetUpAuth(const char* keys = kKeys,
+                 NtpPolicyFactory* policy = nullptr) {
     auth_.SetKeys(Keys(keys));
-    SetUpServer(std::nullopt, nullptr, {}, &auth_);
+    SetUpServer(std::nullopt, policy, {}, &auth_);
     // The client's copy of the keys: an independent macer.
     auto m = core::NtpMacer::Create(*Keys(kKeys));
     ASSERT_TRUE(m.ok());
@@ -144,6 +164,28 @@ TEST_F(NtpAuthPipelineTest, TsharkDissectsMacedRepliesCleanly) {
   }
   const absl::Status s = testutil::DissectAndCheck(checks);
   EXPECT_TRUE(s.ok()) << s;
+  Free(e);
+}
+
+// chrony MACs every response to an authenticated request, KoD RATE
+// included (ntp_core.c transmit_packet -> NAU_GenerateResponseAuth).
+TEST_F(NtpAuthPipelineTest, KissOfDeathToAnAuthenticatedRequestIsMaced) {
+  KissAllFactory policy;
+  SetUpAuth(kKeys, &policy);
+  const std::vector<uint8_t> req = Signed(4);
+  Exchange e = Run({testing::UdpFrame(Flow4(), req)});
+  ASSERT_EQ(e.out.size(), 1u);
+  absl::StatusOr<ClientView> v = testing::ReceiveAtClient(Flow4(), e.out[0]);
+  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_EQ(v->info.payload_len, 48u + 24u);
+  core::NtpHeader kod;
+  ASSERT_TRUE(core::ParseNtpHeader(v->payload(), v->info.payload_len, &kod));
+  EXPECT_EQ(core::ClassifyNtpKiss(kod), core::NtpKiss::kRate);
+  const core::NtpTrailer t =
+      core::ParseNtpTrailer(v->payload(), v->info.payload_len, 4);
+  EXPECT_EQ(t.mac_key_id, 4u);
+  EXPECT_EQ(client_->Verify(v->payload(), t).verdict,
+            core::NtpMacVerdict::kOk);
   Free(e);
 }
 
