@@ -19,8 +19,8 @@ constexpr absl::string_view kCommentChars = "!;#%";
 
 // Hash types chrony knows that we refuse (see the header comment).
 constexpr absl::string_view kChronyOnlyTypes[] = {
-    "SHA256",   "SHA384",   "SHA512",   "SHA3-224", "SHA3-256",
-    "SHA3-384", "SHA3-512", "TIGER",    "WHIRLPOOL"};
+    "SHA256",   "SHA384",   "SHA512", "SHA3-224", "SHA3-256",
+    "SHA3-384", "SHA3-512", "TIGER",  "WHIRLPOOL"};
 
 std::optional<NtpKeyType> TypeFromName(absl::string_view name) {
   for (size_t t = 0; t < kNtpKeyTypeCount; ++t) {
@@ -79,9 +79,8 @@ absl::StatusOr<NtpKeyType> ParseType(absl::string_view name) {
           "AES256, SHA1 or MD5)"));
     }
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown key type '", name,
-                   "' (expected AES128, AES256, SHA1 or MD5)"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown key type '", name, "' (expected AES128, AES256, SHA1 or MD5)"));
 }
 
 // One non-comment line: "ID TYPE KEY" or "ID KEY".
@@ -118,10 +117,10 @@ absl::StatusOr<NtpKey> ParseLine(absl::string_view line) {
   }
   const size_t cmac_len = CmacKeyLength(key.type);
   if (cmac_len != 0 && key.secret.size() != cmac_len) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "key ", key.id, " of type ", type_name, " has ",
-        key.secret.size() * 8, " bits, expected ", cmac_len * 8,
-        " (e.g. HEX: and ", cmac_len * 2, " hex digits)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("key ", key.id, " of type ", type_name, " has ",
+                     key.secret.size() * 8, " bits, expected ", cmac_len * 8,
+                     " (e.g. HEX: and ", cmac_len * 2, " hex digits)"));
   }
   return key;
 }
@@ -153,9 +152,9 @@ NtpKeyTable::~NtpKeyTable() {
 }
 
 const NtpKey* NtpKeyTable::Find(uint32_t id) const {
-  auto it = std::lower_bound(
-      keys_.begin(), keys_.end(), id,
-      [](const NtpKey& k, uint32_t v) { return k.id < v; });
+  auto it =
+      std::lower_bound(keys_.begin(), keys_.end(), id,
+                       [](const NtpKey& k, uint32_t v) { return k.id < v; });
   return it != keys_.end() && it->id == id ? &*it : nullptr;
 }
 
@@ -178,9 +177,8 @@ absl::StatusOr<NtpKeyTable> ParseNtpKeys(absl::string_view text) {
   }
   std::vector<size_t> order(keys.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return keys[a].id < keys[b].id;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return keys[a].id < keys[b].id; });
   std::vector<NtpKey> sorted;
   sorted.reserve(keys.size());
   for (size_t i = 0; i < order.size(); ++i) {
@@ -189,9 +187,9 @@ absl::StatusOr<NtpKeyTable> ParseNtpKeys(absl::string_view text) {
       const size_t first = lines[order[i - 1]], second = lines[order[i]];
       NtpKeyTable wipe(std::move(keys));
       NtpKeyTable wipe_sorted(std::move(sorted));
-      return absl::InvalidArgumentError(absl::StrCat(
-          "line ", second, ": duplicate key id ", id, " (first on line ",
-          first, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("line ", second, ": duplicate key id ", id,
+                       " (first on line ", first, ")"));
     }
     sorted.push_back(std::move(keys[order[i]]));
   }

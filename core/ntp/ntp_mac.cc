@@ -20,9 +20,9 @@ namespace zg::core {
 
 struct NtpMacer::Key {
   NtpKeyType type = NtpKeyType::kMd5;
-  CMAC_CTX* cmac = nullptr;     // AES128/AES256: keyed once
-  MD5_CTX md5;                  // MD5: state after the key
-  SHA_CTX sha1;                 // SHA1: state after the key
+  CMAC_CTX* cmac = nullptr;  // AES128/AES256: keyed once
+  MD5_CTX md5;               // MD5: state after the key
+  SHA_CTX sha1;              // SHA1: state after the key
   ~Key() {
     CMAC_CTX_free(cmac);
     OPENSSL_cleanse(&md5, sizeof(md5));
@@ -40,9 +40,8 @@ absl::Status OpenSslError(absl::string_view what, uint32_t id) {
 absl::StatusOr<CMAC_CTX*> NewCmac(const NtpKey& key) {
   CMAC_CTX* ctx = CMAC_CTX_new();
   if (ctx == nullptr) return OpenSslError("CMAC_CTX_new", key.id);
-  const EVP_CIPHER* cipher = key.type == NtpKeyType::kAes128
-                                 ? EVP_aes_128_cbc()
-                                 : EVP_aes_256_cbc();
+  const EVP_CIPHER* cipher =
+      key.type == NtpKeyType::kAes128 ? EVP_aes_128_cbc() : EVP_aes_256_cbc();
   if (CMAC_Init(ctx, key.secret.data(), key.secret.size(), cipher, nullptr) !=
       1) {
     CMAC_CTX_free(ctx);
@@ -155,10 +154,10 @@ NtpMacCheck NtpMacer::Verify(const uint8_t* payload,
   }
   uint8_t digest[kNtpMaxDigestSize];
   const uint32_t n = Compute(c.key_index, payload, trailer.mac_offset, digest);
-  c.verdict = n != 0 && CRYPTO_memcmp(digest, payload + trailer.mac_offset + 4,
-                                      n) == 0
-                  ? NtpMacVerdict::kOk
-                  : NtpMacVerdict::kBadMac;
+  c.verdict =
+      n != 0 && CRYPTO_memcmp(digest, payload + trailer.mac_offset + 4, n) == 0
+          ? NtpMacVerdict::kOk
+          : NtpMacVerdict::kBadMac;
   return c;
 }
 

@@ -26,9 +26,10 @@
 //    crypto-NAK) is dropped: we hold no keys, an authenticating client
 //    discards an unauthenticated reply anyway, and a crypto-NAK is itself
 //    unauthenticated and spoofable. With NtpMacHandling::kReport (a server
-//    with --ntp_keys) a 20- or 24-byte symmetric MAC is reported instead. NTS requests (RFC 8915) are dropped for the
-//    same reason until NTS exists. Unknown extension fields are ignored (RFC
-//    7822): the request is answered and the fields are not echoed.
+//    with --ntp_keys) a 20- or 24-byte symmetric MAC is reported instead. NTS
+//    requests (RFC 8915) are dropped for the same reason until NTS exists.
+//    Unknown extension fields are ignored (RFC 7822): the request is answered
+//    and the fields are not echoed.
 //  - A zero transmit timestamp is dropped: it would become the reply's origin
 //    timestamp, and RFC 5905 clients discard a reply whose origin is zero.
 //  - Lengths that are not a multiple of 4 are malformed (as chrony decides):

@@ -40,8 +40,8 @@ absl::Status NtpAuthFactory::Configure(const DaemonConfig& config) {
 absl::Status NtpAuthFactory::RegisterNames(CounterNames& names) {
   ZG_ASSIGN_OR_RETURN(
       const uint8_t base,
-      names.AddDropReasons("ntp_auth", {"unknown_key", "bad_length",
-                                        "bad_mac"}));
+      names.AddDropReasons("ntp_auth",
+                           {"unknown_key", "bad_length", "bad_mac"}));
   drops_ = {base, static_cast<uint8_t>(base + 1),
             static_cast<uint8_t>(base + 2)};
   return absl::OkStatus();
@@ -54,8 +54,8 @@ absl::StatusOr<std::unique_ptr<NtpWorkerAuth>> NtpAuthFactory::Create(
                       core::NtpMacer::Create(*keys_));
   stats_.push_back(std::make_unique<NtpAuthStats>());
   worker_index_.push_back(setup.worker_index);
-  return std::make_unique<NtpWorkerAuth>(std::move(macer),
-                                         stats_.back().get(), drops_);
+  return std::make_unique<NtpWorkerAuth>(std::move(macer), stats_.back().get(),
+                                         drops_);
 }
 
 absl::Status NtpAuthFactory::AddMetrics(prometheus::Registry& registry) {
@@ -104,8 +104,8 @@ void NtpAuthFactory::Report() {
     uint64_t n = 0;
     for (const auto& s : stats_) n += s->replies[t].Load();
     absl::StrAppend(&line, " ",
-                    core::NtpKeyTypeName(static_cast<core::NtpKeyType>(t)),
-                    "=", n);
+                    core::NtpKeyTypeName(static_cast<core::NtpKeyType>(t)), "=",
+                    n);
   }
   LogInfo(absl::StrCat("NTP authenticated replies:", line));
 }

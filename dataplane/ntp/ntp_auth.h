@@ -133,9 +133,7 @@ class NtpAuthFactory {
     keys_ = std::move(keys);
   }
   bool enabled() const { return keys_ != nullptr && !keys_->empty(); }
-  const std::shared_ptr<const core::NtpKeyTable>& keys() const {
-    return keys_;
-  }
+  const std::shared_ptr<const core::NtpKeyTable>& keys() const { return keys_; }
 
   // Registers ntp_auth_{unknown_key,bad_length,bad_mac} (once).
   absl::Status RegisterNames(CounterNames& names);

@@ -43,10 +43,10 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
   uint8_t* frame = pkt.data();
   uint8_t* payload = frame + p.info.payload_offset;
-  const core::NtpRequestCheck check = core::ValidateNtpRequest(
-      payload, p.info.payload_len,
-      auth_ != nullptr ? core::NtpMacHandling::kReport
-                       : core::NtpMacHandling::kDrop);
+  const core::NtpRequestCheck check =
+      core::ValidateNtpRequest(payload, p.info.payload_len,
+                               auth_ != nullptr ? core::NtpMacHandling::kReport
+                                                : core::NtpMacHandling::kDrop);
   if (check.drop != core::NtpDrop::kNone) {
     return HandleResult::Drop(ntp_drops_.Of(check.drop));
   }
@@ -109,8 +109,7 @@ void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
   uint8_t* t3 = payload + core::kNtpOffsetTransmitTime;
   // T3, then (authenticated) the MAC trailer right after the header: one
   // contiguous span for the checksum update.
-  const uint32_t span =
-      8 + (note.mac ? auth_->TrailerSize(note.key_index) : 0);
+  const uint32_t span = 8 + (note.mac ? auth_->TrailerSize(note.key_index) : 0);
   uint8_t before[8 + 4 + core::kNtpMaxDigestSize];
   std::memcpy(before, t3, span);
   core::TaiNs tx_time = tx.tai;

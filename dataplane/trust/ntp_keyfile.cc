@@ -39,9 +39,9 @@ absl::StatusOr<std::shared_ptr<const core::NtpKeyTable>> LoadNtpKeyFile(
         path, st.st_mode & 07777, path));
   }
   if (st.st_size > static_cast<off_t>(kMaxNtpKeyFileBytes)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--ntp_keys: ", path, " is larger than ", kMaxNtpKeyFileBytes,
-        " bytes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--ntp_keys: ", path, " is larger than ",
+                     kMaxNtpKeyFileBytes, " bytes"));
   }
   std::string text(static_cast<size_t>(st.st_size), '\0');
   absl::Cleanup wipe = [&text] { OPENSSL_cleanse(text.data(), text.size()); };
@@ -50,8 +50,8 @@ absl::StatusOr<std::shared_ptr<const core::NtpKeyTable>> LoadNtpKeyFile(
     const ssize_t n = read(fd, text.data() + got, text.size() - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      return absl::InternalError(absl::StrCat("--ntp_keys: cannot read ",
-                                              path, ": ", std::strerror(errno)));
+      return absl::InternalError(absl::StrCat("--ntp_keys: cannot read ", path,
+                                              ": ", std::strerror(errno)));
     }
     if (n == 0) break;
     got += static_cast<size_t>(n);

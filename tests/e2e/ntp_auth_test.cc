@@ -51,10 +51,9 @@ class NtpAuthE2eTest : public ::testing::Test {
     absl::StatusOr<testutil::TempDir> d = testutil::TempDir::Create("ntpauth");
     ASSERT_TRUE(d.ok()) << d.status();
     dir_ = std::make_unique<testutil::TempDir>(std::move(*d));
-    server_keys_ = WriteKeys("server.keys", absl::StrCat(
-                                                "1 AES128 HEX:", kAes128,
-                                                "\n2 AES256 HEX:", kAes256,
-                                                "\n3 SHA1 ASCII:correct-horse\n"));
+    server_keys_ = WriteKeys(
+        "server.keys", absl::StrCat("1 AES128 HEX:", kAes128, "\n2 AES256 HEX:",
+                                    kAes256, "\n3 SHA1 ASCII:correct-horse\n"));
     config_.name = testutil::UniqueRigName("zga");
     absl::StatusOr<std::unique_ptr<NetnsRig>> rig = NetnsRig::Create(config_);
     ASSERT_TRUE(rig.ok()) << rig.status();
@@ -79,14 +78,21 @@ class NtpAuthE2eTest : public ::testing::Test {
   // timeout `own_s`.
   CommandResult Chronyd(const std::vector<std::string>& lines, int own_s) {
     std::vector<std::string> argv = {
-        "chronyd", "-Q", "-P", "10", "-u", "root", "-t", absl::StrCat(own_s),
-        "-f", "/dev/null",
+        "chronyd",
+        "-Q",
+        "-P",
+        "10",
+        "-u",
+        "root",
+        "-t",
+        absl::StrCat(own_s),
+        "-f",
+        "/dev/null",
         absl::StrCat("pidfile ", dir_->File("chronyd.pid")),
         absl::StrCat("bindcmdaddress ", dir_->File("chronyd.sock")),
         "cmdport 0"};
     argv.insert(argv.end(), lines.begin(), lines.end());
-    absl::StatusOr<CommandResult> r =
-        rig_->Run(argv, absl::Seconds(own_s + 3));
+    absl::StatusOr<CommandResult> r = rig_->Run(argv, absl::Seconds(own_s + 3));
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : CommandResult{};
   }
@@ -108,17 +114,17 @@ class NtpAuthE2eTest : public ::testing::Test {
 
 TEST_F(NtpAuthE2eTest, ChronydAndNtpdigAuthenticateAndAWrongKeyIsRefused) {
   // AES128 over IPv4 and AES256 over IPv6 in one chronyd run.
-  const std::string client_keys = WriteKeys(
-      "client.keys", absl::StrCat("1 AES128 HEX:", kAes128, "\n2 AES256 HEX:",
-                                  kAes256, "\n3 SHA1 ASCII:correct-horse\n"));
-  for (auto [ip, key] : {std::pair{rig_->server_ip(), 1},
-                         std::pair{rig_->server_ip6(), 2},
-                         std::pair{rig_->server_ip(), 3}}) {
-    CommandResult r =
-        Chronyd({"keyfile " + client_keys, Server(ip, key)}, 8);
-    EXPECT_TRUE(Measured(r)) << ip << " key " << key << ": " << r.Describe()
-                             << "\n" << r.stdout_text
-                             << zg_->ScrapeMetrics().value_or("");
+  const std::string client_keys =
+      WriteKeys("client.keys", absl::StrCat("1 AES128 HEX:", kAes128,
+                                            "\n2 AES256 HEX:", kAes256,
+                                            "\n3 SHA1 ASCII:correct-horse\n"));
+  for (auto [ip, key] :
+       {std::pair{rig_->server_ip(), 1}, std::pair{rig_->server_ip6(), 2},
+        std::pair{rig_->server_ip(), 3}}) {
+    CommandResult r = Chronyd({"keyfile " + client_keys, Server(ip, key)}, 8);
+    EXPECT_TRUE(Measured(r))
+        << ip << " key " << key << ": " << r.Describe() << "\n"
+        << r.stdout_text << zg_->ScrapeMetrics().value_or("");
   }
 
   // ntpdig's keyfile is ntpd's: "ID TYPE KEY", AES = AES-128-CMAC, a key
@@ -130,8 +136,8 @@ TEST_F(NtpAuthE2eTest, ChronydAndNtpdigAuthenticateAndAWrongKeyIsRefused) {
       absl::Seconds(15));
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_TRUE(d->ok()) << d->Describe() << "\n" << d->stdout_text;
-  EXPECT_FALSE(absl::StrContains(d->stdout_text + d->stderr_text,
-                                 "authentication"))
+  EXPECT_FALSE(
+      absl::StrContains(d->stdout_text + d->stderr_text, "authentication"))
       << d->stdout_text << d->stderr_text;
 
   absl::StatusOr<std::string> m = zg_->WaitForMetrics({
@@ -149,7 +155,8 @@ TEST_F(NtpAuthE2eTest, ChronydAndNtpdigAuthenticateAndAWrongKeyIsRefused) {
   const std::string wrong_keys = WriteKeys(
       "wrong.keys",
       "1 AES128 HEX:000102030405060708090a0b0c0d0e0f\n9 SHA1 ASCII:other\n");
-  CommandResult r = Chronyd({"keyfile " + wrong_keys, Server(rig_->server_ip(), 1),
+  CommandResult r =
+      Chronyd({"keyfile " + wrong_keys, Server(rig_->server_ip(), 1),
                Server(rig_->server_ip6(), 9)},
               3);
   EXPECT_FALSE(Measured(r)) << r.stdout_text << r.stderr_text;

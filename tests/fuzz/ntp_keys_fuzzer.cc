@@ -52,8 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (k.type == NtpKeyType::kAes128) ZG_FUZZ_CHECK(k.secret.size() == 16);
     if (k.type == NtpKeyType::kAes256) ZG_FUZZ_CHECK(k.secret.size() == 32);
     ZG_FUZZ_CHECK(t->Find(k.id) == &k);
-    absl::StrAppend(&again_text, k.id, " ", NtpKeyTypeName(k.type), " HEX:",
-                    HexOf(k.secret), "\n");
+    absl::StrAppend(&again_text, k.id, " ", NtpKeyTypeName(k.type),
+                    " HEX:", HexOf(k.secret), "\n");
   }
   absl::StatusOr<NtpKeyTable> again = ParseNtpKeys(again_text);
   ZG_FUZZ_CHECK(again.ok() && again->size() == t->size());

@@ -213,8 +213,7 @@ class RatioReporter final : public benchmark::ConsoleReporter {
           "baseline %.1f ns per burst of %d, / %d); %.2f M replies/s per "
           "core; %.2fx plain NTP's time\n",
           kAlgorithm[key], (ntp->second - base->second) / kBurstSize,
-          ntp->second, base->second, kBurstSize, kBurstSize,
-          1e3 / per_request,
+          ntp->second, base->second, kBurstSize, kBurstSize, 1e3 / per_request,
           plain_per_request > 0 ? per_request / plain_per_request : 0.0);
     }
   }

@@ -60,8 +60,9 @@ TEST(NtpKeysTest, ErrorsNameTheLine) {
     const char* message;
   };
   const Case cases[] = {
-      {"1 MD5 a\n2 SHA256 HEX:00112233", "line 2: key type SHA256 is valid "
-                                         "for chrony but not supported"},
+      {"1 MD5 a\n2 SHA256 HEX:00112233",
+       "line 2: key type SHA256 is valid "
+       "for chrony but not supported"},
       {"1 RC4 abc", "line 1: unknown key type 'RC4'"},
       {"1", "line 1: expected 'ID TYPE KEY' or 'ID KEY', got 1 words"},
       {"1 MD5 a b", "got 4 words"},
@@ -77,7 +78,8 @@ TEST(NtpKeysTest, ErrorsNameTheLine) {
        "key 1 of type AES128 has 120 bits, expected 128"},
       {"1 AES256 HEX:2B7E151628AED2A6ABF7158809CF4F3C",
        "has 128 bits, expected 256"},
-      {"# c\n7 MD5 a\n\n7 SHA1 b\n", "line 4: duplicate key id 7 (first on line 2)"},
+      {"# c\n7 MD5 a\n\n7 SHA1 b\n",
+       "line 4: duplicate key id 7 (first on line 2)"},
   };
   for (const Case& c : cases) {
     absl::StatusOr<NtpKeyTable> t = ParseNtpKeys(c.text);

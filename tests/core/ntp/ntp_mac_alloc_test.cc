@@ -29,9 +29,8 @@ void* CountingRealloc(void* p, size_t n, const char*, int) {
 }
 void CountingFree(void* p, const char*, int) { std::free(p); }
 
-const bool kHooked =
-    CRYPTO_set_mem_functions(CountingMalloc, CountingRealloc, CountingFree) ==
-    1;
+const bool kHooked = CRYPTO_set_mem_functions(CountingMalloc, CountingRealloc,
+                                              CountingFree) == 1;
 
 TEST(NtpMacAllocTest, VerifyAndSignAllocateNothing) {
   ASSERT_TRUE(kHooked) << "OpenSSL allocated before the hook was installed";

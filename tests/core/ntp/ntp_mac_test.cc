@@ -68,9 +68,9 @@ class NtpMacTest : public ::testing::Test {
 };
 
 TEST_F(NtpMacTest, Rfc4493Aes128CmacVectors) {
-  const std::vector<uint8_t> m = Hex(
-      "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
-      "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710");
+  const std::vector<uint8_t> m =
+      Hex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
+          "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710");
   const std::pair<uint32_t, const char*> vectors[] = {
       {0, "bb1d6929e95937287fa37d129b756746"},
       {16, "070a16b46b4d4144f79bdd9dd04a287c"},
@@ -183,9 +183,8 @@ TEST(NtpMacWireTest, ReportOnlyVerifiableForms) {
   };
   // Default: dropped as before.
   EXPECT_EQ(ValidateNtpRequest(b.data(), len(b)).drop, NtpDrop::kMacPresent);
-  EXPECT_EQ(
-      ValidateNtpRequest(b.data(), len(b), NtpMacHandling::kReport).drop,
-      NtpDrop::kNone);
+  EXPECT_EQ(ValidateNtpRequest(b.data(), len(b), NtpMacHandling::kReport).drop,
+            NtpDrop::kNone);
   // Crypto-NAK, DES (v3, 12 bytes) and MS-SNTP stay dropped.
   std::vector<uint8_t> nak = Request();
   nak.resize(52);

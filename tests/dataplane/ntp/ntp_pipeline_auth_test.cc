@@ -61,8 +61,7 @@ class KissAllFactory final : public NtpPolicyFactory {
 
 class NtpAuthPipelineTest : public NtpPipelineTest {
  protected:
-  void SetUpAuth(const char* keys = kKeys,
-                 NtpPolicyFactory* policy = nullptr) {
+  void SetUpAuth(const char* keys = kKeys, NtpPolicyFactory* policy = nullptr) {
     auth_.SetKeys(Keys(keys));
     SetUpServer(std::nullopt, policy, {}, &auth_);
     // The client's copy of the keys: an independent macer.
@@ -91,8 +90,8 @@ TEST_F(NtpAuthPipelineTest, KnownKeyIsAnsweredWithTheSameKeysMac) {
   const uint32_t ids[] = {1, 2, 3, 4, 1, 3};
   for (size_t i = 0; i < std::size(ids); ++i) {
     requests.push_back(Signed(ids[i], i < 4 ? 4 : 3));
-    frames.push_back(testing::UdpFrame(
-        Flow4(static_cast<uint16_t>(40000 + i)), requests.back()));
+    frames.push_back(testing::UdpFrame(Flow4(static_cast<uint16_t>(40000 + i)),
+                                       requests.back()));
   }
   Exchange e = Run(frames);
   ASSERT_EQ(e.out.size(), frames.size());
@@ -137,8 +136,8 @@ TEST_F(NtpAuthPipelineTest, TsharkDissectsMacedRepliesCleanly) {
   for (uint32_t id : {1u, 2u, 3u, 4u}) {
     for (bool v6 : {false, true}) {
       const uint16_t port = static_cast<uint16_t>(40000 + frames.size());
-      frames.push_back(testing::UdpFrame(v6 ? Flow6(port) : Flow4(port),
-                                         Signed(id)));
+      frames.push_back(
+          testing::UdpFrame(v6 ? Flow6(port) : Flow4(port), Signed(id)));
       ids.push_back(id);
     }
   }
@@ -154,12 +153,12 @@ TEST_F(NtpAuthPipelineTest, TsharkDissectsMacedRepliesCleanly) {
         {absl::StrCat("reply key ", ids[i], i % 2 ? " v6" : " v4"),
          frame,
          {{"ntp.flags.mode", "4"},
-          {"ntp.keyid", testutil::ToHex(absl::MakeConstSpan(
-                                            frame.data() + mac_at - 4, 4),
-                                        ":")},
-          {"ntp.mac", testutil::ToHex(
-                          absl::MakeConstSpan(frame.data() + mac_at, mac_len),
-                          ":")},
+          {"ntp.keyid",
+           testutil::ToHex(absl::MakeConstSpan(frame.data() + mac_at - 4, 4),
+                           ":")},
+          {"ntp.mac",
+           testutil::ToHex(absl::MakeConstSpan(frame.data() + mac_at, mac_len),
+                           ":")},
           {"udp.checksum.status", "1"}}});
   }
   const absl::Status s = testutil::DissectAndCheck(checks);
@@ -184,8 +183,7 @@ TEST_F(NtpAuthPipelineTest, KissOfDeathToAnAuthenticatedRequestIsMaced) {
   const core::NtpTrailer t =
       core::ParseNtpTrailer(v->payload(), v->info.payload_len, 4);
   EXPECT_EQ(t.mac_key_id, 4u);
-  EXPECT_EQ(client_->Verify(v->payload(), t).verdict,
-            core::NtpMacVerdict::kOk);
+  EXPECT_EQ(client_->Verify(v->payload(), t).verdict, core::NtpMacVerdict::kOk);
   Free(e);
 }
 

@@ -34,9 +34,8 @@ class NtpKeyFileTest : public ::testing::Test {
 
 TEST_F(NtpKeyFileTest, OwnerOnlyFileLoads) {
   for (mode_t mode : {0600, 0400}) {
-    const std::string path =
-        Write("1 AES128 HEX:2b7e151628aed2a6abf7158809cf4f3c\n2 SHA1 abc\n",
-              mode);
+    const std::string path = Write(
+        "1 AES128 HEX:2b7e151628aed2a6abf7158809cf4f3c\n2 SHA1 abc\n", mode);
     absl::StatusOr<std::shared_ptr<const core::NtpKeyTable>> t =
         LoadNtpKeyFile(path);
     ASSERT_TRUE(t.ok()) << t.status();
