@@ -3,10 +3,12 @@
 //
 //  - chronyd -Q configured with `server ... key N` and the matching keyfile
 //    measures our clock with AES128 (IPv4), AES256 (IPv6) and SHA1 (IPv4),
-//    one short run each. chronyd discards any reply that is not MACed with
-//    the key it asked for (ntp_auth.c NAU_CheckResponseAuth), so a
-//    measurement is an authenticated one; our counters
-//    zeitgeber_ntp_auth_replies_total{algorithm} show each algorithm used.
+//    one short run each; a running chronyd -x (never touching the clock)
+//    shows "Authenticated : Yes" and valid samples in `chronyc ntpdata`.
+//    chronyd discards any reply that is not MACed with the key it asked for
+//    (ntp_auth.c NAU_CheckResponseAuth), so a measurement is an authenticated
+//    one; our counters zeitgeber_ntp_auth_replies_total{algorithm} show each
+//    algorithm used.
 //  - ntpsec's `ntpdig -a 1 -k FILE` (its keyfile format: "1 AES <hex>")
 //    gets an answer it authenticates.
 //  - chronyd with a wrong secret for key 1 (IPv4) and a key id we do not
@@ -23,6 +25,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/zeitgeberd_rig.h"
 #include "tests/util/netns.h"
@@ -125,6 +128,44 @@ TEST_F(NtpAuthE2eTest, ChronydAndNtpdigAuthenticateAndAWrongKeyIsRefused) {
     EXPECT_TRUE(Measured(r))
         << ip << " key " << key << ": " << r.Describe() << "\n"
         << r.stdout_text << zg_->ScrapeMetrics().value_or("");
+  }
+
+  // chronyd as a running client (-x: it never touches the clock, which the
+  // namespace shares with the host) shows the source as authenticated.
+  {
+    std::vector<std::string> argv = {
+        "chronyd",
+        "-d",
+        "-x",
+        "-u",
+        "root",
+        "-f",
+        "/dev/null",
+        absl::StrCat("pidfile ", dir_->File("chronyd-x.pid")),
+        absl::StrCat("bindcmdaddress ", dir_->File("chronyd-x.sock")),
+        "cmdport 0",
+        "keyfile " + client_keys,
+        Server(rig_->server_ip(), 1)};
+    absl::StatusOr<std::unique_ptr<testutil::Subprocess>> chronyd =
+        rig_->Start(argv);
+    ASSERT_TRUE(chronyd.ok()) << chronyd.status();
+    std::string ntpdata;
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(500));
+      absl::StatusOr<CommandResult> c =
+          rig_->Run({"chronyc", "-h", dir_->File("chronyd-x.sock"), "ntpdata"},
+                    absl::Seconds(5));
+      if (!c.ok()) continue;
+      ntpdata = c->stdout_text;
+      if (absl::StrContains(ntpdata, "Authenticated   : Yes") &&
+          !absl::StrContains(ntpdata, "Total valid RX  : 0")) {
+        break;
+      }
+    }
+    (*chronyd)->Stop();
+    EXPECT_TRUE(absl::StrContains(ntpdata, "Authenticated   : Yes")) << ntpdata;
+    EXPECT_FALSE(absl::StrContains(ntpdata, "Total valid RX  : 0")) << ntpdata;
   }
 
   // ntpdig's keyfile is ntpd's: "ID TYPE KEY", AES = AES-128-CMAC, a key
