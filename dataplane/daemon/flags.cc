@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/base/status_macros.h"
+#include "dataplane/daemon/access_flags.h"
 #include "dataplane/daemon/control_flags.h"
 #include "dataplane/daemon/ntp_key_flags.h"
 
@@ -262,6 +263,7 @@ absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv) {
   c.mbufs_per_socket = static_cast<uint32_t>(mbufs);
   ZG_ASSIGN_OR_RETURN(c.control, ParseControlFlags(args));
   c.ntp_keys = NtpKeysFlag();
+  ZG_ASSIGN_OR_RETURN(c.access, ParseAccessFlags(args));
   return c;
 }
 

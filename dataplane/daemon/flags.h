@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "dataplane/port/interface_address.h"
+#include "dataplane/trust/access_config.h"
 #include "servo/control_plane.h"
 
 namespace zg::dataplane {
@@ -45,6 +46,9 @@ struct DaemonConfig {
   // Sources, servo, holdover, leap seconds, audit log (control_flags.h).
   servo::ControlPlaneConfig control;
   std::string ntp_keys;  // --ntp_keys (ntp_key_flags.h; "": no keys)
+  // --ntp_allow/--ntp_deny/--ptp_allow/--ptp_deny/--ntp_deny_action
+  // (access_flags.h).
+  AccessConfig access;
 };
 
 // argv split at the first "--": EAL options before it, zeitgeberd flags
