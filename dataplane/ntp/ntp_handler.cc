@@ -113,14 +113,17 @@ void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
   uint8_t before[8 + 4 + core::kNtpMaxDigestSize];
   std::memcpy(before, t3, span);
   core::TaiNs tx_time = tx.tai;
-  if (note.mac) {
+  if (note.mac || last_mac_tsc_ > tx.tsc_ticks) {
     // The batch's stamp was read before any reply was MACed; each MAC takes
-    // ~0.1-0.2 us. Reading the TSC again here means an authenticated reply's
-    // T3 lags its departure only by the MACs of the replies after it in this
-    // batch: T3 is early, never late, and the lag shows up as path delay in
-    // the client's measurement (within its error bound), not as an offset
-    // the bound does not cover.
-    tx_time = tx.tsc_model->RawToTai(core::ReadTsc());
+    // ~0.1-0.2 us. An authenticated reply, and any reply after one in this
+    // batch (a MAC ran since the batch's stamp), reads the TSC again, so
+    // its T3 lags its departure only by the MACs of the replies after it:
+    // T3 is early, never late, and the lag shows up as path delay in the
+    // client's measurement (within its error bound), not as an offset the
+    // bound does not cover. Batches without MACs keep the one stamp.
+    const uint64_t now = core::ReadTsc();
+    tx_time = tx.tsc_model->RawToTai(now);
+    if (note.mac) last_mac_tsc_ = now;
   }
   core::StampNtpTransmit(payload, tx_time, *tx.tsc_model);
   if (note.mac) auth_->Sign(note.key_index, payload, core::kNtpHeaderSize);

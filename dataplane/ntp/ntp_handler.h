@@ -71,6 +71,9 @@ class NtpHandler final : public FrameHandler {
   NtpDropIndex ntp_drops_;
   std::unique_ptr<NtpRequestPolicy> policy_;  // null: answer every request
   std::unique_ptr<NtpWorkerAuth> auth_;       // null: drop requests with MACs
+  // TSC read for the latest MACed reply's T3 (FinaliseTx): a batch stamp
+  // older than this was read before a MAC ran.
+  uint64_t last_mac_tsc_ = 0;
 };
 
 }  // namespace zg::dataplane

@@ -166,6 +166,32 @@ TEST_F(NtpAuthPipelineTest, TsharkDissectsMacedRepliesCleanly) {
   Free(e);
 }
 
+// In one TX batch, every reply from the first MACed one on reads the TSC
+// after the MACs before it: T3 never goes backwards along the batch.
+TEST_F(NtpAuthPipelineTest, T3IsReadAfterTheMacsBeforeIt) {
+  SetUpAuth();
+  std::vector<std::vector<uint8_t>> frames;
+  for (size_t i = 0; i < 8; ++i) {
+    frames.push_back(testing::UdpFrame(
+        Flow4(static_cast<uint16_t>(40000 + i)),
+        i % 2 == 0 ? Signed(i % 4 == 0 ? 1 : 4) : testing::NtpRequest(4, kT1)));
+  }
+  Exchange e = Run(frames);
+  ASSERT_EQ(e.out.size(), frames.size());
+  int64_t previous = 0;
+  for (size_t i = 0; i < e.out.size(); ++i) {
+    absl::StatusOr<ClientView> v = testing::ReceiveAtClient(
+        Flow4(static_cast<uint16_t>(40000 + i)), e.out[i]);
+    ASSERT_TRUE(v.ok()) << v.status();
+    core::NtpHeader h;
+    ASSERT_TRUE(core::ParseNtpHeader(v->payload(), v->info.payload_len, &h));
+    const int64_t t3 = Utc(h.transmit_time).value;
+    EXPECT_GE(t3, previous) << "reply " << i;
+    previous = t3;
+  }
+  Free(e);
+}
+
 // chrony MACs every response to an authenticated request, KoD RATE
 // included (ntp_core.c transmit_packet -> NAU_GenerateResponseAuth).
 TEST_F(NtpAuthPipelineTest, KissOfDeathToAnAuthenticatedRequestIsMaced) {
