@@ -30,6 +30,14 @@
 //   auth_keys                                keys loaded
 // and the drops in zeitgeber_frames_dropped_total{reason="ntp_auth_..."}.
 //
+// Reload (not wired yet; dataplane/trust/config_swap.h): the key table is
+// immutable and built by one function from the flag (LoadNtpKeyFile). An
+// NtpMacer's contexts are scratch state its worker mutates per request, so
+// each worker needs its own: a reload loads the new table, builds one
+// NtpMacer per worker from it (control thread, may fail: then nothing
+// changes), and publishes each into that worker's SwappableConfig; Verify and
+// Sign then use the macer Current() gives for the burst.
+//
 //   NtpAuthFactory auth;
 //   ZG_RETURN_IF_ERROR(auth.Configure(config));   // reads --ntp_keys
 //   ProtocolPipelineFactory factory({.ntp_auth = &auth, ...});
