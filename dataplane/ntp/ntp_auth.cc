@@ -34,6 +34,15 @@ absl::Status NtpAuthFactory::Configure(const DaemonConfig& config) {
   }
   LogInfo(absl::StrCat("NTP keys: ", keys_->size(), " loaded from ",
                        config.ntp_keys));
+  // As chronyd warns (keys.c MIN_SECURE_KEY_LENGTH): under 80 bits a key
+  // can be guessed offline from one MACed packet.
+  for (const core::NtpKey& k : keys_->keys()) {
+    if (k.secret.size() < 10) {
+      LogWarning(absl::StrCat(
+          "NTP key ", k.id, " (", core::NtpKeyTypeName(k.type), ") has only ",
+          k.secret.size() * 8, " bits: use at least 80 (chronyc keygen)"));
+    }
+  }
   return absl::OkStatus();
 }
 
