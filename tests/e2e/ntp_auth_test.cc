@@ -28,6 +28,7 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/zeitgeberd_rig.h"
+#include "tests/util/deadline.h"
 #include "tests/util/netns.h"
 #include "tests/util/paths.h"
 #include "tests/util/subprocess.h"
@@ -150,7 +151,7 @@ TEST_F(NtpAuthE2eTest, ChronydAndNtpdigAuthenticateAndAWrongKeyIsRefused) {
         rig_->Start(argv);
     ASSERT_TRUE(chronyd.ok()) << chronyd.status();
     std::string ntpdata;
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    const absl::Time deadline = testutil::DeadlineIn(absl::Seconds(10));
     while (absl::Now() < deadline) {
       absl::SleepFor(absl::Milliseconds(500));
       absl::StatusOr<CommandResult> c =
