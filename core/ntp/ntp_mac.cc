@@ -106,8 +106,8 @@ NtpKeyType NtpMacer::type(uint16_t key_index) const {
 }
 
 uint32_t NtpMacer::Compute(uint16_t key_index, const uint8_t* data,
-                           uint32_t len, uint8_t* out) {
-  Key& k = *keys_[key_index];
+                           uint32_t len, uint8_t* out) const {
+  const Key& k = *keys_[key_index];
   switch (k.type) {
     case NtpKeyType::kAes128:
     case NtpKeyType::kAes256: {
@@ -141,7 +141,7 @@ uint32_t NtpMacer::Compute(uint16_t key_index, const uint8_t* data,
 }
 
 NtpMacCheck NtpMacer::Verify(const uint8_t* payload,
-                             const NtpTrailer& trailer) {
+                             const NtpTrailer& trailer) const {
   NtpMacCheck c;
   const int index = Find(trailer.mac_key_id);
   if (index < 0) return c;  // kUnknownKey
@@ -162,7 +162,7 @@ NtpMacCheck NtpMacer::Verify(const uint8_t* payload,
 }
 
 uint32_t NtpMacer::Sign(uint16_t key_index, uint8_t* payload,
-                        uint32_t data_len) {
+                        uint32_t data_len) const {
   uint8_t* mac = payload + data_len;
   const uint32_t n = Compute(key_index, payload, data_len, mac + 4);
   if (n == 0) return 0;

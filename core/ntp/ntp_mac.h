@@ -78,18 +78,23 @@ class NtpMacer {
   NtpKeyType type(uint16_t key_index) const;
   uint32_t key_id(uint16_t key_index) const { return ids_[key_index]; }
 
+  // The MAC calls are const (the table of keys never changes, so a worker
+  // can use its macer through a const pointer, as a swapped configuration
+  // hands it out) but NOT thread-safe: each restarts the key's CMAC
+  // context, which is its worker's scratch state. One macer per worker.
+
   // Digest of data[0..len) with key `key_index` into out[0..digest size);
   // returns the digest size (0 on an OpenSSL failure).
   uint32_t Compute(uint16_t key_index, const uint8_t* data, uint32_t len,
-                   uint8_t* out);
+                   uint8_t* out) const;
 
   // Checks the symmetric MAC `trailer` found (ValidateNtpRequest) in
   // payload: over payload[0 .. trailer.mac_offset).
-  NtpMacCheck Verify(const uint8_t* payload, const NtpTrailer& trailer);
+  NtpMacCheck Verify(const uint8_t* payload, const NtpTrailer& trailer) const;
 
   // Appends key id + digest of payload[0..data_len) at payload + data_len;
   // returns the trailer size (20 or 24; 0 on an OpenSSL failure).
-  uint32_t Sign(uint16_t key_index, uint8_t* payload, uint32_t data_len);
+  uint32_t Sign(uint16_t key_index, uint8_t* payload, uint32_t data_len) const;
 
  private:
   struct Key;

@@ -35,8 +35,11 @@
 // NtpMacer's contexts are scratch state its worker mutates per request, so
 // each worker needs its own: a reload loads the new table, builds one
 // NtpMacer per worker from it (control thread, may fail: then nothing
-// changes), and publishes each into that worker's SwappableConfig; Verify and
-// Sign then use the macer Current() gives for the burst.
+// changes), and publishes each into that worker's
+// SwappableConfig<core::NtpMacer>; NtpWorkerAuth::Current() becomes its
+// Current(). The handler already keeps the macer Verify used (in the TX
+// note) for the reply's Sign in FinaliseTx, within the same burst, so a swap
+// between the two cannot pair a key index with another table.
 //
 //   NtpAuthFactory auth;
 //   ZG_RETURN_IF_ERROR(auth.Configure(config));   // reads --ntp_keys
@@ -92,38 +95,48 @@ class NtpWorkerAuth {
   struct Verdict {
     bool ok = false;
     uint8_t drop_reason = 0;  // !ok: a CounterNames index
-    uint16_t key_index = 0;   // ok: for Sign
+    uint16_t key_index = 0;   // ok: for Sign, with `macer`
+    // ok: the macer that checked it; valid until this worker's next burst
+    // boundary (a reload swaps macers only between bursts).
+    const core::NtpMacer* macer = nullptr;
   };
   // Checks the request's symmetric MAC (check.trailer.mac == kSymmetric).
   Verdict Verify(const uint8_t* payload, const core::NtpRequestCheck& check) {
-    const core::NtpMacCheck c = macer_->Verify(payload, check.trailer);
+    const core::NtpMacer* m = Current();
+    const core::NtpMacCheck c = m->Verify(payload, check.trailer);
     switch (c.verdict) {
       case core::NtpMacVerdict::kOk:
-        return {true, 0, c.key_index};
+        return {true, 0, c.key_index, m};
       case core::NtpMacVerdict::kUnknownKey:
-        return {false, drops_.unknown_key, 0};
+        return {false, drops_.unknown_key, 0, nullptr};
       case core::NtpMacVerdict::kBadLength:
-        return {false, drops_.bad_length, 0};
+        return {false, drops_.bad_length, 0, nullptr};
       case core::NtpMacVerdict::kBadMac:
         break;
     }
-    return {false, drops_.bad_mac, 0};
+    return {false, drops_.bad_mac, 0, nullptr};
   }
   // Bytes the MAC trailer of key `key_index` takes (20 or 24).
-  uint32_t TrailerSize(uint16_t key_index) const {
-    return core::NtpKeyMacSize(macer_->type(key_index));
+  static uint32_t TrailerSize(const core::NtpMacer& m, uint16_t key_index) {
+    return core::NtpKeyMacSize(m.type(key_index));
   }
-  // MACs payload[0..data_len) with the key, appending key id + digest;
-  // returns the trailer size (0 on an OpenSSL failure). Counts the reply.
-  uint32_t Sign(uint16_t key_index, uint8_t* payload, uint32_t data_len) {
-    const uint32_t n = macer_->Sign(key_index, payload, data_len);
+  // MACs payload[0..data_len) with the key Verify found, appending key id +
+  // digest; returns the trailer size (0 on an OpenSSL failure). Counts the
+  // reply.
+  uint32_t Sign(const core::NtpMacer& m, uint16_t key_index, uint8_t* payload,
+                uint32_t data_len) {
+    const uint32_t n = m.Sign(key_index, payload, data_len);
     if (n != 0) {
-      stats_->replies[static_cast<size_t>(macer_->type(key_index))].Add(1);
+      stats_->replies[static_cast<size_t>(m.type(key_index))].Add(1);
     }
     return n;
   }
 
  private:
+  // The worker's macer for this burst. With reload: its SwappableConfig's
+  // Current() (dataplane/trust/config_swap.h).
+  const core::NtpMacer* Current() const { return macer_.get(); }
+
   std::unique_ptr<core::NtpMacer> macer_;
   NtpAuthStats* stats_;
   NtpAuthDropIndex drops_;

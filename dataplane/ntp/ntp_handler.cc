@@ -16,9 +16,12 @@ namespace {
 // Written by Handle, read by FinaliseTx of the same frame.
 struct NtpTxNote {
   bool software_checksum = false;  // UpdateUdpChecksum after writing T3
-  bool mac = false;                // append key_index's MAC after T3
-  uint16_t key_index = 0;
+  uint16_t key_index = 0;          // of `macer`
+  // Non-null: append the MAC of key_index after T3. Valid until the burst
+  // ends (NtpWorkerAuth::Verdict::macer).
+  const core::NtpMacer* macer = nullptr;
 };
+static_assert(sizeof(NtpTxNote) <= kNoteScratchBytes);
 
 // The model the frame's receive stamp was converted with.
 const core::ClockModel& ModelFor(const RxStamp& rx, const BurstContext& b) {
@@ -54,7 +57,7 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   if (auth_ != nullptr && check.trailer.mac == core::NtpMacKind::kSymmetric) {
     const NtpWorkerAuth::Verdict v = auth_->Verify(payload, check);
     if (!v.ok) return HandleResult::Drop(v.drop_reason);
-    note.mac = true;
+    note.macer = v.macer;
     note.key_index = v.key_index;
   }
   const NtpPolicyVerdict verdict =
@@ -73,14 +76,15 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
     case NtpPolicyVerdict::Action::kDrop:
       return HandleResult::Drop(verdict.drop_reason);
   }
-  if (note.mac) {
+  if (note.macer != nullptr) {
     // The same key's trailer, no longer than the request's (its MAC had
     // this size, or Verify failed). Zero until signed: a KoD now, a reply
     // in FinaliseTx once T3 is final.
-    const uint32_t trailer = auth_->TrailerSize(note.key_index);
+    const uint32_t trailer =
+        NtpWorkerAuth::TrailerSize(*note.macer, note.key_index);
     std::memset(payload + payload_len, 0, trailer);
     if (verdict.action == NtpPolicyVerdict::Action::kKiss) {
-      auth_->Sign(note.key_index, payload, payload_len);
+      auth_->Sign(*note.macer, note.key_index, payload, payload_len);
     }
     payload_len += trailer;
   }
@@ -109,11 +113,13 @@ void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
   uint8_t* t3 = payload + core::kNtpOffsetTransmitTime;
   // T3, then (authenticated) the MAC trailer right after the header: one
   // contiguous span for the checksum update.
-  const uint32_t span = 8 + (note.mac ? auth_->TrailerSize(note.key_index) : 0);
+  const bool mac = note.macer != nullptr;
+  const uint32_t span =
+      8 + (mac ? NtpWorkerAuth::TrailerSize(*note.macer, note.key_index) : 0);
   uint8_t before[8 + 4 + core::kNtpMaxDigestSize];
   std::memcpy(before, t3, span);
   core::TaiNs tx_time = tx.tai;
-  if (note.mac || last_mac_tsc_ > tx.tsc_ticks) {
+  if (mac || last_mac_tsc_ > tx.tsc_ticks) {
     // The batch's stamp was read before any reply was MACed; each MAC takes
     // ~0.1-0.2 us. An authenticated reply, and any reply after one in this
     // batch (a MAC ran since the batch's stamp), reads the TSC again, so
@@ -123,10 +129,12 @@ void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
     // bound does not cover. Batches without MACs keep the one stamp.
     const uint64_t now = core::ReadTsc();
     tx_time = tx.tsc_model->RawToTai(now);
-    if (note.mac) last_mac_tsc_ = now;
+    if (mac) last_mac_tsc_ = now;
   }
   core::StampNtpTransmit(payload, tx_time, *tx.tsc_model);
-  if (note.mac) auth_->Sign(note.key_index, payload, core::kNtpHeaderSize);
+  if (mac) {
+    auth_->Sign(*note.macer, note.key_index, payload, core::kNtpHeaderSize);
+  }
   if (note.software_checksum) {
     core::UpdateUdpChecksum(frame, p.info, core::kNtpOffsetTransmitTime, before,
                             t3, span);
