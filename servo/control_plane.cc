@@ -327,6 +327,15 @@ core::TaiNs ControlPlane::ServedTai(uint64_t raw) const {
   return SystemTai();
 }
 
+void ControlPlane::RecordConfigChange(
+    std::vector<std::pair<std::string, AuditValue>> values) {
+  AuditRecord r;
+  r.tai = ServedTai(tsc_->NowTicks());
+  r.event = AuditEvent::kConfigChange;
+  r.values = std::move(values);
+  Record(std::move(r));
+}
+
 void ControlPlane::Record(AuditRecord r) {
   if (audit_ == nullptr) return;
   r.utc = leap_table_.TaiToUtc(r.tai);

@@ -94,6 +94,11 @@ class ControlPlane {
   // leap-second file; both are recorded (config_change).
   void Reopen();
 
+  // Records a configuration change made elsewhere (the data plane's SIGHUP
+  // reload: dataplane/daemon/config_reload.h) as a config_change record.
+  void RecordConfigChange(
+      std::vector<std::pair<std::string, AuditValue>> values);
+
   // Writes the stop record and syncs the audit log. Idempotent.
   void Stop(const std::string& reason);
 

@@ -18,6 +18,7 @@
 #include "absl/time/clock.h"
 #include "core/base/status_macros.h"
 #include "dataplane/clock/nic_clock.h"
+#include "dataplane/daemon/config_reload.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
 #include "dataplane/metrics/metrics_exporter.h"
@@ -35,7 +36,7 @@ namespace {
 
 // Written by: the signal handlers. Read by: the control loop.
 std::atomic<int> g_signal{0};       // SIGINT/SIGTERM: stop
-std::atomic<bool> g_hangup{false};  // SIGHUP: re-open the audit log
+std::atomic<bool> g_hangup{false};  // SIGHUP: audit log, flagfile reload
 static_assert(std::atomic<int>::is_always_lock_free);
 static_assert(std::atomic<bool>::is_always_lock_free);
 
@@ -79,8 +80,11 @@ uint32_t AutoMbufs(const DaemonConfig& c, unsigned queues) {
 
 class Daemon {
  public:
-  Daemon(DaemonConfig config, PipelineFactory* factory)
-      : config_(std::move(config)), factory_(factory) {}
+  Daemon(DaemonConfig config, PipelineFactory* factory,
+         std::vector<std::string> app_args)
+      : config_(std::move(config)),
+        factory_(factory),
+        app_args_(std::move(app_args)) {}
   ~Daemon() { StopWorkers(); }
 
   int Run(std::vector<char*> eal_argv);
@@ -91,6 +95,7 @@ class Daemon {
   absl::Status SetUpNicClock();
   absl::Status SetUpControlPlane();
   absl::Status SetUpWorkers();
+  absl::Status SetUpReload();
   absl::Status StartMetrics();
   // Returns why it stopped (for the audit log's stop record).
   std::string ControlLoop();
@@ -100,6 +105,7 @@ class Daemon {
 
   DaemonConfig config_;
   PipelineFactory* factory_;
+  std::vector<std::string> app_args_;  // flags as given, for SIGHUP reloads
   // Declaration order is teardown order, reversed: workers stop first, the
   // EAL is cleaned up last.
   std::unique_ptr<Eal> eal_;
@@ -117,6 +123,7 @@ class Daemon {
   NicClock* nic_ = nullptr;     // one of the three above, if any
   // Reads nic_ (declared after it: destroyed first).
   std::unique_ptr<servo::ControlPlane> control_;
+  std::unique_ptr<ConfigReloader> reloader_;  // audits through control_
   CounterNames names_;
   // Written by: worker i. Read by: control thread.
   std::unique_ptr<WorkerStats[]> stats_;
@@ -161,6 +168,10 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     LogError(s.message());
     return kExitPipeline;
   }
+  if (absl::Status s = SetUpReload(); !s.ok()) {
+    LogError(s.message());
+    return kExitConfig;
+  }
   if (absl::Status s = StartMetrics(); !s.ok()) {
     LogError(s.message());
     return kExitMetrics;
@@ -191,6 +202,11 @@ int Daemon::Run(std::vector<char*> eal_argv) {
         std::vector<WorkerQueue>{{port_->queue(static_cast<uint16_t>(i)),
                                   stamping, port_->tx_offloads()}},
         std::move(*pipeline), &stats_[i], &stop_));
+    if (absl::Status s = workers.back()->AttachEpochs(&DataplaneEpochs(), i);
+        !s.ok()) {
+      LogError(s.message());
+      return kExitPipeline;
+    }
   }
   // The pipeline's own families (PTP), once every worker's pipeline exists.
   if (absl::Status s = factory_->AddMetrics(exporter_->registry()); !s.ok()) {
@@ -329,6 +345,17 @@ absl::Status Daemon::SetUpWorkers() {
   return absl::OkStatus();
 }
 
+absl::Status Daemon::SetUpReload() {
+  ZG_ASSIGN_OR_RETURN(
+      reloader_,
+      ConfigReloader::Create({.args = app_args_,
+                              .factory = factory_,
+                              .audit = [this](auto values) {
+                                control_->RecordConfigChange(std::move(values));
+                              }}));
+  return absl::OkStatus();
+}
+
 absl::Status Daemon::StartMetrics() {
   std::vector<MetricsExporter::WorkerSource> workers;
   for (size_t i = 0; i < lcores_.size(); ++i) {
@@ -345,6 +372,7 @@ absl::Status Daemon::StartMetrics() {
                                         {port_.get()},
                                         static_cast<double>(rte_get_tsc_hz())));
   exporter_->AttachControlPlane(control_.get());
+  ZG_RETURN_IF_ERROR(reloader_->AddMetrics(exporter_->registry()));
   if (!config_.metrics_address.empty()) {
     LogInfo(absl::StrCat("metrics on http://", config_.metrics_address,
                          "/metrics (port ", exporter_->listening_port(), ")"));
@@ -365,15 +393,20 @@ std::string Daemon::ControlLoop() {
       return why;
     }
     if (g_hangup.exchange(false, std::memory_order_relaxed)) {
-      LogInfo("SIGHUP: re-opening the audit log, reloading the leap file");
+      LogInfo(
+          "SIGHUP: re-opening the audit log, reloading the leap file and "
+          "the flagfile's reloadable flags");
       control_->Reopen();
+      reloader_->Reload();
     }
+    DataplaneEpochs().Reclaim();  // configs every worker has moved past
     control_->Tick();
     factory_->ControlStep(
         {&tsc_clock_, core::ReadTsc(), static_cast<double>(rte_get_tsc_hz())});
     if (now >= next_stats) {
       port_->PollLink();
       factory_->UpdateMetrics();
+      reloader_->UpdateMetrics();
       exporter_->Update();
       next_stats = now + config_.stats_interval;
     }
@@ -391,6 +424,7 @@ void Daemon::StopWorkers() {
   stop_.store(true, std::memory_order_relaxed);
   group_->Join();
   group_.reset();
+  DataplaneEpochs().Reclaim();  // every worker is offline: frees them all
 }
 
 void Daemon::ReportClock() {
@@ -472,7 +506,9 @@ int RunDaemon(int argc, char** argv, PipelineFactory& factory) {
     LogError(s.message());
     return kExitConfig;
   }
-  Daemon daemon(std::move(*config), &factory);
+  Daemon daemon(
+      std::move(*config), &factory,
+      std::vector<std::string>(split.app.begin() + 1, split.app.end()));
   return daemon.Run(std::move(split.eal));
 }
 

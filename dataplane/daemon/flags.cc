@@ -195,6 +195,11 @@ absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv) {
         "': zeitgeberd takes only --flags after '--' (EAL options go before "
         "it)"));
   }
+  return DaemonConfigFromFlags(args);
+}
+
+absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
+    const std::vector<std::string>& args) {
   DaemonConfig c;
   ZG_ASSIGN_OR_RETURN(const std::vector<std::string> address_values,
                       CollectRepeatedFlag(args, "address"));

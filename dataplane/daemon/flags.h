@@ -63,6 +63,13 @@ struct SplitArgs {
 // flag, malformed value) print a message and exit(1), as do --help/--version.
 absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv);
 
+// The DaemonConfig of the flags' current values, with the repeated flags
+// collected from `args` (the flags after "--", no argv[0]). After
+// ParseDaemonFlags; the SIGHUP reload calls it again once the reloadable
+// flags hold their re-read values (dataplane/daemon/config_reload.h).
+absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
+    const std::vector<std::string>& args);
+
 // Every value of --NAME in `args` and in the flagfiles they name (recursively),
 // in order. For repeated flags, which abseil would otherwise reduce to the
 // last occurrence.

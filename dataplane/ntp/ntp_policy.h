@@ -69,6 +69,10 @@ class NtpPolicyFactory {
   // One policy per worker.
   virtual absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> Create(
       const WorkerSetup& setup) = 0;
+  // SIGHUP (control thread): see PipelineFactory::Reload.
+  virtual absl::Status Reload(const ReloadArgs& /*reload*/) {
+    return absl::OkStatus();
+  }
 };
 
 }  // namespace zg::dataplane

@@ -55,6 +55,7 @@
 #include "dataplane/clock/timestamper.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/port/interface_address.h"
+#include "dataplane/trust/reload.h"
 #include "dataplane/worker/worker_stats.h"
 
 namespace prometheus {
@@ -292,7 +293,7 @@ struct ControlTick {
 // Configure right after flag parsing (an error exits with kExitConfig),
 // ControlStep every --publish_interval on the control thread, AddMetrics
 // once the exporter runs (then UpdateMetrics with every exporter update),
-// Report at shutdown.
+// Reload on SIGHUP, Report at shutdown.
 class PipelineFactory {
  public:
   virtual ~PipelineFactory() = default;
@@ -306,6 +307,13 @@ class PipelineFactory {
     return absl::OkStatus();
   }
   virtual void UpdateMetrics() {}
+  // SIGHUP, control thread: rebuild and validate the reloadable
+  // configuration from the re-read flags and stage its publication in
+  // reload.plan (dataplane/trust/reload.h). An error rejects the whole
+  // reload: nothing anyone staged is published, the old config stays.
+  virtual absl::Status Reload(const ReloadArgs& /*reload*/) {
+    return absl::OkStatus();
+  }
   virtual void Report() {}
   // Whether the XDP steering program should also send PTP multicast (UDP
   // 319/320 to the PTP groups) and PTP over Ethernet to the data plane.

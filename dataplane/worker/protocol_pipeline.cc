@@ -93,6 +93,16 @@ void ProtocolPipelineFactory::UpdateMetrics() {
   for (ProtocolPlugin* plugin : options_.plugins) plugin->UpdateMetrics();
 }
 
+absl::Status ProtocolPipelineFactory::Reload(const ReloadArgs& reload) {
+  if (options_.ntp_policy != nullptr) {
+    ZG_RETURN_IF_ERROR(options_.ntp_policy->Reload(reload));
+  }
+  for (ProtocolPlugin* plugin : options_.plugins) {
+    ZG_RETURN_IF_ERROR(plugin->Reload(reload));
+  }
+  return absl::OkStatus();
+}
+
 void ProtocolPipelineFactory::Report() {
   if (options_.ntp_auth != nullptr) options_.ntp_auth->Report();
   for (ProtocolPlugin* plugin : options_.plugins) plugin->Report();

@@ -52,6 +52,9 @@ class ProtocolPlugin {
     return absl::OkStatus();
   }
   virtual void UpdateMetrics() {}
+  virtual absl::Status Reload(const ReloadArgs& /*reload*/) {
+    return absl::OkStatus();
+  }
   virtual void Report() {}
   virtual bool WantsPtpGroups() const { return false; }
 };
@@ -79,6 +82,8 @@ class ProtocolPipelineFactory final : public PipelineFactory {
   void ControlStep(const ControlTick& tick) override;
   absl::Status AddMetrics(prometheus::Registry& registry) override;
   void UpdateMetrics() override;
+  // The NTP policy first, then the plugins in order; the first error wins.
+  absl::Status Reload(const ReloadArgs& reload) override;
   void Report() override;
   bool WantsPtpGroups() const override;
 

@@ -24,9 +24,23 @@ Worker::Worker(std::vector<WorkerQueue> queues, Pipeline pipeline,
   }
 }
 
+absl::Status Worker::AttachEpochs(ReaderEpochs* epochs, size_t reader) {
+  if (reader >= ReaderEpochs::kMaxReaders) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("worker ", reader, ": at most ", ReaderEpochs::kMaxReaders,
+                     " workers"));
+  }
+  epochs_ = epochs;
+  reader_ = reader;
+  return absl::OkStatus();
+}
+
 void Worker::Run() {
+  if (epochs_ != nullptr) epochs_->Online(reader_);
   while (!stop_->load(std::memory_order_relaxed)) PollOnce();
   Drain();
+  // Stopped: holds no config any more, so it never delays reclamation.
+  if (epochs_ != nullptr) epochs_->Offline(reader_);
 }
 
 uint32_t Worker::PollOnce() {
@@ -36,6 +50,8 @@ uint32_t Worker::PollOnce() {
     if (source_ != nullptr) PollSource(q);
   }
   stats_->heartbeat_tsc.Set(core::ReadTsc());
+  // Burst boundary: no config pointer from this pass is held any more.
+  if (epochs_ != nullptr) epochs_->Quiescent(reader_);
   return n;
 }
 

@@ -38,6 +38,7 @@
 #include "absl/status/status.h"
 #include "dataplane/clock/timestamper.h"
 #include "dataplane/port/port.h"
+#include "dataplane/trust/config_swap.h"
 #include "dataplane/worker/pipeline.h"
 #include "dataplane/worker/worker_stats.h"
 
@@ -60,6 +61,11 @@ class Worker {
          const std::atomic<bool>* stop);
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
+
+  // Marks slot `reader` of `epochs` (dataplane/trust/config_swap.h): online
+  // while Run() runs, quiescent after every PollOnce pass, so reloaded
+  // configs can be freed. Before Run; `epochs` must outlive the worker.
+  absl::Status AttachEpochs(ReaderEpochs* epochs, size_t reader);
 
   // The loop: polls until *stop is set, then drains. Runs on its lcore.
   void Run();
@@ -88,6 +94,8 @@ class Worker {
       {};  // owned by pipeline_
   WorkerStats* stats_;
   const std::atomic<bool>* stop_;
+  ReaderEpochs* epochs_ = nullptr;  // null: no reloadable configs to mark
+  size_t reader_ = 0;
 
   // Per-burst scratch (reused; no allocation in the loop).
   std::array<rte_mbuf*, kBurstSize> rx_ = {};

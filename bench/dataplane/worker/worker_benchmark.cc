@@ -5,6 +5,11 @@
 // request before putting it back on the RX ring (the same copy for both), so
 // the difference is zeitgeberd's per-frame work.
 //
+// The *Epochs variants run the same loop with the reload grace-period mark
+// (dataplane/trust/config_swap.h: one load and one store per pass) against
+// the unmarked loop in the same run; the empty-poll pair is where a per-pass
+// cost weighs most.
+//
 //   build/bench/worker_benchmark --benchmark_repetitions=5
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -45,9 +50,11 @@ struct Rig {
   WorkerStats stats;
   std::atomic<bool> stop{false};
   std::unique_ptr<Worker> worker;
+  std::unique_ptr<Worker> marked;  // the same, marking reader epochs
+  ReaderEpochs epochs;
   std::vector<uint8_t> request;  // the frame every mbuf is re-armed with
 
-  explicit Rig(const std::string& tag) {
+  Rig(const std::string& tag, bool fill) {
     ring = testing::MakeRingPort(tag, 1);
     PortOptions o;
     o.name = ring.name;
@@ -62,15 +69,19 @@ struct Rig {
     m.stratum = 1;
     clock.Write(m);
     (void)factory.RegisterNames(names);
-    worker = std::make_unique<Worker>(
-        std::vector<WorkerQueue>{{port->queue(0), {&clock, nullptr, {}}, {}}},
-        *factory.Create(testing::ServerSetup(port->id(), kServerMac)), &stats,
-        &stop);
+    for (std::unique_ptr<Worker>* w : {&worker, &marked}) {
+      *w = std::make_unique<Worker>(
+          std::vector<WorkerQueue>{{port->queue(0), {&clock, nullptr, {}}, {}}},
+          *factory.Create(testing::ServerSetup(port->id(), kServerMac)), &stats,
+          &stop);
+    }
+    (void)marked->AttachEpochs(&epochs, 0);
+    epochs.Online(0);
     request = testing::UdpFrame(
         testing::ClientFlow::V4(kServerMac),
         testing::NtpRequest(4, core::NtpTimestamp{0xe8fe6f80u, 1}));
     rte_mempool* mp = *pools.ForSocket(SOCKET_ID_ANY);
-    for (int i = 0; i < kBurstSize; ++i) {
+    for (int i = 0; fill && i < kBurstSize; ++i) {
       rte_ring_enqueue(ring.rx[0], testing::ToMbuf(mp, request));
     }
   }
@@ -90,9 +101,14 @@ struct Rig {
   }
 };
 
-// One rig (one port, one pool) for both benchmarks.
+// One rig (one port, one pool) for the busy benchmarks.
 Rig& SharedRig() {
-  static Rig* rig = new Rig("bench");
+  static Rig* rig = new Rig("bench", /*fill=*/true);
+  return *rig;
+}
+// One with nothing to receive.
+Rig& IdleRig() {
+  static Rig* rig = new Rig("idle", /*fill=*/false);
   return *rig;
 }
 
@@ -111,11 +127,12 @@ void BM_RingForwardBaseline(benchmark::State& state) {
 }
 BENCHMARK(BM_RingForwardBaseline);
 
-void BM_WorkerNtpPipeline(benchmark::State& state) {
+void WorkerNtpPipeline(benchmark::State& state, bool marked) {
   Rig& rig = SharedRig();
+  Worker& w = marked ? *rig.marked : *rig.worker;
   uint64_t frames = 0;
   for (auto _ : state) {
-    frames += rig.worker->PollOnce();
+    frames += w.PollOnce();
     rig.Recirculate();
   }
   state.SetItemsProcessed(static_cast<int64_t>(frames));
@@ -124,7 +141,29 @@ void BM_WorkerNtpPipeline(benchmark::State& state) {
     state.SkipWithError("frames were lost or not answered");
   }
 }
+void BM_WorkerNtpPipeline(benchmark::State& state) {
+  WorkerNtpPipeline(state, false);
+}
 BENCHMARK(BM_WorkerNtpPipeline);
+void BM_WorkerNtpPipelineEpochs(benchmark::State& state) {
+  WorkerNtpPipeline(state, true);
+}
+BENCHMARK(BM_WorkerNtpPipelineEpochs);
+
+void WorkerEmptyPoll(benchmark::State& state, bool marked) {
+  Rig& rig = IdleRig();
+  Worker& w = marked ? *rig.marked : *rig.worker;
+  for (auto _ : state) benchmark::DoNotOptimize(w.PollOnce());
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+void BM_WorkerEmptyPoll(benchmark::State& state) {
+  WorkerEmptyPoll(state, false);
+}
+BENCHMARK(BM_WorkerEmptyPoll);
+void BM_WorkerEmptyPollEpochs(benchmark::State& state) {
+  WorkerEmptyPoll(state, true);
+}
+BENCHMARK(BM_WorkerEmptyPollEpochs);
 
 }  // namespace
 }  // namespace zg::dataplane

@@ -364,6 +364,42 @@ TEST_F(WorkerTest, LaunchedWorkerAnswersAndStopsCleanly) {
   ExpectPoolRestored();
 }
 
+// Reload's grace period (dataplane/trust/config_swap.h): every pass is a
+// burst boundary, so a config replaced while the worker runs is freed after
+// its next pass, and a stopped worker never holds one back.
+TEST_F(WorkerTest, EveryPassIsABurstBoundaryForReloadedConfigs) {
+  SetUpPort("epochs");
+  ReaderEpochs epochs;
+  SwappableConfig<int> config(std::make_unique<const int>(1), &epochs);
+  auto worker = MakeWorker({});
+  EXPECT_FALSE(worker->AttachEpochs(&epochs, ReaderEpochs::kMaxReaders).ok());
+  ASSERT_TRUE(worker->AttachEpochs(&epochs, 0).ok());
+  epochs.Online(0);  // Run() does this itself
+  ASSERT_TRUE(config.Publish(std::make_unique<const int>(2)).ok());
+  EXPECT_EQ(epochs.pending(), 1u);
+  EXPECT_EQ(worker->PollOnce(), 0u);  // an empty pass counts too
+  EXPECT_EQ(epochs.Reclaim(), 1u);
+
+  // Launched: online while it runs, offline once stopped.
+  std::vector<std::unique_ptr<Worker>> workers;
+  workers.push_back(std::move(worker));
+  WorkerGroup group;
+  ASSERT_TRUE(group.Launch(std::move(workers)).ok());
+  ASSERT_TRUE(config.Publish(std::make_unique<const int>(3)).ok());
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (epochs.Reclaim() == 0 && epochs.pending() != 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(epochs.pending(), 0u);
+  stop_.store(true, std::memory_order_relaxed);
+  group.Join();
+  ASSERT_TRUE(config.Publish(std::make_unique<const int>(4)).ok());
+  EXPECT_EQ(epochs.pending(), 0u);  // freed at once: nobody online
+  EXPECT_EQ(*config.Current(), 4);
+}
+
 // The XDP program's RX stamp is a 16-byte header in front of the Ethernet
 // header (magic, CLOCK_MONOTONIC ns): TakeStamps moves it into the dynfield
 // and strips it; frames without it are left alone. A 58-byte PTP-over-
