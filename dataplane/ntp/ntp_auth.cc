@@ -18,6 +18,20 @@ struct NtpAuthFactory::Series {
   std::array<double, core::kNtpKeyTypeCount> last = {};
 };
 
+namespace {
+
+bool SameKeys(const core::NtpKeyTable& a, const core::NtpKeyTable& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const core::NtpKey& x = a.keys()[i];
+    const core::NtpKey& y = b.keys()[i];
+    if (x.id != y.id || x.type != y.type || x.secret != y.secret) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 NtpAuthFactory::NtpAuthFactory() = default;
 NtpAuthFactory::~NtpAuthFactory() = default;
 
@@ -27,6 +41,7 @@ absl::Status NtpAuthFactory::Configure(const DaemonConfig& config) {
     return absl::OkStatus();
   }
   ZG_ASSIGN_OR_RETURN(keys_, LoadNtpKeyFile(config.ntp_keys));
+  keys_path_ = config.ntp_keys;
   if (keys_->empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--ntp_keys: ", config.ntp_keys,
@@ -61,10 +76,46 @@ absl::StatusOr<std::unique_ptr<NtpWorkerAuth>> NtpAuthFactory::Create(
   if (!enabled()) return std::unique_ptr<NtpWorkerAuth>();
   ZG_ASSIGN_OR_RETURN(std::unique_ptr<core::NtpMacer> macer,
                       core::NtpMacer::Create(*keys_));
+  macers_.push_back(std::make_unique<SwappableConfig<core::NtpMacer>>(
+      std::unique_ptr<const core::NtpMacer>(std::move(macer))));
   stats_.push_back(std::make_unique<NtpAuthStats>());
   worker_index_.push_back(setup.worker_index);
-  return std::make_unique<NtpWorkerAuth>(std::move(macer), stats_.back().get(),
-                                         drops_);
+  return std::make_unique<NtpWorkerAuth>(macers_.back().get(),
+                                         stats_.back().get(), drops_);
+}
+
+absl::Status NtpAuthFactory::Reload(const ReloadArgs& reload) {
+  const std::string& path = reload.config->ntp_keys;
+  if (path.empty() != !enabled()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--ntp_keys: turning symmetric keys ", path.empty() ? "off" : "on",
+        " needs a restart (a reload changes the keys, not whether there are "
+        "any)"));
+  }
+  if (path.empty()) return absl::OkStatus();
+  ZG_ASSIGN_OR_RETURN(std::shared_ptr<const core::NtpKeyTable> next,
+                      LoadNtpKeyFile(path));
+  if (next->empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--ntp_keys: ", path, " holds no keys"));
+  }
+  if (path == keys_path_ && SameKeys(*next, *keys_)) return absl::OkStatus();
+  std::vector<std::unique_ptr<const core::NtpMacer>> built;
+  for (size_t w = 0; w < macers_.size(); ++w) {
+    ZG_ASSIGN_OR_RETURN(std::unique_ptr<core::NtpMacer> m,
+                        core::NtpMacer::Create(*next));
+    built.push_back(std::move(m));
+  }
+  reload.plan->Stage(absl::StrCat("ntp keys: ", next->size(), " from ", path),
+                     [this, next, path, built = std::move(built)]() mutable {
+                       for (size_t w = 0; w < built.size(); ++w) {
+                         // Cannot fail: built[w] is not null.
+                         macers_[w]->Publish(std::move(built[w])).IgnoreError();
+                       }
+                       keys_ = std::move(next);
+                       keys_path_ = path;
+                     });
+  return absl::OkStatus();
 }
 
 absl::Status NtpAuthFactory::AddMetrics(prometheus::Registry& registry) {

@@ -30,16 +30,17 @@
 //   auth_keys                                keys loaded
 // and the drops in zeitgeber_frames_dropped_total{reason="ntp_auth_..."}.
 //
-// Reload (not wired yet; dataplane/trust/config_swap.h): the key table is
-// immutable and built by one function from the flag (LoadNtpKeyFile). An
-// NtpMacer's contexts are scratch state its worker mutates per request, so
-// each worker needs its own: a reload loads the new table, builds one
-// NtpMacer per worker from it (control thread, may fail: then nothing
-// changes), and publishes each into that worker's
-// SwappableConfig<core::NtpMacer>; NtpWorkerAuth::Current() becomes its
-// Current(). The handler already keeps the macer Verify used (in the TX
-// note) for the reply's Sign in FinaliseTx, within the same burst, so a swap
-// between the two cannot pair a key index with another table.
+// Reload (SIGHUP, dataplane/trust/reload.h): the key table is immutable and
+// built by one function from the flag (LoadNtpKeyFile). An NtpMacer's
+// contexts are scratch state its worker mutates per request, so each worker
+// has its own, in its own SwappableConfig (config_swap.h): Reload re-reads
+// --ntp_keys (the same path too: rotating keys in place is the common case),
+// builds one NtpMacer per worker (any error rejects the reload and the old
+// keys stay), and stages their publication; workers switch at a burst
+// boundary. The handler keeps the macer Verify used (in the TX note) for the
+// reply's Sign in FinaliseTx, within the same burst, so a swap between the
+// two cannot pair a key index with another table. Turning keys on or off
+// needs a restart (the handlers are built with or without an authenticator).
 //
 //   NtpAuthFactory auth;
 //   ZG_RETURN_IF_ERROR(auth.Configure(config));   // reads --ntp_keys
@@ -59,6 +60,8 @@
 #include "core/ntp/ntp_mac.h"
 #include "core/ntp/ntp_wire.h"
 #include "dataplane/daemon/flags.h"
+#include "dataplane/trust/config_swap.h"
+#include "dataplane/trust/reload.h"
 #include "dataplane/worker/pipeline.h"
 #include "dataplane/worker/worker_stats.h"
 
@@ -88,9 +91,11 @@ struct NtpAuthDropIndex {
 // allocation or syscalls.
 class NtpWorkerAuth {
  public:
-  NtpWorkerAuth(std::unique_ptr<core::NtpMacer> macer, NtpAuthStats* stats,
-                NtpAuthDropIndex drops)
-      : macer_(std::move(macer)), stats_(stats), drops_(drops) {}
+  // `macer` (this worker's; published to by the factory on reload) and
+  // `stats` must outlive this object.
+  NtpWorkerAuth(const SwappableConfig<core::NtpMacer>* macer,
+                NtpAuthStats* stats, NtpAuthDropIndex drops)
+      : macer_(macer), stats_(stats), drops_(drops) {}
 
   struct Verdict {
     bool ok = false;
@@ -133,11 +138,10 @@ class NtpWorkerAuth {
   }
 
  private:
-  // The worker's macer for this burst. With reload: its SwappableConfig's
-  // Current() (dataplane/trust/config_swap.h).
-  const core::NtpMacer* Current() const { return macer_.get(); }
+  // The worker's macer for this burst (valid until its next boundary).
+  const core::NtpMacer* Current() const { return macer_->Current(); }
 
-  std::unique_ptr<core::NtpMacer> macer_;
+  const SwappableConfig<core::NtpMacer>* macer_;
   NtpAuthStats* stats_;
   NtpAuthDropIndex drops_;
 };
@@ -149,12 +153,17 @@ class NtpAuthFactory {
 
   // Loads config.ntp_keys (empty: authentication off). Control thread.
   absl::Status Configure(const DaemonConfig& config);
-  // Uses `keys` (null or empty: off), for tests and a reload.
+  // Uses `keys` (null or empty: off) instead of a file, for tests.
   void SetKeys(std::shared_ptr<const core::NtpKeyTable> keys) {
     keys_ = std::move(keys);
   }
   bool enabled() const { return keys_ != nullptr && !keys_->empty(); }
   const std::shared_ptr<const core::NtpKeyTable>& keys() const { return keys_; }
+
+  // Re-reads reload.config->ntp_keys and stages the new keys for every
+  // worker; an error (unreadable file, bad line, keys turned on or off)
+  // rejects the reload. Control thread.
+  absl::Status Reload(const ReloadArgs& reload);
 
   // Registers ntp_auth_{unknown_key,bad_length,bad_mac} (once).
   absl::Status RegisterNames(CounterNames& names);
@@ -171,8 +180,14 @@ class NtpAuthFactory {
   const NtpAuthStats& stats(size_t worker) const { return *stats_[worker]; }
 
  private:
+  // Control thread: the table in force (the workers' macers are built from
+  // it) and the path it came from.
   std::shared_ptr<const core::NtpKeyTable> keys_;
+  std::string keys_path_;
   NtpAuthDropIndex drops_;
+  // One per worker created (in creation order). Written by: control thread
+  // (Publish on reload). Read by: that worker (Current).
+  std::vector<std::unique_ptr<SwappableConfig<core::NtpMacer>>> macers_;
   std::vector<std::unique_ptr<NtpAuthStats>> stats_;  // by creation order
   std::vector<unsigned> worker_index_;
   struct Series;

@@ -94,6 +94,9 @@ void ProtocolPipelineFactory::UpdateMetrics() {
 }
 
 absl::Status ProtocolPipelineFactory::Reload(const ReloadArgs& reload) {
+  if (options_.ntp_auth != nullptr) {
+    ZG_RETURN_IF_ERROR(options_.ntp_auth->Reload(reload));
+  }
   if (options_.ntp_policy != nullptr) {
     ZG_RETURN_IF_ERROR(options_.ntp_policy->Reload(reload));
   }

@@ -13,7 +13,8 @@
 //    gets an answer it authenticates.
 //  - chronyd with a wrong secret for key 1 (IPv4) and a key id we do not
 //    hold (IPv6) measures nothing, and ntp_auth_bad_mac and
-//    ntp_auth_unknown_key say why.
+//    ntp_auth_unknown_key say why; after the server's keyfile is changed
+//    to that secret and zeitgeberd gets SIGHUP, the same client is served.
 //
 // Needs root (namespaces, XDP); skipped otherwise. About 15-20 s.
 #include <sys/stat.h>
@@ -209,6 +210,21 @@ TEST_F(NtpAuthE2eTest, ChronydAndNtpdigAuthenticateAndAWrongKeyIsRefused) {
        1},
   });
   ASSERT_TRUE(m.ok()) << m.status();
+
+  // Reload (SIGHUP) with key 1's secret changed to the client's "wrong"
+  // one: without a restart, that client is now served.
+  WriteKeys("server.keys",
+            "1 AES128 HEX:000102030405060708090a0b0c0d0e0f\n"
+            "3 SHA1 ASCII:correct-horse\n");
+  ASSERT_TRUE(zg_->Hangup().ok());
+  const absl::Time deadline = testutil::DeadlineIn(absl::Seconds(10));
+  while (absl::Now() < deadline &&
+         !absl::StrContains(zg_->Log(), "ntp keys: 2 from")) {
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_TRUE(absl::StrContains(zg_->Log(), "ntp keys: 2 from")) << zg_->Log();
+  r = Chronyd({"keyfile " + wrong_keys, Server(rig_->server_ip(), 1)}, 8);
+  EXPECT_TRUE(Measured(r)) << r.stdout_text << r.stderr_text;
   EXPECT_TRUE(zg_->Stop().ok()) << zg_->Log();
   EXPECT_TRUE(absl::StrContains(zg_->Log(), "NTP keys: 3 loaded from"))
       << zg_->Log();
