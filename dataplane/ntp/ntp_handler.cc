@@ -53,6 +53,16 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   if (check.drop != core::NtpDrop::kNone) {
     return HandleResult::Drop(ntp_drops_.Of(check.drop));
   }
+  const NtpPolicyVerdict verdict =
+      policy_ == nullptr ? NtpPolicyVerdict::Answer()
+                         : policy_->Check(p.info, check, pkt.rx.tai);
+  if (verdict.action == NtpPolicyVerdict::Action::kDrop) {
+    return HandleResult::Drop(verdict.drop_reason);
+  }
+  // The MAC after the policy's drop and before its KoD, in chrony's order
+  // (NCR_ProcessRxUnknown: access and rate-limit drops first, then
+  // NAU_CheckRequestAuth, then KoD RATE): a flood the policy drops costs no
+  // MAC, and a request with a bad MAC gets no KoD.
   NtpTxNote note;
   if (auth_ != nullptr && check.trailer.mac == core::NtpMacKind::kSymmetric) {
     const NtpWorkerAuth::Verdict v = auth_->Verify(payload, check);
@@ -60,9 +70,6 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
     note.macer = v.macer;
     note.key_index = v.key_index;
   }
-  const NtpPolicyVerdict verdict =
-      policy_ == nullptr ? NtpPolicyVerdict::Answer()
-                         : policy_->Check(p.info, check, pkt.rx.tai);
   uint32_t payload_len = 0;
   switch (verdict.action) {
     case NtpPolicyVerdict::Action::kAnswer:

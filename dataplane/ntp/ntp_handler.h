@@ -18,7 +18,7 @@
 //                                checksums only)
 //
 // With an NtpWorkerAuth (--ntp_keys, dataplane/ntp/ntp_auth.h), a request
-// with a MAC is checked after ValidateNtpRequest (unknown key, bad length,
+// with a MAC is checked after the policy's drops (unknown key, bad length,
 // bad MAC: dropped and counted, as chrony does); a valid one is answered with
 // the same key's MAC appended, computed in FinaliseTx after T3 (a
 // Kiss-o'-Death is MACed in Handle: it has no late field).

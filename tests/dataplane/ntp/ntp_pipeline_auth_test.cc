@@ -40,23 +40,33 @@ std::shared_ptr<const core::NtpKeyTable> Keys(const char* text) {
   return std::make_shared<const core::NtpKeyTable>(std::move(*t));
 }
 
-// Answers every request with a KoD RATE.
+// Drops requests from port 40001 (as "policy_denied"), answers every other
+// one with a KoD RATE.
 class KissAll final : public NtpRequestPolicy {
  public:
-  NtpPolicyVerdict Check(const core::FrameInfo&, const core::NtpRequestCheck&,
-                         core::TaiNs) override {
+  explicit KissAll(uint8_t drop) : drop_(drop) {}
+  NtpPolicyVerdict Check(const core::FrameInfo& req,
+                         const core::NtpRequestCheck&, core::TaiNs) override {
+    if (req.src_port == 40001) return NtpPolicyVerdict::Drop(drop_);
     return NtpPolicyVerdict::Kiss(core::kNtpKissRate, 10);
   }
+
+ private:
+  uint8_t drop_;
 };
 class KissAllFactory final : public NtpPolicyFactory {
  public:
-  absl::Status RegisterNames(CounterNames&) override {
+  absl::Status RegisterNames(CounterNames& names) override {
+    absl::StatusOr<uint8_t> base = names.AddDropReasons("policy", {"denied"});
+    if (!base.ok()) return base.status();
+    drop_ = *base;
     return absl::OkStatus();
   }
   absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> Create(
       const WorkerSetup&) override {
-    return std::make_unique<KissAll>();
+    return std::make_unique<KissAll>(drop_);
   }
+  uint8_t drop_ = 0;
 };
 
 class NtpAuthPipelineTest : public NtpPipelineTest {
@@ -210,6 +220,16 @@ TEST_F(NtpAuthPipelineTest, KissOfDeathToAnAuthenticatedRequestIsMaced) {
       core::ParseNtpTrailer(v->payload(), v->info.payload_len, 4);
   EXPECT_EQ(t.mac_key_id, 4u);
   EXPECT_EQ(client_->Verify(v->payload(), t).verdict, core::NtpMacVerdict::kOk);
+  Free(e);
+  // chrony's order: the policy's drop before the MAC check (no MAC
+  // computed for it), the MAC check before the KoD (a bad MAC gets none).
+  std::vector<uint8_t> bad = Signed(4);
+  bad.back() ^= 1;
+  e = Run({testing::UdpFrame(Flow4(40001), bad),
+           testing::UdpFrame(Flow4(40002), bad)});
+  EXPECT_EQ(e.out.size(), 0u);
+  EXPECT_EQ(e.delta.dropped[policy.drop_], 1u);
+  EXPECT_EQ(e.delta.dropped[auth_.drops().bad_mac], 1u);
   Free(e);
 }
 
