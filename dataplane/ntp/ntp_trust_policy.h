@@ -179,6 +179,10 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
   }
   uint8_t drop_rate_limited() const { return drops_.rate_limited; }
   uint8_t drop_acl_denied() const { return drops_.acl_denied; }
+  // Frees the access list's DPDK tables (at shutdown, after the workers
+  // stopped and before the EAL is cleaned up; zeitgeberd's Daemon owns the
+  // EAL and is gone before main's factories are destroyed).
+  void Release() { acl_.reset(); }
   // The table size each worker gets.
   static uint64_t PerWorkerClients(uint64_t clients_max, size_t workers);
 
@@ -186,7 +190,10 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
   class Plugin;
   NtpTrustConfig config_;
   NtpTrustDrops drops_;
-  ReloadableAccessList acl_{AccessProtocol::kNtp};
+  AccessConfig access_;  // from Configure; the list is built by Create
+  // A pointer so Release() can free its rte_lpm tables before the EAL goes.
+  std::unique_ptr<ReloadableAccessList> acl_ =
+      std::make_unique<ReloadableAccessList>(AccessProtocol::kNtp);
   std::unique_ptr<SwappableConfig<NtpRateParams>> rate_;
   uint64_t rate_generation_ = 0;
   std::vector<std::unique_ptr<NtpTrustWorkerStats>> stats_;
