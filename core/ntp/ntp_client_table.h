@@ -169,7 +169,7 @@ class NtpClientTable {
   size_t num_buckets_ = 0;
   size_t alloc_bytes_ = 0;
   uint64_t seed_ = 0;
-  uint64_t rng_ = 0;     // xorshift64 state of the leak
+  uint64_t rng_ = 0;  // xorshift64 state of the leak
   NtpRateLimitConfig limit_;
   NtpTokenBucket bucket_;
   bool kod_ = false;
