@@ -4,7 +4,7 @@
 // without and with the burst's Prefetch first, in the same run; the key
 // generation alone is the baseline.
 //
-//   build-rel/bench/ntp_client_table_benchmark --benchmark_repetitions=3
+//   build-rel/bench/ntp_client_table_benchmark --benchmark_repetitions=5
 #include <cstdint>
 #include <memory>
 
