@@ -3,7 +3,11 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 
@@ -66,6 +70,26 @@ void UpdateRate(int8_t& rate, int interval2) {
   }
 }
 
+// Bytes of the mapping holding `p` that are on transparent huge pages
+// (AnonHugePages in /proc/self/smaps); 0 where that cannot be read.
+size_t HugePageBytes(const void* p) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool in = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t lo = 0, hi = 0;
+    size_t kb = 0;
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2) {
+      in = lo <= a && a < hi;
+    } else if (in &&
+               std::sscanf(line.c_str(), "AnonHugePages: %zu", &kb) == 1) {
+      return kb << 10;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<NtpClientTable>> NtpClientTable::Create(
@@ -92,6 +116,7 @@ absl::StatusOr<std::unique_ptr<NtpClientTable>> NtpClientTable::Create(
   (void)madvise(mem, t->alloc_bytes_, MADV_HUGEPAGE);
   std::memset(mem, 0, t->alloc_bytes_);     // also faults every page in now
   t->buckets_ = static_cast<Bucket*>(mem);  // trivial type, zeroed
+  t->huge_bytes_ = std::min(HugePageBytes(mem), t->alloc_bytes_);
   t->SetLimit(options.limit, options.kod);
   t->seed_ = options.seed != 0 ? options.seed : 0x2545F4914F6CDD1Dull;
   t->rng_ = t->seed_ * 0x9E3779B97F4A7C15ull | 1;

@@ -134,6 +134,10 @@ class NtpClientTable {
 
   size_t capacity() const { return num_buckets_ * kWays; }
   size_t memory_bytes() const { return alloc_bytes_; }
+  // Of memory_bytes(), those the kernel put on transparent huge pages when
+  // Create ran (/proc/self/smaps; 0: none, or unreadable). A random client
+  // on 4 KiB pages costs a TLB miss too (doc/performance.md).
+  size_t huge_page_bytes() const { return huge_bytes_; }
   const NtpClientTableStats& stats() const { return stats_; }
   const NtpRateLimitConfig& limit() const { return limit_; }
 
@@ -168,6 +172,7 @@ class NtpClientTable {
   Bucket* buckets_ = nullptr;
   size_t num_buckets_ = 0;
   size_t alloc_bytes_ = 0;
+  size_t huge_bytes_ = 0;
   uint64_t seed_ = 0;
   uint64_t rng_ = 0;  // xorshift64 state of the leak
   NtpRateLimitConfig limit_;

@@ -69,6 +69,7 @@ void BM_ClientTableCheck(benchmark::State& state) {
                  : mode == 1 ? "check"
                              : "prefetch+check");
   state.counters["table_MiB"] = double(p.table->memory_bytes()) / (1 << 20);
+  state.counters["huge_MiB"] = double(p.table->huge_page_bytes()) / (1 << 20);
 }
 BENCHMARK(BM_ClientTableCheck)
     ->Args({4096, 0})
