@@ -134,8 +134,10 @@ void NtpClientTable::SetLimit(const NtpRateLimitConfig& limit, bool kod) {
       std::min(1u << (kFrac + std::max(limit.interval_log2, 0)), 0xffffu);
 }
 
-NtpClientTable::Entry& NtpClientTable::Lookup(const NtpClientKey& key,
-                                              uint32_t now, bool& fresh) {
+// Lookup, Refill and Limit are forced inline into Check: GCC kept them as
+// calls, which cost about 10 ns a request in BM_RandomClients.
+[[gnu::always_inline]] inline NtpClientTable::Entry& NtpClientTable::Lookup(
+    const NtpClientKey& key, uint32_t now, bool& fresh) {
   const uint64_t h = Hash(key);
   Bucket& b = buckets_[BucketOf(h)];
   const uint32_t tag = static_cast<uint32_t>(h >> 32);
@@ -175,7 +177,8 @@ NtpClientTable::Entry& NtpClientTable::Lookup(const NtpClientKey& key,
 
 // chrony update_record: tokens for the time since the previous request,
 // and the request rate (of answered or unanswered requests).
-void NtpClientTable::Refill(Entry& e, uint32_t now) const {
+[[gnu::always_inline]] inline void NtpClientTable::Refill(Entry& e,
+                                                          uint32_t now) const {
   const uint32_t prev = e.last_hit;
   e.last_hit = now;
   const uint32_t interval = now - prev;
@@ -203,7 +206,8 @@ bool NtpClientTable::Leak() {
   return (rng_ >> (64 - limit_.leak_log2)) == 0;
 }
 
-NtpRateVerdict NtpClientTable::Limit(Entry& e, uint32_t now) {
+[[gnu::always_inline]] inline NtpRateVerdict NtpClientTable::Limit(
+    Entry& e, uint32_t now) {
   const int8_t poll = static_cast<int8_t>(limit_.interval_log2);
   e.flags &= static_cast<uint8_t>(~kDropped);
   if (e.tokens >= bucket_.tokens_per_hit) {
