@@ -3,7 +3,11 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 
@@ -66,6 +70,26 @@ void UpdateRate(int8_t& rate, int interval2) {
   }
 }
 
+// Bytes of the mapping holding `p` that are on transparent huge pages
+// (AnonHugePages in /proc/self/smaps); 0 where that cannot be read.
+size_t HugePageBytes(const void* p) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool in = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t lo = 0, hi = 0;
+    size_t kb = 0;
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2) {
+      in = lo <= a && a < hi;
+    } else if (in &&
+               std::sscanf(line.c_str(), "AnonHugePages: %zu", &kb) == 1) {
+      return kb << 10;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<NtpClientTable>> NtpClientTable::Create(
@@ -92,6 +116,7 @@ absl::StatusOr<std::unique_ptr<NtpClientTable>> NtpClientTable::Create(
   (void)madvise(mem, t->alloc_bytes_, MADV_HUGEPAGE);
   std::memset(mem, 0, t->alloc_bytes_);     // also faults every page in now
   t->buckets_ = static_cast<Bucket*>(mem);  // trivial type, zeroed
+  t->huge_bytes_ = std::min(HugePageBytes(mem), t->alloc_bytes_);
   t->SetLimit(options.limit, options.kod);
   t->seed_ = options.seed != 0 ? options.seed : 0x2545F4914F6CDD1Dull;
   t->rng_ = t->seed_ * 0x9E3779B97F4A7C15ull | 1;
@@ -109,18 +134,28 @@ void NtpClientTable::SetLimit(const NtpRateLimitConfig& limit, bool kod) {
       std::min(1u << (kFrac + std::max(limit.interval_log2, 0)), 0xffffu);
 }
 
-NtpClientTable::Entry& NtpClientTable::Lookup(const NtpClientKey& key,
-                                              uint32_t now, bool& fresh) {
+// Lookup, Refill and Limit are forced inline into Check: GCC kept them as
+// calls, which cost about 10 ns a request in BM_RandomClients.
+[[gnu::always_inline]] inline NtpClientTable::Entry& NtpClientTable::Lookup(
+    const NtpClientKey& key, uint32_t now, bool& fresh) {
   const uint64_t h = Hash(key);
   Bucket& b = buckets_[BucketOf(h)];
   const uint32_t tag = static_cast<uint32_t>(h >> 32);
+  // The client's way, found without a branch per way: which way holds a
+  // client is random, so such a branch is mispredicted about once a lookup.
+  unsigned hits = 0;
+  for (size_t i = 0; i < kWays; ++i) {
+    const Entry& e = b.way[i];
+    hits |= static_cast<unsigned>((e.tag == tag) & ((e.flags & kUsed) != 0))
+            << i;
+  }
+  if (hits != 0) {
+    fresh = false;
+    return b.way[__builtin_ctz(hits)];
+  }
   Entry* victim = nullptr;
   uint32_t victim_age = 0;
   for (Entry& e : b.way) {
-    if (e.tag == tag && (e.flags & kUsed)) {
-      fresh = false;
-      return e;
-    }
     // Empty ways first, else the one seen longest ago.
     const uint32_t age = (e.flags & kUsed) ? now - e.last_hit : UINT32_MAX;
     if (victim == nullptr || age > victim_age) {
@@ -142,7 +177,8 @@ NtpClientTable::Entry& NtpClientTable::Lookup(const NtpClientKey& key,
 
 // chrony update_record: tokens for the time since the previous request,
 // and the request rate (of answered or unanswered requests).
-void NtpClientTable::Refill(Entry& e, uint32_t now) const {
+[[gnu::always_inline]] inline void NtpClientTable::Refill(Entry& e,
+                                                          uint32_t now) const {
   const uint32_t prev = e.last_hit;
   e.last_hit = now;
   const uint32_t interval = now - prev;
@@ -170,7 +206,8 @@ bool NtpClientTable::Leak() {
   return (rng_ >> (64 - limit_.leak_log2)) == 0;
 }
 
-NtpRateVerdict NtpClientTable::Limit(Entry& e, uint32_t now) {
+[[gnu::always_inline]] inline NtpRateVerdict NtpClientTable::Limit(
+    Entry& e, uint32_t now) {
   const int8_t poll = static_cast<int8_t>(limit_.interval_log2);
   e.flags &= static_cast<uint8_t>(~kDropped);
   if (e.tokens >= bucket_.tokens_per_hit) {

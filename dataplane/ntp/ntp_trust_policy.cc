@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
+#include "dataplane/daemon/log.h"
 #include "dataplane/daemon/ntp_trust_flags.h"
 #include "dataplane/worker/worker.h"
 
@@ -331,6 +332,10 @@ absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> NtpTrustPolicyFactory::Create(
                                        t.status().message()));
     }
     table = std::move(*t);
+    LogInfo(absl::StrCat("worker ", setup.worker_index, ": NTP client table ",
+                         table->memory_bytes() >> 20, " MiB, ",
+                         table->huge_page_bytes() >> 20,
+                         " MiB of it on huge pages"));
   }
   return std::unique_ptr<NtpRequestPolicy>(std::make_unique<NtpTrustPolicy>(
       acl_->configured() ? acl_.get() : nullptr, rate_.get(), std::move(table),

@@ -4,7 +4,7 @@
 // without and with the burst's Prefetch first, in the same run; the key
 // generation alone is the baseline.
 //
-//   build-rel/bench/ntp_client_table_benchmark --benchmark_repetitions=3
+//   build-rel/bench/ntp_client_table_benchmark --benchmark_repetitions=5
 #include <cstdint>
 #include <memory>
 
@@ -69,6 +69,7 @@ void BM_ClientTableCheck(benchmark::State& state) {
                  : mode == 1 ? "check"
                              : "prefetch+check");
   state.counters["table_MiB"] = double(p.table->memory_bytes()) / (1 << 20);
+  state.counters["huge_MiB"] = double(p.table->huge_page_bytes()) / (1 << 20);
 }
 BENCHMARK(BM_ClientTableCheck)
     ->Args({4096, 0})
