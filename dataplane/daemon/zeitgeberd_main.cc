@@ -6,13 +6,17 @@
 // See doc/deployment.md for deployment modes, flags and exit codes, and
 // doc/ptp.md for the PTP grandmaster (--ptp and the --ptp_* flags).
 #include "dataplane/daemon/daemon.h"
+#include "dataplane/ntp/ntp_access_policy.h"
 #include "dataplane/ptp/ptp_plugin.h"
 #include "dataplane/worker/protocol_pipeline.h"
 
 int main(int argc, char** argv) {
   // ARP/ICMP/ND and NTP; PTP (with --ptp) as a plugin.
   zg::dataplane::PtpPlugin ptp;
+  // The NTP access list (--ntp_allow/--ntp_deny, reloadable on SIGHUP).
+  zg::dataplane::NtpAccessPolicyFactory ntp_access;
   zg::dataplane::ProtocolPipelineFactory::Options options;
+  options.ntp_policy = &ntp_access;
   options.plugins.push_back(&ptp);
   zg::dataplane::ProtocolPipelineFactory factory(std::move(options));
   return zg::dataplane::RunDaemon(argc, argv, factory);

@@ -64,6 +64,10 @@ class NtpRequestPolicy {
 class NtpPolicyFactory {
  public:
   virtual ~NtpPolicyFactory() = default;
+  // Right after flag parsing (control thread): see PipelineFactory.
+  virtual absl::Status Configure(const DaemonConfig& /*config*/) {
+    return absl::OkStatus();
+  }
   // Registers the policy's drop reasons (control thread, once).
   virtual absl::Status RegisterNames(CounterNames& names) = 0;
   // One policy per worker.
@@ -73,6 +77,8 @@ class NtpPolicyFactory {
   virtual absl::Status Reload(const ReloadArgs& /*reload*/) {
     return absl::OkStatus();
   }
+  // Workers stopped, EAL still up: see PipelineFactory::Shutdown.
+  virtual void Shutdown() {}
 };
 
 }  // namespace zg::dataplane

@@ -293,7 +293,7 @@ struct ControlTick {
 // Configure right after flag parsing (an error exits with kExitConfig),
 // ControlStep every --publish_interval on the control thread, AddMetrics
 // once the exporter runs (then UpdateMetrics with every exporter update),
-// Reload on SIGHUP, Report at shutdown.
+// Reload on SIGHUP, Report then Shutdown at the end.
 class PipelineFactory {
  public:
   virtual ~PipelineFactory() = default;
@@ -315,6 +315,10 @@ class PipelineFactory {
     return absl::OkStatus();
   }
   virtual void Report() {}
+  // Last, on the control thread, once every worker has stopped and before
+  // the EAL is cleaned up (also on a failed start): free what lives in EAL
+  // memory (access lists' rte_lpm tables). Nothing is used after it.
+  virtual void Shutdown() {}
   // Whether the XDP steering program should also send PTP multicast (UDP
   // 319/320 to the PTP groups) and PTP over Ethernet to the data plane.
   virtual bool WantsPtpGroups() const { return false; }

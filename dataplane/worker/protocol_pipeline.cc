@@ -56,6 +56,9 @@ absl::StatusOr<Pipeline> ProtocolPipelineFactory::Create(
 }
 
 absl::Status ProtocolPipelineFactory::Configure(const DaemonConfig& config) {
+  if (options_.ntp_policy != nullptr) {
+    ZG_RETURN_IF_ERROR(options_.ntp_policy->Configure(config));
+  }
   for (ProtocolPlugin* plugin : options_.plugins) {
     ZG_RETURN_IF_ERROR(plugin->Configure(config));
   }
@@ -90,6 +93,11 @@ absl::Status ProtocolPipelineFactory::Reload(const ReloadArgs& reload) {
 
 void ProtocolPipelineFactory::Report() {
   for (ProtocolPlugin* plugin : options_.plugins) plugin->Report();
+}
+
+void ProtocolPipelineFactory::Shutdown() {
+  if (options_.ntp_policy != nullptr) options_.ntp_policy->Shutdown();
+  for (ProtocolPlugin* plugin : options_.plugins) plugin->Shutdown();
 }
 
 bool ProtocolPipelineFactory::WantsPtpGroups() const {

@@ -55,6 +55,7 @@ class ProtocolPlugin {
     return absl::OkStatus();
   }
   virtual void Report() {}
+  virtual void Shutdown() {}
   virtual bool WantsPtpGroups() const { return false; }
 };
 
@@ -81,6 +82,7 @@ class ProtocolPipelineFactory final : public PipelineFactory {
   // The NTP policy first, then the plugins in order; the first error wins.
   absl::Status Reload(const ReloadArgs& reload) override;
   void Report() override;
+  void Shutdown() override;
   bool WantsPtpGroups() const override;
 
   // Valid after RegisterNames (tests look counters up by them).

@@ -168,6 +168,12 @@ reload
 loadgen kod --rate="$RATE" --count=500 --duration=3s
 loadgen_wait 20
 [ "$(count kod kod)" -gt 0 ] || fail "no KoD DENY for the denied prefix"
+deny_kod=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["kod_codes"].get("DENY", 0))' "$WORK/lg_kod.json")
+[ "$deny_kod" -eq "$(count kod kod)" ] || fail "KoD codes other than DENY"
+[ "$(count kod answered)" -eq 0 ] || fail "denied prefix answered with time"
+# The KoD budget: 100 at once, then 100 a second (the run takes 0.25 s).
+[ "$deny_kod" -le 200 ] || fail "KoD DENY not limited: $deny_kod of 500"
+echo "KoD DENY: $deny_kod of 500 requests (the rest dropped)"
 write_flags --ntp_deny=192.0.2.0/24
 reload
 loadgen allowed --rate="$RATE" --count=1000 --duration=3s
@@ -179,4 +185,16 @@ zg_phase "deny, KoD DENY and allow again took effect"
 zg_stop "$APP_PID" 10; rc=$ZG_STOP_RC; APP_PID=
 [ "$rc" -eq 0 ] || fail "exit code $rc after SIGTERM"
 grep -E " I final (counters|dropped)" "$WORK/app.log"
+# zeitgeberd's own counters against zg-loadgen's: it received every request
+# sent, and sent exactly the answers and KoDs the clients got.
+sent_all=0 got_all=0
+for run in steady after_broken denied kod allowed; do
+  sent_all=$((sent_all + $(count $run sent)))
+  got_all=$((got_all + $(count $run answered) + $(count $run kod)))
+done
+grep -q "final counters: rx_packets=$sent_all .*tx_packets=$got_all tx_bytes=[0-9]* tx_dropped=0 " \
+  "$WORK/app.log" || fail "final counters: want rx_packets=$sent_all tx_packets=$got_all"
+denied=$(( $(count denied sent) + $(count kod sent) - $(count kod kod) ))
+grep -q "final dropped: ntp_access_denied=$denied\$" "$WORK/app.log" ||
+  fail "final dropped: want ntp_access_denied=$denied only"
 echo "PASS"
