@@ -359,6 +359,10 @@ absl::Status Daemon::SetUpReload() {
                               .audit = [this](auto values) {
                                 control_->RecordConfigChange(std::move(values));
                               }}));
+  const std::vector<std::string> flags = factory_->ReloadableFlags();
+  LogInfo(flags.empty() ? std::string("reload: SIGHUP reloads no flag")
+                        : absl::StrCat("reload: SIGHUP reloads --",
+                                       absl::StrJoin(flags, ", --")));
   return absl::OkStatus();
 }
 

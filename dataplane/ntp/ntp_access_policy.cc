@@ -64,6 +64,15 @@ NtpAccessPolicyFactory::Create(const WorkerSetup& setup) {
                                            drop_denied_);
 }
 
+std::vector<std::string> NtpAccessPolicyFactory::ReloadableFlags() const {
+  std::vector<std::string> flags = {"ntp_allow", "ntp_deny", "ntp_deny_action"};
+  if (next_ != nullptr) {
+    for (std::string& f : next_->ReloadableFlags())
+      flags.push_back(std::move(f));
+  }
+  return flags;
+}
+
 void NtpAccessPolicyFactory::Shutdown() {
   acl_.Reset();
   if (next_ != nullptr) next_->Shutdown();

@@ -63,6 +63,8 @@ class NtpAccessPolicyFactory final : public NtpPolicyFactory {
   absl::Status RegisterNames(CounterNames& names) override;
   absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> Create(
       const WorkerSetup& setup) override;
+  // --ntp_allow, --ntp_deny, --ntp_deny_action, and the next policy's.
+  std::vector<std::string> ReloadableFlags() const override;
   absl::Status Reload(const ReloadArgs& reload) override;
   void Shutdown() override;
 

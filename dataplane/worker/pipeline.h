@@ -44,6 +44,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -307,6 +308,9 @@ class PipelineFactory {
     return absl::OkStatus();
   }
   virtual void UpdateMetrics() {}
+  // The flags (names without "--") Reload applies; a change to any other
+  // flag on SIGHUP is reported as needing a restart.
+  virtual std::vector<std::string> ReloadableFlags() const { return {}; }
   // SIGHUP, control thread: rebuild and validate the reloadable
   // configuration from the re-read flags and stage its publication in
   // reload.plan (dataplane/trust/reload.h). An error rejects the whole

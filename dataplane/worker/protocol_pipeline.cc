@@ -81,6 +81,17 @@ void ProtocolPipelineFactory::UpdateMetrics() {
   for (ProtocolPlugin* plugin : options_.plugins) plugin->UpdateMetrics();
 }
 
+std::vector<std::string> ProtocolPipelineFactory::ReloadableFlags() const {
+  std::vector<std::string> flags;
+  if (options_.ntp_policy != nullptr)
+    flags = options_.ntp_policy->ReloadableFlags();
+  for (const ProtocolPlugin* plugin : options_.plugins) {
+    for (std::string& f : plugin->ReloadableFlags())
+      flags.push_back(std::move(f));
+  }
+  return flags;
+}
+
 absl::Status ProtocolPipelineFactory::Reload(const ReloadArgs& reload) {
   if (options_.ntp_policy != nullptr) {
     ZG_RETURN_IF_ERROR(options_.ntp_policy->Reload(reload));

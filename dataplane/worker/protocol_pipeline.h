@@ -51,6 +51,7 @@ class ProtocolPlugin {
     return absl::OkStatus();
   }
   virtual void UpdateMetrics() {}
+  virtual std::vector<std::string> ReloadableFlags() const { return {}; }
   virtual absl::Status Reload(const ReloadArgs& /*reload*/) {
     return absl::OkStatus();
   }
@@ -79,6 +80,8 @@ class ProtocolPipelineFactory final : public PipelineFactory {
   void ControlStep(const ControlTick& tick) override;
   absl::Status AddMetrics(prometheus::Registry& registry) override;
   void UpdateMetrics() override;
+  // The NTP policy's and the plugins' together.
+  std::vector<std::string> ReloadableFlags() const override;
   // The NTP policy first, then the plugins in order; the first error wins.
   absl::Status Reload(const ReloadArgs& reload) override;
   void Report() override;

@@ -14,7 +14,10 @@
 #    on as it was;
 #  - a valid reload that changes behaviour takes effect: denying the
 #    clients' prefix silences them (and --ntp_deny_action=kod gets them KoD
-#    DENY), allowing it again brings the answers back;
+#    DENY, limited), allowing it again brings the answers back; a flag that
+#    cannot change at runtime is reported "needs restart" and not applied;
+#  - zeitgeberd's final counters match zg-loadgen's (received = sent,
+#    transmitted = answers + KoDs, the rest counted as access denied);
 #  - SIGTERM still stops the daemon with exit code 0.
 # Needs root (netns, XDP); exits 77 (skip) otherwise. Cleans up on any exit.
 # Bounded by ZG_TEST_TIMEOUT_S (every wait) and --run_for (the daemon).
@@ -75,6 +78,8 @@ started() {
 }
 zg_wait 20 "zeitgeberd running" started || fail "daemon not running"
 PORT=$(sed -n 's/.*metrics on .*(port \([0-9]*\)).*/\1/p' "$WORK/app.log")
+grep -q "reload: SIGHUP reloads --ntp_allow, --ntp_deny, --ntp_deny_action" \
+  "$WORK/app.log" || fail "the reloadable flags are not logged at start"
 zg_phase "zeitgeberd running, metrics on port $PORT"
 
 # loadgen NAME FLAGS...: zg-loadgen in the client namespace, in the
@@ -174,8 +179,11 @@ deny_kod=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["kod_co
 # The KoD budget: 100 at once, then 100 a second (the run takes 0.25 s).
 [ "$deny_kod" -le 200 ] || fail "KoD DENY not limited: $deny_kod of 500"
 echo "KoD DENY: $deny_kod of 500 requests (the rest dropped)"
-write_flags --ntp_deny=192.0.2.0/24
+# Allowed again, with a flag that cannot change at runtime: warned, not applied.
+write_flags --ntp_deny=192.0.2.0/24 --rx_desc=512
 reload
+grep -q "reload: rx_desc: (default) -> 512: needs restart, not applied" "$WORK/app.log" ||
+  fail "no needs-restart warning for --rx_desc"
 loadgen allowed --rate="$RATE" --count=1000 --duration=3s
 loadgen_wait 20
 [ "$(count allowed answered)" -eq 1000 ] ||

@@ -120,6 +120,13 @@ TEST_F(NtpAccessPolicyTest, AReloadChangesTheVerdictAtTheNextLoad) {
   EXPECT_EQ(Check(*p, "192.0.2.1").action, Action::kDrop);
 }
 
+TEST_F(NtpAccessPolicyTest, ReloadsTheNtpAccessFlags) {
+  EXPECT_EQ(factory_.ReloadableFlags(),
+            (std::vector<std::string>{"ntp_allow", "ntp_deny",
+                                      "ntp_deny_action"}));
+  Make(DaemonConfig{});
+}
+
 TEST_F(NtpAccessPolicyTest, AnEmptyListServesEveryoneAndCanBeReloaded) {
   auto p = Make(DaemonConfig{});
   EXPECT_EQ(Check(*p, "10.96.0.7").action, Action::kAnswer);
