@@ -6,17 +6,19 @@
 // See doc/deployment.md for deployment modes, flags and exit codes, and
 // doc/ptp.md for the PTP grandmaster (--ptp and the --ptp_* flags).
 #include "dataplane/daemon/daemon.h"
-#include "dataplane/ntp/ntp_access_policy.h"
+#include "dataplane/ntp/ntp_trust_policy.h"
 #include "dataplane/ptp/ptp_plugin.h"
 #include "dataplane/worker/protocol_pipeline.h"
 
 int main(int argc, char** argv) {
-  // ARP/ICMP/ND and NTP; PTP (with --ptp) as a plugin.
+  // ARP/ICMP/ND and NTP; PTP (with --ptp) as a plugin. NTP requests pass
+  // the trust policy (--ntp_ratelimit*), whose flags and metrics come as a
+  // plugin of its own.
   zg::dataplane::PtpPlugin ptp;
-  // The NTP access list (--ntp_allow/--ntp_deny, reloadable on SIGHUP).
-  zg::dataplane::NtpAccessPolicyFactory ntp_access;
+  zg::dataplane::NtpTrustPolicyFactory ntp_trust;
   zg::dataplane::ProtocolPipelineFactory::Options options;
-  options.ntp_policy = &ntp_access;
+  options.ntp_policy = &ntp_trust;
+  options.plugins.push_back(ntp_trust.plugin());
   options.plugins.push_back(&ptp);
   zg::dataplane::ProtocolPipelineFactory factory(std::move(options));
   return zg::dataplane::RunDaemon(argc, argv, factory);

@@ -23,6 +23,15 @@ const core::ClockModel& ModelFor(const RxStamp& rx, const BurstContext& b) {
              : *b.tsc_model;
 }
 
+// The policy's minimum poll (rate limiting: its interval) in the reply, as
+// chrony answers MAX(ratelimit interval, request poll). Before the checksum.
+void RaisePoll(uint8_t* payload, int8_t min_poll_log2) {
+  int8_t& poll = reinterpret_cast<int8_t&>(payload[2]);
+  if (min_poll_log2 != NtpPolicyVerdict::kNoMinPoll && poll < min_poll_log2) {
+    poll = min_poll_log2;
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<NtpDropIndex> RegisterNtpNames(CounterNames& names) {
@@ -52,6 +61,7 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
     case NtpPolicyVerdict::Action::kAnswer:
       payload_len = core::WriteNtpReply(payload, check, pkt.rx.tai,
                                         ModelFor(pkt.rx, burst));
+      RaisePoll(payload, verdict.answer_min_poll_log2);
       break;
     case NtpPolicyVerdict::Action::kKiss:
       payload_len = core::WriteNtpKissOfDeath(payload, check, verdict.kiss_code,

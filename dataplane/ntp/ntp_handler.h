@@ -56,6 +56,12 @@ class NtpHandler final : public FrameHandler {
 
   HandleResult Handle(Packet& pkt, const BurstContext& burst) override;
   void FinaliseTx(Packet& pkt, const TxStamp& tx) override;
+  bool HasPrefetch() const override {
+    return policy_ != nullptr && policy_->WantsPrefetch();
+  }
+  void Prefetch(Packet& pkt) override {
+    policy_->Prefetch(pkt.ParseAs<ParsedFrame>().info);
+  }
 
  private:
   FrameDropIndex frame_drops_;

@@ -42,13 +42,20 @@ struct NtpPolicyVerdict {
   uint8_t drop_reason = 0;  // kDrop: a CounterNames index the policy owns
   uint32_t kiss_code = 0;   // kKiss: core::kNtpKissRate, kNtpKissDeny, ...
   int8_t kiss_min_poll_log2 = 0;  // kKiss: the poll the client must back off to
+  // kAnswer: the reply's poll is raised to at least this (rate limiting:
+  // the interval it allows); kNoMinPoll leaves the request's.
+  int8_t answer_min_poll_log2 = kNoMinPoll;
+  static constexpr int8_t kNoMinPoll = INT8_MIN;
 
   static constexpr NtpPolicyVerdict Answer() { return {}; }
+  static constexpr NtpPolicyVerdict AnswerWithPoll(int8_t min_poll_log2) {
+    return {Action::kAnswer, 0, 0, 0, min_poll_log2};
+  }
   static constexpr NtpPolicyVerdict Drop(uint8_t reason) {
-    return {Action::kDrop, reason, 0, 0};
+    return {Action::kDrop, reason, 0, 0, kNoMinPoll};
   }
   static constexpr NtpPolicyVerdict Kiss(uint32_t code, int8_t min_poll_log2) {
-    return {Action::kKiss, 0, code, min_poll_log2};
+    return {Action::kKiss, 0, code, min_poll_log2, kNoMinPoll};
   }
 };
 
@@ -61,15 +68,17 @@ class NtpRequestPolicy {
   virtual NtpPolicyVerdict Check(const core::FrameInfo& request,
                                  const core::NtpRequestCheck& check,
                                  core::TaiNs rx_time) = 0;
+  // Whether Prefetch does anything (asked once, when the worker starts).
+  virtual bool WantsPrefetch() const { return false; }
+  // Called for every NTP frame of a burst before the first Check of that
+  // burst: starts loading what Check(request) will read (its client's
+  // table bucket), so the burst's cache misses overlap.
+  virtual void Prefetch(const core::FrameInfo& /*request*/) {}
 };
 
 class NtpPolicyFactory {
  public:
   virtual ~NtpPolicyFactory() = default;
-  // Right after flag parsing (control thread): see PipelineFactory.
-  virtual absl::Status Configure(const DaemonConfig& /*config*/) {
-    return absl::OkStatus();
-  }
   // Registers the policy's drop reasons (control thread, once).
   virtual absl::Status RegisterNames(CounterNames& names) = 0;
   // One policy per worker.

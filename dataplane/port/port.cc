@@ -78,6 +78,13 @@ absl::StatusOr<uint16_t> ResolvePort(const std::string& name_or_id) {
       ListPorts()));
 }
 
+uint64_t RssHashFunctions(uint64_t offered) {
+  // IPv4/IPv6 source and destination addresses only (RTE_ETH_RSS_IP has no
+  // L4 types): a client keeps its worker, and the rate limiter's per-worker
+  // table its record, whatever source port it uses.
+  return RTE_ETH_RSS_IP & offered;
+}
+
 std::string DescribeRssHf(uint64_t rss_hf) {
   static constexpr std::pair<uint64_t, const char*> kNames[] = {
       {RTE_ETH_RSS_IPV4, "ipv4"},
@@ -133,14 +140,13 @@ absl::Status Port::Configure(const PortOptions& options, MbufPools* pools) {
 
   rte_eth_conf conf{};
   if (nq > 1) {
-    caps_.rss_hf =
-        (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) & info.flow_type_rss_offloads;
+    caps_.rss_hf = RssHashFunctions(info.flow_type_rss_offloads);
     if (caps_.rss_hf != 0) {
       conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
       conf.rx_adv_conf.rss_conf.rss_hf = caps_.rss_hf;
     } else {
       LogWarning(absl::StrCat(
-          label, " offers no IP/UDP RSS: with ", nq,
+          label, " offers no IP RSS: with ", nq,
           " queues, clients are not spread by the NIC (only queue 0 may "
           "receive, unless the device splits traffic itself)"));
     }

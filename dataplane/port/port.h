@@ -1,6 +1,7 @@
 // One DPDK port (the device), set up for zeitgeberd: one RX/TX queue pair
-// per worker, RSS on IP addresses + UDP ports so a client always lands on the
-// same worker, mbuf pools on the workers' NUMA sockets, and the timestamp and
+// per worker, RSS on the source and destination IP addresses only (not the
+// UDP ports) so a client always lands on the same worker (the NTP rate
+// limiter's per-worker client table depends on it), mbuf pools on the workers' NUMA sockets, and the timestamp and
 // checksum offloads the device has, detected at start and reported.
 //
 // As in Seastar's DPDK backend, the device (this class, owned by the control
@@ -56,7 +57,7 @@ struct PortCapabilities {
   uint16_t max_rx_queues = 0;
   uint16_t max_tx_queues = 0;
   uint64_t rss_hf_offered = 0;  // flow_type_rss_offloads
-  uint64_t rss_hf = 0;          // enabled: (IP | UDP) & offered, if > 1 queue
+  uint64_t rss_hf = 0;  // enabled: RssHashFunctions(offered), if > 1 queue
   bool rx_timestamp_offload = false;  // RTE_ETH_RX_OFFLOAD_TIMESTAMP enabled
   bool read_clock = false;            // rte_eth_read_clock works
   bool timesync = false;              // rte_eth_timesync_enable succeeded
@@ -149,6 +150,10 @@ class Port {
 // Resolves "0", "net_ring0" or "0000:3b:00.0" to a port id, with an error
 // that lists the ports there are.
 absl::StatusOr<uint16_t> ResolvePort(const std::string& name_or_id);
+
+// The RSS hash functions enabled from those the device offers: IPv4/IPv6
+// addresses, never L4 ports (RTE_ETH_RSS_IP & offered).
+uint64_t RssHashFunctions(uint64_t offered);
 
 // "IPV4 IPV6 NONFRAG_IPV4_UDP ..." for an RSS hash-function mask.
 std::string DescribeRssHf(uint64_t rss_hf);

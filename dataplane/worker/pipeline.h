@@ -4,10 +4,11 @@
 // core/ntp/ntp_reply.h, PTP): each is wrapped in a small FrameClassifier or
 // FrameHandler and registered by frame-kind index.
 //
-// Per frame, the worker (dataplane/worker/worker.cc) does:
-//   pkt.rx = timestamper.Stamp(mbuf)            // TAI receive time
-//   Verdict v = classifier->Classify(pkt)       // kind index, or a drop
-//   HandleResult r = handlers[v.kind]->Handle(pkt, burst)
+// Per burst, the worker (dataplane/worker/worker.cc) does:
+//   per frame: pkt.rx = timestamper.Stamp(mbuf)  // TAI receive time
+//              Verdict v = classifier->Classify(pkt)  // kind, or a drop
+//   per frame whose handler HasPrefetch(): handlers[v.kind]->Prefetch(pkt)
+//   per frame: HandleResult r = handlers[v.kind]->Handle(pkt, burst)
 //     kTransmit          -> queued for tx_burst as rewritten
 //     kTransmitFinalise  -> queued; FinaliseTx(pkt, tx) runs just before
 //                           tx_burst (NTP writes T3 and the UDP checksum)
@@ -180,6 +181,12 @@ class FrameHandler {
   // Runs just before tx_burst for frames Handle() returned
   // kTransmitFinalise for, with one fresh stamp for the whole TX batch.
   virtual void FinaliseTx(Packet& /*pkt*/, const TxStamp& /*tx*/) {}
+  // Optional burst-level step: whether Prefetch does anything (asked once,
+  // when the worker starts), and Prefetch itself, which the worker calls for
+  // every frame of this kind in a burst after classifying the whole burst
+  // and before the first Handle, so per-client lookups' cache misses overlap.
+  virtual bool HasPrefetch() const { return false; }
+  virtual void Prefetch(Packet& /*pkt*/) {}
 };
 
 // What the worker hands a FrameSource each time it polls it.

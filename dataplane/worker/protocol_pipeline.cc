@@ -56,9 +56,6 @@ absl::StatusOr<Pipeline> ProtocolPipelineFactory::Create(
 }
 
 absl::Status ProtocolPipelineFactory::Configure(const DaemonConfig& config) {
-  if (options_.ntp_policy != nullptr) {
-    ZG_RETURN_IF_ERROR(options_.ntp_policy->Configure(config));
-  }
   for (ProtocolPlugin* plugin : options_.plugins) {
     ZG_RETURN_IF_ERROR(plugin->Configure(config));
   }

@@ -5,8 +5,11 @@
 //
 //   rte_eth_rx_burst
 //   -> Timestamper::BeginBurst (TSC read, ClockReader::Refresh)
-//   -> per frame: stamp, classify, dispatch to the kind's handler, which
-//      rewrites the mbuf in place
+//   -> per frame: stamp, classify
+//   -> per frame whose handler has one: Prefetch (the whole burst's
+//      per-client lookups start before the first is used)
+//   -> per frame: dispatch to the kind's handler, which rewrites the mbuf
+//      in place
 //   -> late TX hook: one fresh TSC stamp, FinaliseTx for frames that asked
 //   -> rte_eth_tx_burst; frames it did not take are freed and counted
 //   -> the pipeline's FrameSource, if any and due: frames it originates
@@ -82,7 +85,9 @@ class Worker {
   };
   uint32_t PollQueue(QueueState& q);
   void PollSource(QueueState& q);
-  void Dispatch(Packet& pkt, const BurstContext& burst);
+  // Classifies pkt: its kind (with a handler), or false when it was dropped.
+  bool Classify(Packet& pkt, uint8_t& kind);
+  void Dispatch(Packet& pkt, uint8_t kind, const BurstContext& burst);
   void Flush(QueueState& q);
   void Drop(rte_mbuf* m, uint8_t reason);
 
@@ -91,7 +96,9 @@ class Worker {
   FrameClassifier* classifier_;  // owned by pipeline_
   FrameSource* source_;          // owned by pipeline_; may be null
   std::array<FrameHandler*, kMaxFrameKinds> handlers_ =
-      {};  // owned by pipeline_
+      {};                                           // owned by pipeline_
+  std::array<bool, kMaxFrameKinds> prefetch_ = {};  // handler HasPrefetch()
+  bool any_prefetch_ = false;
   WorkerStats* stats_;
   const std::atomic<bool>* stop_;
   ReaderEpochs* epochs_ = nullptr;  // null: no reloadable configs to mark
@@ -100,6 +107,8 @@ class Worker {
   // Per-burst scratch (reused; no allocation in the loop).
   std::array<rte_mbuf*, kBurstSize> rx_ = {};
   std::array<Packet, kBurstSize> packets_ = {};
+  std::array<Packet*, kBurstSize> classified_ = {};  // frames to handle
+  std::array<uint8_t, kBurstSize> kinds_ = {};       // their frame kinds
   uint16_t n_tx_ = 0;
   std::array<Packet*, kBurstSize> tx_ = {};
   std::array<FrameHandler*, kBurstSize> finalise_ = {};  // null: no hook

@@ -10,6 +10,13 @@
 // the unmarked loop in the same run; the empty-poll pair is where a per-pass
 // cost weighs most.
 //
+// BM_RandomClients: NTP requests from a population of 10M random client
+// addresses (IPv4 source rewritten per frame, in every variant), served
+// without a policy (baseline), and with per-client rate limiting
+// (--ntp_ratelimit=on, --ntp_clients_max=10000000) with and without the
+// burst prefetch step. The table is filled with the population before the
+// timing starts; its memory is reported as counters.
+//
 //   build/bench/worker_benchmark --benchmark_repetitions=5
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -24,8 +31,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "core/net/checksum.h"
 #include "core/time/time_types.h"
 #include "core/time/tsc.h"
+#include "dataplane/ntp/ntp_trust_policy.h"
 #include "dataplane/port/eal.h"
 #include "dataplane/port/mempools.h"
 #include "dataplane/port/port.h"
@@ -40,8 +49,14 @@ namespace {
 // Ring ports have no MAC of their own.
 const rte_ether_addr kServerMac = {{0x02, 0, 0, 0, 0, 0x01}};
 
+// One pool for every rig (pools are named per NUMA socket).
+MbufPools& SharedPools() {
+  static MbufPools* pools = new MbufPools(16383);
+  return *pools;
+}
+
 struct Rig {
-  MbufPools pools{8191};
+  MbufPools& pools = SharedPools();
   testing::RingPort ring;
   std::unique_ptr<Port> port;
   core::PublishedClock clock;
@@ -53,8 +68,13 @@ struct Rig {
   std::unique_ptr<Worker> marked;  // the same, marking reader epochs
   ReaderEpochs epochs;
   std::vector<uint8_t> request;  // the frame every mbuf is re-armed with
+  uint32_t clients = 0;          // > 0: random IPv4 sources from this many
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
 
-  Rig(const std::string& tag, bool fill) {
+  Rig(const std::string& tag, bool fill, NtpPolicyFactory* policy = nullptr,
+      uint32_t random_clients = 0)
+      : factory(ProtocolPipelineFactory::Options{policy, {}}),
+        clients(random_clients) {
     ring = testing::MakeRingPort(tag, 1);
     PortOptions o;
     o.name = ring.name;
@@ -70,20 +90,47 @@ struct Rig {
     clock.Write(m);
     (void)factory.RegisterNames(names);
     for (std::unique_ptr<Worker>* w : {&worker, &marked}) {
+      if (policy != nullptr && w == &marked) continue;  // one table only
       *w = std::make_unique<Worker>(
           std::vector<WorkerQueue>{{port->queue(0), {&clock, nullptr, {}}, {}}},
           *factory.Create(testing::ServerSetup(port->id(), kServerMac)), &stats,
           &stop);
     }
-    (void)marked->AttachEpochs(&epochs, 0);
-    epochs.Online(0);
+    if (marked != nullptr) {
+      (void)marked->AttachEpochs(&epochs, 0);
+      epochs.Online(0);
+    }
     request = testing::UdpFrame(
         testing::ClientFlow::V4(kServerMac),
         testing::NtpRequest(4, core::NtpTimestamp{0xe8fe6f80u, 1}));
     rte_mempool* mp = *pools.ForSocket(SOCKET_ID_ANY);
-    for (int i = 0; fill && i < kBurstSize; ++i) {
-      rte_ring_enqueue(ring.rx[0], testing::ToMbuf(mp, request));
+    if (clients > 0) {
+      // UDP checksum 0 (allowed over IPv4): only the IPv4 header's changes.
+      request[kUdpChecksumOffset] = request[kUdpChecksumOffset + 1] = 0;
     }
+    for (int i = 0; fill && i < kBurstSize; ++i) {
+      rte_mbuf* m = testing::ToMbuf(mp, request);
+      if (clients > 0) NewClient(rte_pktmbuf_mtod(m, uint8_t*));
+      rte_ring_enqueue(ring.rx[0], m);
+    }
+  }
+  static constexpr size_t kIpOffset = 14;  // untagged IPv4
+  static constexpr size_t kUdpChecksumOffset = kIpOffset + 20 + 6;
+  // A random source address of the population, with its header checksum.
+  void NewClient(uint8_t* frame) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    const uint32_t id = static_cast<uint32_t>(((rng >> 32) * clients) >> 32);
+    const uint32_t src = 0x0a000000u + id;  // 10.0.0.0/8
+    uint8_t* ip = frame + kIpOffset;
+    ip[12] = uint8_t(src >> 24);
+    ip[13] = uint8_t(src >> 16);
+    ip[14] = uint8_t(src >> 8);
+    ip[15] = uint8_t(src);
+    const uint16_t c = core::Ipv4HeaderChecksum(ip, 20);
+    ip[10] = uint8_t(c >> 8);
+    ip[11] = uint8_t(c);
   }
   // Moves what the port transmitted back to its RX ring as fresh requests.
   void Recirculate() {
@@ -94,10 +141,18 @@ struct Rig {
       auto* m = static_cast<rte_mbuf*>(objs[i]);
       std::memcpy(rte_pktmbuf_mtod(m, uint8_t*), request.data(),
                   request.size());
+      if (clients > 0) NewClient(rte_pktmbuf_mtod(m, uint8_t*));
       m->data_len = static_cast<uint16_t>(request.size());
       m->pkt_len = static_cast<uint32_t>(request.size());
     }
     rte_ring_enqueue_burst(ring.rx[0], objs, n, nullptr);
+    // Requests the worker dropped (a rate-limited client) are replaced, so
+    // a burst stays full.
+    for (unsigned i = n; i < kBurstSize && clients > 0; ++i) {
+      rte_mbuf* m = testing::ToMbuf(*pools.ForSocket(SOCKET_ID_ANY), request);
+      NewClient(rte_pktmbuf_mtod(m, uint8_t*));
+      rte_ring_enqueue(ring.rx[0], m);
+    }
   }
 };
 
@@ -165,13 +220,74 @@ void BM_WorkerEmptyPollEpochs(benchmark::State& state) {
 }
 BENCHMARK(BM_WorkerEmptyPollEpochs);
 
+// ---- 10M random clients: no policy, rate limit without / with prefetch --
+
+constexpr uint32_t kClients = 10'000'000;
+
+enum Variant {
+  kNoPolicy = 0,
+  kRateLimitNoPrefetch = 1,
+  kRateLimitPrefetch = 2
+};
+
+Rig& ClientsRig(Variant v) {
+  static Rig* rigs[3] = {};
+  static NtpTrustPolicyFactory trust[3];
+  if (rigs[v] == nullptr) {
+    NtpPolicyFactory* policy = nullptr;
+    if (v != kNoPolicy) {
+      NtpTrustConfig c = *BuildNtpTrustConfig("on", false, kClients);
+      c.prefetch = v == kRateLimitPrefetch;
+      trust[v].SetConfig(c);
+      policy = &trust[v];
+    }
+    rigs[v] = new Rig(absl::StrCat("clients", int(v)), /*fill=*/true, policy,
+                      kClients);
+    // Every client seen once before timing: a full table.
+    for (uint32_t seen = 0; seen < 2 * kClients;) {
+      seen += rigs[v]->worker->PollOnce();
+      rigs[v]->Recirculate();
+    }
+  }
+  return *rigs[v];
+}
+
+void BM_RandomClients(benchmark::State& state) {
+  const auto v = static_cast<Variant>(state.range(0));
+  Rig& rig = ClientsRig(v);
+  const uint64_t rx0 = rig.stats.rx_packets.Load();
+  const uint64_t tx0 = rig.stats.tx_packets.Load();
+  uint64_t frames = 0;
+  for (auto _ : state) {
+    frames += rig.worker->PollOnce();
+    rig.Recirculate();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(frames));
+  state.SetLabel(v == kNoPolicy              ? "no policy"
+                 : v == kRateLimitNoPrefetch ? "ratelimit, no prefetch"
+                                             : "ratelimit, prefetch");
+  if (v != kNoPolicy) {
+    const double per_client = double(core::NtpClientTable::kBytesPerClient);
+    state.counters["bytes_per_client"] = per_client;
+    state.counters["table_MiB"] = per_client * kClients / (1 << 20);
+  }
+  // Nearly every request is within its client's bucket (one per ~10M).
+  const uint64_t rx = rig.stats.rx_packets.Load() - rx0;
+  const uint64_t tx = rig.stats.tx_packets.Load() - tx0;
+  if (tx + rx / 100 < rx) state.SkipWithError("requests were not answered");
+}
+BENCHMARK(BM_RandomClients)
+    ->Arg(kNoPolicy)
+    ->Arg(kRateLimitNoPrefetch)
+    ->Arg(kRateLimitPrefetch);
+
 }  // namespace
 }  // namespace zg::dataplane
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   auto eal = zg::dataplane::Eal::Init(
-      {"worker_benchmark", "--no-huge", "--no-shconf", "-m", "256", "--no-pci",
+      {"worker_benchmark", "--no-huge", "--no-shconf", "-m", "512", "--no-pci",
        "--no-telemetry", "--log-level=lib.eal:error",
        absl::StrCat("--file-prefix=zgbench", getpid()), "-l", "0"});
   if (!eal.ok()) {

@@ -65,6 +65,16 @@ TEST(PortTest, TwoQueuePairsAndDetectedCapabilities) {
   EXPECT_FALSE((*port)->PollLink()) << "no change since Start";
 }
 
+TEST(PortTest, RssHashesAddressesNotPorts) {
+  const uint64_t offered = RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP;
+  const uint64_t hf = RssHashFunctions(offered);
+  EXPECT_EQ(hf & (RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP), 0u)
+      << "a client changing its source port must keep its worker";
+  EXPECT_NE(hf & RTE_ETH_RSS_IPV4, 0u);
+  EXPECT_NE(hf & RTE_ETH_RSS_IPV6, 0u);
+  EXPECT_EQ(RssHashFunctions(RTE_ETH_RSS_NONFRAG_IPV4_UDP), 0u);
+}
+
 TEST(PortTest, RssMaskNames) {
   EXPECT_EQ(DescribeRssHf(0), "none");
   EXPECT_EQ(DescribeRssHf(RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_IPV6),
