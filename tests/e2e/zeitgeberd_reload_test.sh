@@ -14,7 +14,8 @@
 #    on as it was;
 #  - a valid reload that changes behaviour takes effect: denying the
 #    clients' prefix silences them (and --ntp_deny_action=kod gets them KoD
-#    DENY, limited), allowing it again brings the answers back; a flag that
+#    DENY), a stricter --ntp_ratelimit limits them (KoD RATE), allowing
+#    them again brings the answers back; a flag that
 #    cannot change at runtime is reported "needs restart" and not applied;
 #  - zeitgeberd's final counters match zg-loadgen's (received = sent,
 #    transmitted = answers + KoDs, the rest counted as access denied);
@@ -59,9 +60,14 @@ ip netns exec "$GEN_NS" ethtool -K "$ZG_PAIR_IF_B" gro on >/dev/null 2>&1 || tru
 EAL=(--no-huge -m 512 --no-shconf --no-pci --no-telemetry
      --log-level=lib.eal:warning)
 
-# write_flags LINE...: the flagfile zeitgeberd re-reads on SIGHUP.
+# write_flags LINE...: the flagfile zeitgeberd re-reads on SIGHUP, with the
+# rate limit $RL (lenient: 1024 replies/s per client, far above the 40/s
+# each client sends here).
+LENIENT="--ntp_ratelimit=interval=-10,burst=255,leak=4"
+RL=$LENIENT
 write_flags() {
-  printf '%s\n' "--address=$SRV/24" "$@" >"$FLAGS.tmp" && mv "$FLAGS.tmp" "$FLAGS"
+  printf '%s\n' "--address=$SRV/24" "$RL" "$@" >"$FLAGS.tmp" &&
+    mv "$FLAGS.tmp" "$FLAGS"
 }
 write_flags --ntp_deny=192.0.2.0/24
 ip netns exec "$SRV_NS" "$APP" "${EAL[@]}" --file-prefix "zgrl$$s" -l 0-1 \
@@ -180,6 +186,20 @@ deny_kod=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["kod_co
 # the client's rate bucket limits them: tests/e2e/ntp_rate_limit_test.cc).
 [ "$deny_kod" -eq 500 ] || fail "KoD DENY: $deny_kod of 500"
 echo "KoD DENY: $deny_kod of 500 requests"
+# A stricter rate limit (one reply per 16 s per client after a burst of 1,
+# KoD RATE for the excess) takes effect at once, and back.
+RL="--ntp_ratelimit=interval=4,burst=1,leak=4"
+write_flags --ntp_deny=192.0.2.0/24 --ntp_ratelimit_kod=true
+reload
+loadgen limited --rate="$RATE" --count=1000 --duration=3s
+loadgen_wait 20
+rate_kod=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["kod_codes"].get("RATE", 0))' "$WORK/lg_limited.json")
+echo "strict rate limit: answered $(count limited answered), KoD RATE $rate_kod of 1000"
+# (Clients keep the credit the lenient limit gave them, so some more than
+# one reply each get through before the strict bucket runs dry.)
+[ "$(count limited answered)" -le 800 ] || fail "the stricter rate limit did not apply"
+[ "$rate_kod" -gt 0 ] || fail "no KoD RATE under the stricter rate limit"
+RL=$LENIENT
 # Allowed again, with a flag that cannot change at runtime: warned, not applied.
 write_flags --ntp_deny=192.0.2.0/24 --rx_desc=512
 reload
@@ -197,13 +217,14 @@ grep -E " I final (counters|dropped)" "$WORK/app.log"
 # zeitgeberd's own counters against zg-loadgen's: it received every request
 # sent, and sent exactly the answers and KoDs the clients got.
 sent_all=0 got_all=0
-for run in steady after_broken denied kod allowed; do
+for run in steady after_broken denied kod limited allowed; do
   sent_all=$((sent_all + $(count $run sent)))
   got_all=$((got_all + $(count $run answered) + $(count $run kod)))
 done
 grep -q "final counters: rx_packets=$sent_all .*tx_packets=$got_all tx_bytes=[0-9]* tx_dropped=0 " \
   "$WORK/app.log" || fail "final counters: want rx_packets=$sent_all tx_packets=$got_all"
 denied=$(( $(count denied sent) + $(count kod sent) - $(count kod kod) ))
-grep -q "final dropped: ntp_acl_denied=$denied\$" "$WORK/app.log" ||
-  fail "final dropped: want ntp_acl_denied=$denied only"
+limited=$(( $(count limited sent) - $(count limited answered) - $(count limited kod) ))
+grep -q "final dropped: ntp_rate_limited=$limited ntp_acl_denied=$denied\$" "$WORK/app.log" ||
+  fail "final dropped: want ntp_rate_limited=$limited ntp_acl_denied=$denied only"
 echo "PASS"
