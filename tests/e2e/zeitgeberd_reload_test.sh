@@ -126,7 +126,9 @@ metric() {  # metric NAME LABELS: from a fresh scrape (the server's netns)
 
 # 1. Ten valid reloads during a fixed-rate run lose nothing.
 loadgen steady --rate="$RATE" --duration=10s
-sleep 2  # zg-loadgen's EAL and ARP first: reloads land mid-run
+# Reloads land mid-run: once requests arrive (after zg-loadgen's EAL and ARP).
+arriving() { [ "$(metric zeitgeber_rx_packets_total)" != 0 ]; }
+zg_wait 10 "zg-loadgen's requests at zeitgeberd" arriving || fail "no requests arrive"
 for i in $(seq 1 10); do
   if [ $((i % 2)) -eq 1 ]; then
     write_flags --ntp_deny=198.51.100.0/24
@@ -134,7 +136,7 @@ for i in $(seq 1 10); do
     write_flags --ntp_deny=192.0.2.0/24
   fi
   reload
-  sleep 0.5
+  sleep 0.5  # spreads the 10 reloads over the run
 done
 zg_phase "10 reloads sent"
 loadgen_wait 30
