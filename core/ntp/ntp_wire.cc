@@ -206,7 +206,8 @@ NtpDrop ModeDrop(NtpMode mode, uint8_t version) {
 
 }  // namespace
 
-NtpRequestCheck ValidateNtpRequest(const uint8_t* payload, uint32_t len) {
+NtpRequestCheck ValidateNtpRequest(const uint8_t* payload, uint32_t len,
+                                   NtpMacHandling mac_handling) {
   NtpRequestCheck c;
   if (len < 1) {
     c.drop = NtpDrop::kTooShort;
@@ -232,7 +233,11 @@ NtpRequestCheck ValidateNtpRequest(const uint8_t* payload, uint32_t len) {
   c.trailer = ParseNtpTrailer(payload, len, c.version);
   if (c.trailer.malformed) {
     c.drop = NtpDrop::kMalformedExtension;
-  } else if (c.trailer.mac != NtpMacKind::kNone) {
+  } else if (c.trailer.mac != NtpMacKind::kNone &&
+             !(mac_handling == NtpMacHandling::kReport &&
+               c.trailer.mac == NtpMacKind::kSymmetric &&
+               (c.trailer.mac_size == kNtpMacMd5Size ||
+                c.trailer.mac_size == kNtpMacSha1Size))) {
     c.drop = NtpDrop::kMacPresent;
   } else if (c.trailer.nts_fields != 0) {
     c.drop = NtpDrop::kNtsUnsupported;

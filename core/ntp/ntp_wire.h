@@ -25,9 +25,11 @@
 //  - A request carrying a MAC (symmetric key or MS-SNTP authenticator, or a
 //    crypto-NAK) is dropped: we hold no keys, an authenticating client
 //    discards an unauthenticated reply anyway, and a crypto-NAK is itself
-//    unauthenticated and spoofable. NTS requests (RFC 8915) are dropped for the
-//    same reason until NTS exists. Unknown extension fields are ignored (RFC
-//    7822): the request is answered and the fields are not echoed.
+//    unauthenticated and spoofable. With NtpMacHandling::kReport (a server
+//    with --ntp_keys) a 20- or 24-byte symmetric MAC is reported instead. NTS
+//    requests (RFC 8915) are dropped for the same reason until NTS exists.
+//    Unknown extension fields are ignored (RFC 7822): the request is answered
+//    and the fields are not echoed.
 //  - A zero transmit timestamp is dropped: it would become the reply's origin
 //    timestamp, and RFC 5905 clients discard a reply whose origin is zero.
 //  - Lengths that are not a multiple of 4 are malformed (as chrony decides):
@@ -238,9 +240,24 @@ struct NtpRequestCheck {
   NtpTrailer trailer;   // extension fields / MAC seen
 };
 
+// What ValidateNtpRequest does with a symmetric-key MAC trailer.
+enum class NtpMacHandling : uint8_t {
+  // Drop it (kMacPresent): the caller holds no keys.
+  kDrop,
+  // Report it: a symmetric MAC of 20 or 24 bytes (key id + MD5/AES-CMAC or
+  // SHA-1 digest) passes with drop == kNone, trailer.mac == kSymmetric and
+  // its place and key id in the trailer, for an authenticator
+  // (core/ntp/ntp_mac.h) to check. Forms no key can verify (DES, crypto-NAK,
+  // MS-SNTP) are still kMacPresent: chrony answers none of them either
+  // (ntp_auth.c check_symmetric_auth wants at least 20 bytes).
+  kReport,
+};
+
 // Validates a client request (the UDP payload). Reads only
 // payload[0..len); never writes.
-NtpRequestCheck ValidateNtpRequest(const uint8_t* payload, uint32_t len);
+NtpRequestCheck ValidateNtpRequest(
+    const uint8_t* payload, uint32_t len,
+    NtpMacHandling mac_handling = NtpMacHandling::kDrop);
 
 // ---- Kiss-o'-Death --------------------------------------------------------
 

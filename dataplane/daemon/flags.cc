@@ -15,6 +15,7 @@
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/access_flags.h"
 #include "dataplane/daemon/control_flags.h"
+#include "dataplane/daemon/ntp_key_flags.h"
 
 // --address values, validated by abseil occurrence by occurrence; every
 // occurrence is gathered by CollectRepeatedFlag.
@@ -266,6 +267,7 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   }
   c.mbufs_per_socket = static_cast<uint32_t>(mbufs);
   ZG_ASSIGN_OR_RETURN(c.control, ParseControlFlags(args));
+  c.ntp_keys = NtpKeysFlag();
   ZG_ASSIGN_OR_RETURN(c.access, ParseAccessFlags(args));
   return c;
 }

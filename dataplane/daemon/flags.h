@@ -45,6 +45,7 @@ struct DaemonConfig {
   uint32_t mbufs_per_socket = 0;            // --mbufs_per_socket (0: auto)
   // Sources, servo, holdover, leap seconds, audit log (control_flags.h).
   servo::ControlPlaneConfig control;
+  std::string ntp_keys;  // --ntp_keys (ntp_key_flags.h; "": no keys)
   // --ntp_allow/--ntp_deny/--ptp_allow/--ptp_deny/--ntp_deny_action
   // (access_flags.h).
   AccessConfig access;

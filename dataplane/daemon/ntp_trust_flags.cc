@@ -12,7 +12,7 @@ ABSL_FLAG(bool, ntp_ratelimit_kod, false,
           "Answer rate-limited NTP requests with Kiss-o'-Death RATE (at most "
           "one per client per max(2^interval, 1) s) instead of dropping them");
 ABSL_FLAG(uint64_t, ntp_clients_max, zg::dataplane::kNtpClientsMaxDefault,
-          "NTP clients the rate limiter tracks, all workers together (32 "
+          "NTP clients the rate limiter tracks, all workers together (16 "
           "bytes each; split evenly between workers); a full bucket evicts "
           "its least recently seen client");
 

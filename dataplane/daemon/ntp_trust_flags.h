@@ -10,7 +10,7 @@
 //                           one per client per max(2^I, 1) s) instead of
 //                           silence (default false)
 //   --ntp_clients_max       clients tracked, all workers together (default
-//                           1000000; 32 bytes each)
+//                           1000000; 16 bytes each)
 #ifndef ZG_DATAPLANE_DAEMON_NTP_TRUST_FLAGS_H_
 #define ZG_DATAPLANE_DAEMON_NTP_TRUST_FLAGS_H_
 

@@ -6,6 +6,7 @@
 // See doc/deployment.md for deployment modes, flags and exit codes, and
 // doc/ptp.md for the PTP grandmaster (--ptp and the --ptp_* flags).
 #include "dataplane/daemon/daemon.h"
+#include "dataplane/ntp/ntp_auth.h"
 #include "dataplane/ntp/ntp_trust_policy.h"
 #include "dataplane/ptp/ptp_plugin.h"
 #include "dataplane/worker/protocol_pipeline.h"
@@ -13,13 +14,15 @@
 int main(int argc, char** argv) {
   // ARP/ICMP/ND and NTP; PTP (with --ptp) as a plugin. NTP requests pass
   // the trust policy (--ntp_ratelimit*), whose flags and metrics come as a
-  // plugin of its own.
+  // plugin of its own, and, with --ntp_keys, symmetric-key authentication.
   zg::dataplane::PtpPlugin ptp;
   zg::dataplane::NtpTrustPolicyFactory ntp_trust;
+  zg::dataplane::NtpAuthFactory ntp_auth;  // --ntp_keys
   zg::dataplane::ProtocolPipelineFactory::Options options;
   options.ntp_policy = &ntp_trust;
   options.plugins.push_back(ntp_trust.plugin());
   options.plugins.push_back(&ptp);
+  options.ntp_auth = &ntp_auth;
   zg::dataplane::ProtocolPipelineFactory factory(std::move(options));
   return zg::dataplane::RunDaemon(argc, argv, factory);
 }

@@ -5,7 +5,9 @@
 
 #include "core/base/status_macros.h"
 #include "core/net/frame_build.h"
+#include "core/ntp/ntp_mac.h"
 #include "core/ntp/ntp_reply.h"
+#include "core/time/tsc.h"
 #include "dataplane/port/tx_checksum.h"
 
 namespace zg::dataplane {
@@ -14,7 +16,12 @@ namespace {
 // Written by Handle, read by FinaliseTx of the same frame.
 struct NtpTxNote {
   bool software_checksum = false;  // UpdateUdpChecksum after writing T3
+  uint16_t key_index = 0;          // of `macer`
+  // Non-null: append the MAC of key_index after T3. Valid until the burst
+  // ends (NtpWorkerAuth::Verdict::macer).
+  const core::NtpMacer* macer = nullptr;
 };
+static_assert(sizeof(NtpTxNote) <= kNoteScratchBytes);
 
 // The model the frame's receive stamp was converted with.
 const core::ClockModel& ModelFor(const RxStamp& rx, const BurstContext& b) {
@@ -49,13 +56,29 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   uint8_t* frame = pkt.data();
   uint8_t* payload = frame + p.info.payload_offset;
   const core::NtpRequestCheck check =
-      core::ValidateNtpRequest(payload, p.info.payload_len);
+      core::ValidateNtpRequest(payload, p.info.payload_len,
+                               auth_ != nullptr ? core::NtpMacHandling::kReport
+                                                : core::NtpMacHandling::kDrop);
   if (check.drop != core::NtpDrop::kNone) {
     return HandleResult::Drop(ntp_drops_.Of(check.drop));
   }
   const NtpPolicyVerdict verdict =
       policy_ == nullptr ? NtpPolicyVerdict::Answer()
                          : policy_->Check(p.info, check, pkt.rx.tai);
+  if (verdict.action == NtpPolicyVerdict::Action::kDrop) {
+    return HandleResult::Drop(verdict.drop_reason);
+  }
+  // The MAC after the policy's drop and before its KoD, in chrony's order
+  // (NCR_ProcessRxUnknown: access and rate-limit drops first, then
+  // NAU_CheckRequestAuth, then KoD RATE): a flood the policy drops costs no
+  // MAC, and a request with a bad MAC gets no KoD.
+  NtpTxNote note;
+  if (auth_ != nullptr && check.trailer.mac == core::NtpMacKind::kSymmetric) {
+    const NtpWorkerAuth::Verdict v = auth_->Verify(payload, check);
+    if (!v.ok) return HandleResult::Drop(v.drop_reason);
+    note.macer = v.macer;
+    note.key_index = v.key_index;
+  }
   uint32_t payload_len = 0;
   switch (verdict.action) {
     case NtpPolicyVerdict::Action::kAnswer:
@@ -70,6 +93,18 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
     case NtpPolicyVerdict::Action::kDrop:
       return HandleResult::Drop(verdict.drop_reason);
   }
+  if (note.macer != nullptr) {
+    // The same key's trailer, no longer than the request's (its MAC had
+    // this size, or Verify failed). Zero until signed: a KoD now, a reply
+    // in FinaliseTx once T3 is final.
+    const uint32_t trailer =
+        NtpWorkerAuth::TrailerSize(*note.macer, note.key_index);
+    std::memset(payload + payload_len, 0, trailer);
+    if (verdict.action == NtpPolicyVerdict::Action::kKiss) {
+      auth_->Sign(*note.macer, note.key_index, payload, payload_len);
+    }
+    payload_len += trailer;
+  }
   // The reply's addressing; p.info then describes the reply.
   const uint32_t frame_len = core::PrepareUdpReply(
       frame, p.info, *p.local, static_cast<uint16_t>(payload_len), &p.info);
@@ -82,21 +117,44 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   if (verdict.action == NtpPolicyVerdict::Action::kKiss) {
     return HandleResult::Transmit();
   }
-  pkt.NoteAs<NtpTxNote>() = {!offloaded};
+  note.software_checksum = !offloaded;
+  pkt.NoteAs<NtpTxNote>() = note;
   return HandleResult::TransmitFinalise();
 }
 
 void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
   const ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
+  const NtpTxNote note = pkt.NoteAs<NtpTxNote>();
   uint8_t* frame = pkt.data();
   uint8_t* payload = frame + p.info.payload_offset;
   uint8_t* t3 = payload + core::kNtpOffsetTransmitTime;
-  uint8_t before[8];
-  std::memcpy(before, t3, sizeof(before));
-  core::StampNtpTransmit(payload, tx.tai, *tx.tsc_model);
-  if (pkt.NoteAs<NtpTxNote>().software_checksum) {
+  // T3, then (authenticated) the MAC trailer right after the header: one
+  // contiguous span for the checksum update.
+  const bool mac = note.macer != nullptr;
+  const uint32_t span =
+      8 + (mac ? NtpWorkerAuth::TrailerSize(*note.macer, note.key_index) : 0);
+  uint8_t before[8 + 4 + core::kNtpMaxDigestSize];
+  std::memcpy(before, t3, span);
+  core::TaiNs tx_time = tx.tai;
+  if (mac || last_mac_tsc_ > tx.tsc_ticks) {
+    // The batch's stamp was read before any reply was MACed; each MAC takes
+    // ~0.1-0.2 us. An authenticated reply, and any reply after one in this
+    // batch (a MAC ran since the batch's stamp), reads the TSC again, so
+    // its T3 lags its departure only by the MACs of the replies after it:
+    // T3 is early, never late, and the lag shows up as path delay in the
+    // client's measurement (within its error bound), not as an offset the
+    // bound does not cover. Batches without MACs keep the one stamp.
+    const uint64_t now = core::ReadTsc();
+    tx_time = tx.tsc_model->RawToTai(now);
+    if (mac) last_mac_tsc_ = now;
+  }
+  core::StampNtpTransmit(payload, tx_time, *tx.tsc_model);
+  if (mac) {
+    auth_->Sign(*note.macer, note.key_index, payload, core::kNtpHeaderSize);
+  }
+  if (note.software_checksum) {
     core::UpdateUdpChecksum(frame, p.info, core::kNtpOffsetTransmitTime, before,
-                            t3, sizeof(before));
+                            t3, span);
   }
 }
 

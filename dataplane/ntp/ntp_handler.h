@@ -17,6 +17,12 @@
 //   UpdateUdpChecksum            RFC 1624 update for those 8 bytes (software
 //                                checksums only)
 //
+// With an NtpWorkerAuth (--ntp_keys, dataplane/ntp/ntp_auth.h), a request
+// with a MAC is checked after the policy's drops (unknown key, bad length,
+// bad MAC: dropped and counted, as chrony does); a valid one is answered with
+// the same key's MAC appended, computed in FinaliseTx after T3 (a
+// Kiss-o'-Death is MACed in Handle: it has no late field).
+//
 //   ZG_ASSIGN_OR_RETURN(NtpDropIndex ntp, RegisterNtpNames(names));
 //   ZG_RETURN_IF_ERROR(pipeline.SetHandler(core::FrameKind::kNtp,
 //       std::make_unique<NtpHandler>(frame_drops, ntp, /*policy=*/nullptr)));
@@ -28,6 +34,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/ntp/ntp_wire.h"
+#include "dataplane/ntp/ntp_auth.h"
 #include "dataplane/ntp/ntp_policy.h"
 #include "dataplane/worker/frame_classifier.h"
 #include "dataplane/worker/pipeline.h"
@@ -49,10 +56,12 @@ absl::StatusOr<NtpDropIndex> RegisterNtpNames(CounterNames& names);
 class NtpHandler final : public FrameHandler {
  public:
   NtpHandler(FrameDropIndex frame_drops, NtpDropIndex ntp_drops,
-             std::unique_ptr<NtpRequestPolicy> policy)
+             std::unique_ptr<NtpRequestPolicy> policy,
+             std::unique_ptr<NtpWorkerAuth> auth = nullptr)
       : frame_drops_(frame_drops),
         ntp_drops_(ntp_drops),
-        policy_(std::move(policy)) {}
+        policy_(std::move(policy)),
+        auth_(std::move(auth)) {}
 
   HandleResult Handle(Packet& pkt, const BurstContext& burst) override;
   void FinaliseTx(Packet& pkt, const TxStamp& tx) override;
@@ -67,6 +76,10 @@ class NtpHandler final : public FrameHandler {
   FrameDropIndex frame_drops_;
   NtpDropIndex ntp_drops_;
   std::unique_ptr<NtpRequestPolicy> policy_;  // null: answer every request
+  std::unique_ptr<NtpWorkerAuth> auth_;       // null: drop requests with MACs
+  // TSC read for the latest MACed reply's T3 (FinaliseTx): a batch stamp
+  // older than this was read before a MAC ran.
+  uint64_t last_mac_tsc_ = 0;
 };
 
 }  // namespace zg::dataplane

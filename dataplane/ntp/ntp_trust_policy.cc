@@ -215,6 +215,7 @@ void NtpTrustPolicyFactory::Plugin::UpdateMetrics() {
 }
 
 void NtpTrustPolicyFactory::Plugin::Report() {
+  factory_->Release();  // the last call before the EAL's cleanup
   const NtpTrustConfig& c = factory_->config();
   if (!c.rate_limit.has_value()) return;
   std::fprintf(
@@ -254,9 +255,7 @@ absl::Status NtpTrustPolicyFactory::RegisterNames(CounterNames& names) {
 
 absl::Status NtpTrustPolicyFactory::ConfigureShared(
     const AccessConfig& access) {
-  // The access list's tables need the EAL, which zeitgeberd starts after
-  // Configure: the first Create builds them.
-  access_ = access;
+  access_ = access;  // the list is built by the first Create (after the EAL)
   if (config_.rate_limit.has_value()) {
     rate_ = std::make_unique<SwappableConfig<NtpRateParams>>(
         std::make_unique<const NtpRateParams>(NtpRateParams{
@@ -278,8 +277,8 @@ absl::Status NtpTrustPolicyFactory::Reload(const ReloadArgs& reload) {
         rate_ ? "off" : "on",
         " needs a restart (the client tables are allocated at start)"));
   }
-  if (acl_.configured()) {
-    ZG_RETURN_IF_ERROR(acl_.Reload(reload));
+  if (acl_->configured()) {
+    ZG_RETURN_IF_ERROR(acl_->Reload(reload));
   } else if (!reload.config->access.ntp.empty()) {
     return absl::FailedPreconditionError(
         "--ntp_allow/--ntp_deny were empty at start: an NTP access list "
@@ -312,10 +311,11 @@ absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> NtpTrustPolicyFactory::Create(
   if (config_.rate_limit.has_value() && rate_ == nullptr) {
     ZG_RETURN_IF_ERROR(ConfigureShared({}));  // tests: SetConfig alone
   }
-  if (!access_.ntp.empty() && !acl_.configured()) {
-    ZG_RETURN_IF_ERROR(acl_.Configure(access_));
+  // rte_lpm needs the EAL: the access list is built here, once.
+  if (!access_.ntp.empty() && !acl_->configured()) {
+    ZG_RETURN_IF_ERROR(acl_->Configure(access_));
   }
-  if (!acl_.configured() && rate_ == nullptr) {
+  if (!acl_->configured() && rate_ == nullptr) {
     return std::unique_ptr<NtpRequestPolicy>();
   }
   stats_.push_back(std::make_unique<NtpTrustWorkerStats>());
@@ -338,7 +338,7 @@ absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> NtpTrustPolicyFactory::Create(
     table = std::move(*t);
   }
   return std::unique_ptr<NtpRequestPolicy>(std::make_unique<NtpTrustPolicy>(
-      acl_.configured() ? &acl_ : nullptr, rate_.get(), std::move(table),
+      acl_->configured() ? acl_.get() : nullptr, rate_.get(), std::move(table),
       config_.prefetch, drops_, stats_.back().get()));
 }
 

@@ -168,8 +168,9 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
   // --ntp_ratelimit_kod (dataplane/daemon/config_reload.h).
   std::vector<std::string> ReloadableFlags() const override;
   absl::Status Reload(const ReloadArgs& reload) override;
-  // Frees the access list's tables while the EAL still runs.
-  void Shutdown() override { acl_.Reset(); }
+  // Frees the access list's tables while the EAL still runs (also after a
+  // failed start, where Report does not run).
+  void Shutdown() override { Release(); }
   // The access list and the rate parameters from the daemon's config
   // (control thread, after SetConfig, before Create).
   absl::Status ConfigureShared(const AccessConfig& access);
@@ -185,6 +186,10 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
   }
   uint8_t drop_rate_limited() const { return drops_.rate_limited; }
   uint8_t drop_acl_denied() const { return drops_.acl_denied; }
+  // Frees the access list's DPDK tables (at shutdown, after the workers
+  // stopped and before the EAL is cleaned up; zeitgeberd's Daemon owns the
+  // EAL and is gone before main's factories are destroyed).
+  void Release() { acl_.reset(); }
   // The table size each worker gets.
   static uint64_t PerWorkerClients(uint64_t clients_max, size_t workers);
 
@@ -192,8 +197,10 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
   class Plugin;
   NtpTrustConfig config_;
   NtpTrustDrops drops_;
-  AccessConfig access_;  // from ConfigureShared, built by the first Create
-  ReloadableAccessList acl_{AccessProtocol::kNtp};
+  AccessConfig access_;  // from Configure; the list is built by Create
+  // A pointer so Release() can free its rte_lpm tables before the EAL goes.
+  std::unique_ptr<ReloadableAccessList> acl_ =
+      std::make_unique<ReloadableAccessList>(AccessProtocol::kNtp);
   std::unique_ptr<SwappableConfig<NtpRateParams>> rate_;
   uint64_t rate_generation_ = 0;
   std::vector<std::unique_ptr<NtpTrustWorkerStats>> stats_;

@@ -17,6 +17,9 @@ absl::Status ProtocolPipelineFactory::RegisterNames(CounterNames& names) {
   if (options_.ntp_policy != nullptr) {
     ZG_RETURN_IF_ERROR(options_.ntp_policy->RegisterNames(names));
   }
+  if (options_.ntp_auth != nullptr) {
+    ZG_RETURN_IF_ERROR(options_.ntp_auth->RegisterNames(names));
+  }
   for (ProtocolPlugin* plugin : options_.plugins) {
     ZG_RETURN_IF_ERROR(plugin->RegisterNames(names));
   }
@@ -45,9 +48,14 @@ absl::StatusOr<Pipeline> ProtocolPipelineFactory::Create(
   if (options_.ntp_policy != nullptr) {
     ZG_ASSIGN_OR_RETURN(policy, options_.ntp_policy->Create(setup));
   }
+  std::unique_ptr<NtpWorkerAuth> auth;
+  if (options_.ntp_auth != nullptr) {
+    ZG_ASSIGN_OR_RETURN(auth, options_.ntp_auth->Create(setup));
+  }
   ZG_RETURN_IF_ERROR(p.SetHandler(
-      core::FrameKind::kNtp, std::make_unique<NtpHandler>(
-                                 frame_drops_, ntp_drops_, std::move(policy))));
+      core::FrameKind::kNtp,
+      std::make_unique<NtpHandler>(frame_drops_, ntp_drops_, std::move(policy),
+                                   std::move(auth))));
   // PTP (kPtpEvent, kPtpGeneral, kPtpL2) comes as a plugin.
   for (ProtocolPlugin* plugin : options_.plugins) {
     ZG_RETURN_IF_ERROR(plugin->AddHandlers(setup, p));
@@ -56,6 +64,9 @@ absl::StatusOr<Pipeline> ProtocolPipelineFactory::Create(
 }
 
 absl::Status ProtocolPipelineFactory::Configure(const DaemonConfig& config) {
+  if (options_.ntp_auth != nullptr) {
+    ZG_RETURN_IF_ERROR(options_.ntp_auth->Configure(config));
+  }
   for (ProtocolPlugin* plugin : options_.plugins) {
     ZG_RETURN_IF_ERROR(plugin->Configure(config));
   }
@@ -68,6 +79,9 @@ void ProtocolPipelineFactory::ControlStep(const ControlTick& tick) {
 
 absl::Status ProtocolPipelineFactory::AddMetrics(
     prometheus::Registry& registry) {
+  if (options_.ntp_auth != nullptr) {
+    ZG_RETURN_IF_ERROR(options_.ntp_auth->AddMetrics(registry));
+  }
   for (ProtocolPlugin* plugin : options_.plugins) {
     ZG_RETURN_IF_ERROR(plugin->AddMetrics(registry));
   }
@@ -75,13 +89,18 @@ absl::Status ProtocolPipelineFactory::AddMetrics(
 }
 
 void ProtocolPipelineFactory::UpdateMetrics() {
+  if (options_.ntp_auth != nullptr) options_.ntp_auth->UpdateMetrics();
   for (ProtocolPlugin* plugin : options_.plugins) plugin->UpdateMetrics();
 }
 
 std::vector<std::string> ProtocolPipelineFactory::ReloadableFlags() const {
   std::vector<std::string> flags;
-  if (options_.ntp_policy != nullptr)
-    flags = options_.ntp_policy->ReloadableFlags();
+  if (options_.ntp_auth != nullptr)
+    flags = options_.ntp_auth->ReloadableFlags();
+  if (options_.ntp_policy != nullptr) {
+    for (std::string& f : options_.ntp_policy->ReloadableFlags())
+      flags.push_back(std::move(f));
+  }
   for (const ProtocolPlugin* plugin : options_.plugins) {
     for (std::string& f : plugin->ReloadableFlags())
       flags.push_back(std::move(f));
@@ -90,6 +109,9 @@ std::vector<std::string> ProtocolPipelineFactory::ReloadableFlags() const {
 }
 
 absl::Status ProtocolPipelineFactory::Reload(const ReloadArgs& reload) {
+  if (options_.ntp_auth != nullptr) {
+    ZG_RETURN_IF_ERROR(options_.ntp_auth->Reload(reload));
+  }
   if (options_.ntp_policy != nullptr) {
     ZG_RETURN_IF_ERROR(options_.ntp_policy->Reload(reload));
   }
@@ -100,6 +122,7 @@ absl::Status ProtocolPipelineFactory::Reload(const ReloadArgs& reload) {
 }
 
 void ProtocolPipelineFactory::Report() {
+  if (options_.ntp_auth != nullptr) options_.ntp_auth->Report();
   for (ProtocolPlugin* plugin : options_.plugins) plugin->Report();
 }
 

@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "dataplane/ntp/ntp_auth.h"
 #include "dataplane/ntp/ntp_handler.h"
 #include "dataplane/ntp/ntp_policy.h"
 #include "dataplane/worker/frame_classifier.h"
@@ -68,6 +69,9 @@ class ProtocolPipelineFactory final : public PipelineFactory {
     NtpPolicyFactory* ntp_policy = nullptr;
     // Further protocols (the PTP grandmaster), in order.
     std::vector<ProtocolPlugin*> plugins;
+    // Symmetric-key NTP authentication (--ntp_keys, ntp_auth.h); null or
+    // without keys: requests with a MAC are dropped. Must outlive the factory.
+    NtpAuthFactory* ntp_auth = nullptr;
   };
 
   ProtocolPipelineFactory() = default;

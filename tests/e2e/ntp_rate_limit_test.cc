@@ -10,6 +10,9 @@
 //    replies and KoDs in a client-side capture equal zeitgeberd's counters.
 //  - chronyd, as a client polling faster than the limit, receives KoD RATE
 //    and backs off (its log says so; its requests are counted).
+//  - the NTP access list (--ntp_allow/--ntp_deny): a denied address gets
+//    nothing, or KoD DENY with --ntp_deny_action=kod; an allowed one is
+//    served; zeitgeber_ntp_acl_total counts both.
 #include <fcntl.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
@@ -384,6 +387,61 @@ TEST_F(NtpRateLimitTest, ChronydBacksOffOnKissOfDeath) {
               requests, kSeconds + kSeconds / 2, log.c_str());
   EXPECT_LT(requests, size_t{kSeconds}) << "backed off from one a second";
   EXPECT_TRUE(zg_->Stop().ok()) << zg_->Log();
+}
+
+// One request from `source` (an address on the client side): the reply's
+// JSON from tests/e2e/ntp_query_from.py.
+std::string QueryFrom(const NetnsRig& rig, const std::string& source) {
+  absl::StatusOr<CommandResult> r = rig.Run(
+      {"python3", testutil::SourceRoot() + "/tests/e2e/ntp_query_from.py",
+       rig.server_ip(), source, "2"},
+      absl::Seconds(10));
+  EXPECT_TRUE(r.ok() && r->ok()) << (r.ok() ? r->Describe() : "");
+  return r.ok() ? r->stdout_text : "";
+}
+
+TEST_F(NtpRateLimitTest, AccessListDeniesOrKissesAndServesTheAllowed) {
+  for (const char* action : {"drop", "kod"}) {
+    SCOPED_TRACE(action);
+    ASSERT_NO_FATAL_FAILURE(
+        StartServer({"--ntp_allow=10.99.0.0/24", "--ntp_deny=10.99.0.60/32",
+                     absl::StrCat("--ntp_deny_action=", action)}));
+    for (const char* a : {"10.99.0.60/24", "10.99.0.61/24"}) {
+      absl::StatusOr<CommandResult> r =
+          rig_->Run({"ip", "addr", "add", a, "dev", rig_->client_if()},
+                    absl::Seconds(10));
+      ASSERT_TRUE(r.ok() && r->ok()) << (r.ok() ? r->Describe() : "");
+    }
+    const std::string denied = QueryFrom(*rig_, "10.99.0.60");
+    const std::string allowed = QueryFrom(*rig_, "10.99.0.61");
+    std::printf("--ntp_deny_action=%s: denied %s allowed %s", action,
+                denied.c_str(), allowed.c_str());
+    if (std::string(action) == "drop") {
+      EXPECT_TRUE(absl::StrContains(denied, "\"reply\": false")) << denied;
+    } else {
+      EXPECT_TRUE(absl::StrContains(denied, "\"stratum\": 0") &&
+                  absl::StrContains(denied, "\"refid\": \"DENY\""))
+          << denied;
+    }
+    EXPECT_TRUE(absl::StrContains(allowed, "\"reply\": true") &&
+                absl::StrContains(allowed, "\"origin_ok\": true") &&
+                !absl::StrContains(allowed, "\"stratum\": 0"))
+        << allowed;
+    const std::string metrics =
+        zg_->WaitForMetrics(
+               {{"zeitgeber_ntp_acl_total", {{"verdict", "deny_rule"}}, 1},
+                {"zeitgeber_ntp_acl_total", {{"verdict", "allow_rule"}}, 1}})
+            .value_or("");
+    EXPECT_EQ(MetricSum(metrics, "zeitgeber_ntp_acl_total",
+                        {{"verdict", "deny_rule"}}),
+              1);
+    EXPECT_EQ(
+        MetricSum(metrics, "zeitgeber_ntp_kod_sent_total", {{"code", "DENY"}}),
+        std::string(action) == "kod" ? 1 : 0);
+    EXPECT_TRUE(zg_->Stop().ok()) << zg_->Log();
+    zg_.reset();
+    rig_.reset();
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -218,6 +219,14 @@ absl::Status Zeitgeberd::Stop() {
     return absl::InternalError(absl::StrCat(
         "zeitgeberd did not stop cleanly on SIGTERM (exit ", r.exit_code,
         ", signal ", r.term_signal, "):\n", r.stdout_text, r.stderr_text));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Zeitgeberd::Hangup() const {
+  if (proc_ == nullptr || kill(proc_->pid(), SIGHUP) != 0) {
+    return absl::InternalError(
+        absl::StrCat("SIGHUP to zeitgeberd: ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }

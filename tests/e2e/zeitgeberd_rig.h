@@ -92,6 +92,8 @@ class Zeitgeberd {
       absl::Duration timeout = absl::Seconds(15)) const;
   // SIGTERM; OK if it exits with status 0 within 30 s.
   absl::Status Stop();
+  // SIGHUP: reload (dataplane/daemon/config_reload.h).
+  absl::Status Hangup() const;
   std::string Log() const;
   // The MAC of the port (the host-side veth's).
   const std::string& mac() const { return mac_; }

@@ -85,6 +85,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const NtpRequestCheck check = ValidateNtpRequest(p, len);
   Check(static_cast<size_t>(check.drop) < kNtpDropCount);
   Check(NtpDropName(check.drop)[0] != '\0');
+  // With a MAC reported (a server with --ntp_keys): the same verdict but
+  // for the MAC, which is a 20/24-byte trailer ending the message.
+  const NtpRequestCheck report =
+      ValidateNtpRequest(p, len, NtpMacHandling::kReport);
+  if (check.drop != NtpDrop::kMacPresent) Check(report.drop == check.drop);
+  if (report.drop == NtpDrop::kNone && check.drop == NtpDrop::kMacPresent) {
+    Check(report.trailer.mac == NtpMacKind::kSymmetric);
+    Check(report.trailer.mac_size == 20 || report.trailer.mac_size == 24);
+    Check(report.trailer.mac_offset + report.trailer.mac_size == len);
+  }
 
   const TaiNs rx = model.tai_anchor + 3599 * kS + 999'999'999;
   uint32_t reply_len = 0xdeadbeef;

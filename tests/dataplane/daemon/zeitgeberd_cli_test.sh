@@ -8,7 +8,7 @@ set -uo pipefail
 ZG=$(realpath "$1")
 LOG=$(mktemp /tmp/zg_cli.XXXXXX)
 LISTENER=
-cleanup() { [ -n "$LISTENER" ] && kill "$LISTENER" 2>/dev/null; rm -f "$LOG"; }
+cleanup() { [ -n "$LISTENER" ] && kill "$LISTENER" 2>/dev/null; rm -f "$LOG" ${KEYS:+"$KEYS"}; }
 trap cleanup EXIT
 n=0
 eal() {  # unique prefix per run; quiet EAL
@@ -32,6 +32,13 @@ expect 1 "Unknown command line flag 'bogus'" -- $(eal -l 0-1 --vdev=net_ring0) -
 expect 2 "no worker lcores" -- $(eal -l 0 --vdev=net_ring0)
 expect 2 "A device given with --vdev or -a/--allow could not be parsed" -- $(eal -l 0-1 --vdev=net_bogus0)
 expect 3 "no DPDK port named 'net_nope'" -- $(eal -l 0-1 --vdev=net_ring0) -- --port=net_nope
+# --ntp_keys: a keyfile others may read, and a bad line, stop it at start-up.
+KEYS=$(mktemp /tmp/zg_cli_keys.XXXXXX)
+echo "1 AES128 HEX:2b7e151628aed2a6abf7158809cf4f3c" >"$KEYS"; chmod 644 "$KEYS"
+expect 1 "must be readable by its owner only (chmod 600" -- $(eal -l 0-1 --vdev=net_ring0) -- --ntp_keys="$KEYS"
+echo "1 SHA256 HEX:00" >"$KEYS"; chmod 600 "$KEYS"
+expect 1 "line 1: key type SHA256 is valid for chrony but not supported" -- $(eal -l 0-1 --vdev=net_ring0) -- --ntp_keys="$KEYS"
+rm -f "$KEYS"
 
 /usr/bin/python3 -c '
 import socket, sys, time

@@ -252,6 +252,55 @@ TEST_F(WorkerTest, ShortTxBurstIsCountedAndFreed) {
   ExpectPoolRestored();
 }
 
+// A policy that logs its calls: 'P' for Prefetch, 'C' for Check.
+class RecordingPolicy final : public NtpRequestPolicy {
+ public:
+  explicit RecordingPolicy(std::string* log) : log_(log) {}
+  NtpPolicyVerdict Check(const core::FrameInfo&, const core::NtpRequestCheck&,
+                         core::TaiNs) override {
+    log_->push_back('C');
+    return NtpPolicyVerdict::Answer();
+  }
+  bool WantsPrefetch() const override { return true; }
+  void Prefetch(const core::FrameInfo&) override { log_->push_back('P'); }
+
+ private:
+  std::string* log_;
+};
+class RecordingPolicyFactory final : public NtpPolicyFactory {
+ public:
+  absl::Status RegisterNames(CounterNames&) override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> Create(
+      const WorkerSetup&) override {
+    return std::unique_ptr<NtpRequestPolicy>(
+        std::make_unique<RecordingPolicy>(&log));
+  }
+  std::string log;
+};
+
+TEST_F(WorkerTest, BurstIsPrefetchedBeforeAnyFrameIsHandled) {
+  SetUpPort("prefetch");
+  RecordingPolicyFactory policy;
+  ProtocolPipelineFactory factory({&policy, {}});
+  CounterNames names;
+  ASSERT_TRUE(factory.RegisterNames(names).ok());
+  auto pipeline = factory.Create(testing::ServerSetup(port_->id(), kServerMac));
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  Timestamper::Config stamping;
+  stamping.tsc_clock = &tsc_clock_;
+  Worker worker({{port_->queue(0), stamping, port_->tx_offloads()}},
+                std::move(*pipeline), &stats_, &stop_);
+  InjectNtp(8);
+  EXPECT_EQ(worker.PollOnce(), 8u);
+  EXPECT_EQ(policy.log, "PPPPPPPPCCCCCCCC");
+  std::vector<rte_mbuf*> out = testing::DrainRing(ring_.tx[0]);
+  EXPECT_EQ(out.size(), 8u);
+  testing::FreeAll(out);
+  ExpectPoolRestored();
+}
+
 TEST_F(WorkerTest, WithoutClassifierFramesAreDroppedAsUnclassified) {
   SetUpPort("nocls");
   auto worker = MakeWorker({}, /*with_pipeline=*/false);
