@@ -149,7 +149,7 @@ void ConfigReloader::Report(const ReloadOutcome& out) {
     const std::string what =
         out.changed.empty() ? "nothing" : absl::StrJoin(out.changed, "; ");
     const std::string in_force = absl::StrJoin(out.components, "; ");
-    LogInfo(absl::StrCat("reload: ok; changed: ", what,
+    LogInfo(absl::StrCat("reload: ok; flags changed: ", what,
                          in_force.empty() ? "" : "; in force: ", in_force));
     v.push_back({"changed", what});
     if (!in_force.empty()) v.push_back({"in_force", in_force});
