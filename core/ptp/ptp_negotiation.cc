@@ -37,28 +37,36 @@ void AnswerRequest(const PtpTlv& tlv, const PtpUnicastClientKey& key,
     ++a->ignored;
     return;
   }
-  const PtpGrantDecision d =
-      service.Request(key, ctx.path, req, ctx.serving, ctx.now_mono_ns);
+  const PtpGrantDecision d = service.Request(key, ctx.path, req, ctx.serving,
+                                             ctx.now_mono_ns, ctx.from_port);
+  // 1588-2019 16.1.4.2: a refusal is durationField 0; a reduced grant
+  // carries the (longer) logInterMessagePeriod granted.
   PtpUnicastGrant grant;
   grant.message_type = req.message_type;
-  grant.log_inter_message_period = req.log_inter_message_period;
+  grant.log_inter_message_period = d.log_interval;
   grant.duration_s = d.granted() ? d.duration_s : 0;
   grant.renewal_invited = d.granted();
   stage->used += WritePtpUnicastGrantTlv(grant, stage->rest());
   ++stage->tlvs;
   ++(d.granted() ? a->granted : a->denied);
+  if (d.reduction != PtpGrantReduction::kNone) ++a->reduced;
 }
 
 void AnswerCancel(const PtpTlv& tlv, const PtpUnicastClientKey& key,
-                  PtpUnicastService& service, Stage* stage,
-                  PtpSignalingAnswer* a) {
+                  const PtpSignalingContext& ctx, PtpUnicastService& service,
+                  Stage* stage, PtpSignalingAnswer* a) {
   PtpUnicastCancel cancel;
   if (!ParsePtpUnicastCancelTlv(tlv, &cancel)) {
     ++a->ignored;
     return;
   }
-  service.Cancel(key, cancel.message_type);
-  // 16.1.4.3/4: acknowledged whether or not a grant existed.
+  if (service.Cancel(key, cancel.message_type, ctx.from_port) ==
+      PtpCancelResult::kWrongSource) {
+    ++a->cancels_refused;
+  }
+  // 16.1.4.3/4: acknowledged whether or not a grant existed (and when the
+  // grant is another port's and stays: the same answer, so a forger learns
+  // nothing, and no larger than the CANCEL).
   stage->used += WritePtpUnicastCancelTlv(
       PtpTlvType::kAcknowledgeCancelUnicastTransmission, cancel, stage->rest());
   ++stage->tlvs;
@@ -83,6 +91,8 @@ const char* PtpSignalingResultName(PtpSignalingResult r) {
       return "from_self";
     case PtpSignalingResult::kNoRoom:
       return "no_room";
+    case PtpSignalingResult::kSilenced:
+      return "silenced";
     case PtpSignalingResult::kCount:
       break;
   }
@@ -131,11 +141,17 @@ PtpSignalingAnswer AnswerPtpSignaling(std::span<const uint8_t> request,
     } else if (request_tlv) {
       AnswerRequest(tlv, key, ctx, service, &stage, &a);
     } else {
-      AnswerCancel(tlv, key, service, &stage, &a);
+      AnswerCancel(tlv, key, ctx, service, &stage, &a);
     }
   }
   if (stage.tlvs == 0) {
     a.result = PtpSignalingResult::kNothingToDo;
+    return a;
+  }
+  // A reply that grants nothing is a pure reflection towards a source that
+  // may be forged: rate-limited (the decisions above stand).
+  if (a.granted == 0 && !service.AllowRefusalReply(ctx.now_mono_ns)) {
+    a.result = PtpSignalingResult::kSilenced;
     return a;
   }
   PtpMessage reply;

@@ -1,8 +1,12 @@
 // Unicast service of one worker's shard (IEEE 1588-2019 16.1; G.8265.1 /
-// G.8275.2 unicast negotiation): grant or deny each REQUEST against the
-// port's limits, keep the subscription table, arm the send scheduler, end
-// grants on CANCEL or expiry, and drive the periodic unicast Announce and
-// Sync to every subscriber through a send callback.
+// G.8275.2 unicast negotiation): grant, reduce or refuse each REQUEST
+// against the port's limits and the admission limits (core/ptp/
+// ptp_admission.h: grants per source address, the shortest interval per
+// source, this shard's share of the transmit budget), keep the subscription
+// table, arm the send scheduler, end grants on CANCEL (only from the
+// address and UDP port the grant was made to) or expiry, and drive the
+// periodic unicast Announce and Sync to every subscriber through a send
+// callback.
 //
 // Each worker owns one service for the clients whose frames its RX queue
 // receives (RSS hashes on IP addresses only, so a client's event and
@@ -25,8 +29,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/ptp/ptp_admission.h"
 #include "core/ptp/ptp_profile.h"
 #include "core/ptp/ptp_scheduler.h"
 #include "core/ptp/ptp_tlv.h"
@@ -44,17 +50,42 @@ enum class PtpGrantDenial : uint8_t {
   kZeroDuration,      // durationField 0
   kTableFull,         // no room for another subscriber
   kNotMaster,         // the port is not MASTER (PASSIVE, LISTENING)
+  kPerSource,         // the source address holds --ptp_max_grants_per_source
+  kBudget,            // not even the slowest interval fits --ptp_tx_budget
+  kAcl,               // --ptp_allow/--ptp_deny (counted; nothing is sent)
   kCount,
 };
 const char* PtpGrantDenialName(PtpGrantDenial d);
 inline constexpr size_t kPtpGrantDenialCount =
     static_cast<size_t>(PtpGrantDenial::kCount);
 
+// Why a grant was made at a longer interval than requested (1588-2019
+// 16.1.4.2: the GRANT's logInterMessagePeriod is the rate granted).
+enum class PtpGrantReduction : uint8_t {
+  kNone = 0,
+  kInterval,  // faster than --ptp_min_log_interval_per_source
+  kBudget,    // the requested rate did not fit --ptp_tx_budget
+  kCount,
+};
+const char* PtpGrantReductionName(PtpGrantReduction r);
+inline constexpr size_t kPtpGrantReductionCount =
+    static_cast<size_t>(PtpGrantReduction::kCount);
+
+// What a CANCEL_UNICAST_TRANSMISSION did.
+enum class PtpCancelResult : uint8_t {
+  kCancelled = 0,
+  kNoGrant,      // nothing of that type was granted to this key
+  kWrongSource,  // granted to another UDP port of this address: ignored
+};
+
 struct PtpGrantDecision {
   PtpGrantDenial denial = PtpGrantDenial::kGranted;
-  int8_t log_interval = 0;  // as requested (1588 grants the asked rate)
+  // Granted: the interval granted (the requested one unless reduced);
+  // refused: the requested one.
+  int8_t log_interval = 0;
   uint32_t duration_s = 0;  // granted duration, 0 when denied
   bool renewal = false;     // the subscriber already held this grant
+  PtpGrantReduction reduction = PtpGrantReduction::kNone;
   bool granted() const { return denial == PtpGrantDenial::kGranted; }
 };
 
@@ -63,6 +94,9 @@ struct PtpUnicastServiceStats {
   std::array<uint64_t, kPtpGrantTypeCount> grants{};    // incl. renewals
   std::array<uint64_t, kPtpGrantTypeCount> renewals{};  // of a live grant
   std::array<uint64_t, kPtpGrantDenialCount> denials{};
+  std::array<uint64_t, kPtpGrantReductionCount> reductions{};
+  uint64_t cancels_wrong_source = 0;  // CANCELs from another UDP port
+  uint64_t silenced = 0;  // replies granting nothing, not sent (rate)
   std::array<uint64_t, kPtpGrantTypeCount> cancels{};   // grants cancelled
   std::array<uint64_t, kPtpGrantTypeCount> expiries{};  // grants run out
   std::array<uint64_t, kPtpTimerKinds> sent{};          // Announce, Sync
@@ -76,25 +110,58 @@ class PtpUnicastService {
     PtpGrantLimits limits;
     uint32_t capacity = 1'000'000;  // subscribers in this shard
     uint64_t seed = 0;              // hash key for the table
+    PtpAdmissionConfig admission;   // default: no admission limits
   };
   static absl::StatusOr<std::unique_ptr<PtpUnicastService>> Create(
       const Config& config);
 
   void Start(int64_t now_mono_ns) { scheduler_->Start(now_mono_ns); }
 
-  // Decides one REQUEST_UNICAST_TRANSMISSION from `key`. A grant creates
-  // or renews the subscription (its expiry becomes now + the granted
-  // duration, clamped to the limits), remembers `path`, and arms the
-  // Announce/Sync timer; a denial leaves any existing grant alone.
-  // `serving`: the port is MASTER.
+  // Decides one REQUEST_UNICAST_TRANSMISSION from `key`, sent from UDP
+  // port `source_port` (0 for Layer 2). In order: the port's limits
+  // (type, interval range, duration, MASTER: refused), the source's grant
+  // count (refused: per_source), the per-source interval floor (reduced:
+  // interval), the shard's budget (reduced to the fastest interval that
+  // fits, else refused: budget), room in the tables (refused: table_full).
+  // A grant creates or renews the subscription (its expiry becomes now +
+  // the granted duration, clamped to the limits), remembers `path` and
+  // `source_port`, and arms the Announce/Sync timer; a refusal leaves any
+  // existing grant alone. `serving`: the port is MASTER.
   PtpGrantDecision Request(const PtpUnicastClientKey& key,
                            const PtpUnicastReturnPath& path,
                            const PtpUnicastRequest& request, bool serving,
-                           int64_t now_mono_ns);
+                           int64_t now_mono_ns, uint16_t source_port = 0);
 
-  // Ends the grant of `type` held by `key` (CANCEL_UNICAST_TRANSMISSION).
-  // False if there was none. The subscriber is removed with its last grant.
-  bool Cancel(const PtpUnicastClientKey& key, PtpMessageType type);
+  // Ends the grant of `type` held by `key` (CANCEL_UNICAST_TRANSMISSION)
+  // when it comes from the UDP port the grant was last made to (for Layer 2
+  // the key's MAC is the whole address). The subscriber is removed with its
+  // last grant.
+  PtpCancelResult Cancel(const PtpUnicastClientKey& key, PtpMessageType type,
+                         uint16_t source_port = 0);
+
+  // Whether a reply that grants nothing (refusals, CANCEL ACKs) may be sent
+  // now: a token bucket at this shard's share of refusal_replies_per_s,
+  // holding an eighth of a second's worth (at least one). False counts
+  // `silenced`.
+  bool AllowRefusalReply(int64_t now_mono_ns);
+
+  // Counts a REQUEST refused by the access list (the caller sends nothing).
+  void CountAclRefusal() {
+    ++stats_.denials[static_cast<size_t>(PtpGrantDenial::kAcl)];
+  }
+
+  // New limits for the grants made from now on (a reload); live grants keep
+  // theirs until they are renewed or end.
+  void SetAdmission(const PtpAdmissionConfig& admission) {
+    config_.admission = admission;
+    budget_units_ = admission.ShardBudgetUnits();
+    refusal_rate_1024_ = admission.ShardRefusalRate1024();
+  }
+  // The rate all live grants of this shard commit, and this shard's budget
+  // (0: none), in rate units (1/32 message per second).
+  uint64_t committed_units() const { return committed_units_; }
+  uint64_t budget_units() const { return budget_units_; }
+  const PtpSourceTable& sources() const { return *sources_; }
 
   // Whether `key` holds a live grant of `type` (e.g. Delay_Resp).
   bool HasGrant(const PtpUnicastClientKey& key, PtpGrantType type,
@@ -127,16 +194,32 @@ class PtpUnicastService {
  private:
   PtpUnicastService(const Config& config,
                     std::unique_ptr<PtpUnicastTable> table,
-                    std::unique_ptr<PtpUnicastScheduler> scheduler)
-      : config_(config),
-        table_(std::move(table)),
-        scheduler_(std::move(scheduler)) {}
+                    std::unique_ptr<PtpUnicastScheduler> scheduler,
+                    std::unique_ptr<PtpSourceTable> sources);
   PtpGrantDenial Check(const PtpUnicastRequest& request, bool serving) const;
+  // The interval to grant `g` at, given what the live grant being renewed
+  // (if any) frees: *out and the reduction, or a refusal.
+  PtpGrantDenial Admit(PtpGrantType g, int8_t requested, uint64_t freed,
+                       int8_t* out, PtpGrantReduction* reduction) const;
+  uint64_t Units(PtpGrantType g, int8_t log_interval) const {
+    return PtpGrantRateUnits(g, log_interval, config_.admission.two_step);
+  }
   void EndGrant(uint32_t index, PtpGrantType type);
 
   Config config_;
   std::unique_ptr<PtpUnicastTable> table_;
   std::unique_ptr<PtpUnicastScheduler> scheduler_;
+  std::unique_ptr<PtpSourceTable> sources_;
+  // Per subscriber entry: the UDP source port of its latest granted
+  // REQUEST (0 for Layer 2), the port a CANCEL must come from.
+  std::vector<uint16_t> source_port_;
+  uint64_t budget_units_ = 0;     // this shard's budget; 0: none
+  uint64_t committed_units_ = 0;  // sum over every grant bit set
+  // Refusal replies: tokens in 1/1024 reply (scaled by the rate's 1024),
+  // refilled at refusal_rate_1024_ per second from refill_ns_.
+  uint64_t refusal_rate_1024_ = 0;  // 0: no limit
+  uint64_t refusal_tokens_ = 0;
+  int64_t refill_ns_ = 0;
   PtpUnicastServiceStats stats_;
   uint32_t sweep_cursor_ = 0;
 };

@@ -3,6 +3,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 
+#include <atomic>
 #include <cerrno>
 #include <fstream>
 #include <sstream>
@@ -12,6 +13,9 @@
 #include "absl/strings/str_cat.h"
 
 namespace zg::dataplane {
+
+// Written by: Eal::Init and ~Eal (main thread). Read by: Eal::running().
+static std::atomic<bool> eal_running{false};
 namespace {
 
 constexpr char kHugepageAdvice[] =
@@ -107,8 +111,11 @@ std::string DescribeHugepages() {
 absl::StatusOr<std::unique_ptr<Eal>> Eal::Init(int argc, char** argv) {
   const int consumed = rte_eal_init(argc, argv);
   if (consumed < 0) return EalError(rte_errno);
+  eal_running.store(true);
   return std::unique_ptr<Eal>(new Eal(consumed));
 }
+
+bool Eal::running() { return eal_running.load(); }
 
 absl::StatusOr<std::unique_ptr<Eal>> Eal::Init(
     const std::vector<std::string>& args) {
@@ -123,6 +130,9 @@ absl::StatusOr<std::unique_ptr<Eal>> Eal::Init(
   return Init(static_cast<int>(storage.size()), argv.data());
 }
 
-Eal::~Eal() { rte_eal_cleanup(); }
+Eal::~Eal() {
+  eal_running.store(false);
+  rte_eal_cleanup();
+}
 
 }  // namespace zg::dataplane

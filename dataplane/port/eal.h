@@ -38,6 +38,12 @@ class Eal {
 
   int consumed_args() const { return consumed_; }
 
+  // Whether an Eal is initialised and not yet cleaned up: EAL memory
+  // (rte_malloc, rte_lpm, mempools) may be freed only then. Objects that can
+  // outlive the Eal (e.g. a plugin's tables, destroyed after the daemon)
+  // leave their memory to the process exit when it is false.
+  static bool running();
+
  private:
   explicit Eal(int consumed) : consumed_(consumed) {}
   int consumed_;

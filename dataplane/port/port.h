@@ -1,8 +1,9 @@
 // One DPDK port (the device), set up for zeitgeberd: one RX/TX queue pair
 // per worker, RSS on the source and destination IP addresses only (not the
 // UDP ports) so a client always lands on the same worker (the NTP rate
-// limiter's per-worker client table depends on it), mbuf pools on the workers' NUMA sockets, and the timestamp and
-// checksum offloads the device has, detected at start and reported.
+// limiter's per-worker client table depends on it), mbuf pools on the workers'
+// NUMA sockets, and the timestamp and checksum offloads the device has,
+// detected at start and reported.
 //
 // As in Seastar's DPDK backend, the device (this class, owned by the control
 // thread) is separate from the per-lcore queue pairs the workers poll

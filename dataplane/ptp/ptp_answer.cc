@@ -52,6 +52,10 @@ HandleResult PtpWorker::Handle(Packet& pkt, const BurstContext& burst) {
   if (burst.burst_tsc != last_burst_tsc_) {  // once per burst
     last_burst_tsc_ = burst.burst_tsc;
     RefreshSnapshot();
+    RefreshPolicies();
+  }
+  if (acl_now_ != nullptr && t != PtpUnicastTransport::kL2 && !Allowed(info)) {
+    return RefuseByAcl(payload);
   }
   core::PtpRxContext ctx;
   ctx.config = &config_.port;
@@ -81,6 +85,28 @@ HandleResult PtpWorker::Handle(Packet& pkt, const BurstContext& burst) {
   }
   return HandleResult::Drop(
       static_cast<uint8_t>(drops_.port + static_cast<uint8_t>(d.drop)));
+}
+
+bool PtpWorker::Allowed(const core::FrameInfo& info) const {
+  const core::AccessVerdict v = info.ip_version == 4
+                                    ? acl_now_->Check(info.src_ipv4)
+                                    : acl_now_->Check(info.src_ipv6);
+  return core::IsAllowed(v);
+}
+
+// A denied source gets nothing at all, whatever it sent: no GRANT (not even
+// a refusal: to a forged source that would be a reflection), no
+// Delay_Resp, no management reply; its Announce never reaches the BMCA (a
+// denied "better master" cannot make us PASSIVE). Negotiation messages are
+// also counted as refused for `acl`.
+HandleResult PtpWorker::RefuseByAcl(std::span<const uint8_t> payload) {
+  if (service_ != nullptr && !payload.empty() &&
+      (payload[0] & 0x0F) ==
+          static_cast<uint8_t>(core::PtpMessageType::kSignaling)) {
+    service_->CountAclRefusal();
+    PublishServiceStats();
+  }
+  return HandleResult::Drop(drops_.acl);
 }
 
 PtpWorker::Dest PtpWorker::ReplyDest(const uint8_t* frame,
@@ -220,6 +246,7 @@ HandleResult PtpWorker::AnswerSignaling(Packet& pkt,
   core::PtpSignalingContext ctx;
   ctx.port = reply_config_;
   ctx.from = FromAddress(frame, info, t);
+  ctx.from_port = t == PtpUnicastTransport::kL2 ? 0 : info.src_port;
   ctx.path.mac = core::MacAddr::Load(frame + core::eth::kSrc).b;
   ctx.path.vlan_tci = info.vlan_tags > 0 ? info.vlan_tci : 0;
   ctx.path.local_index =

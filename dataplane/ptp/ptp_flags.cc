@@ -6,6 +6,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
+#include "core/ptp/ptp_admission.h"
 
 // An int flag left at kProfileDefault takes the profile's value.
 constexpr int kProfileDefault = -1000;
@@ -42,10 +43,34 @@ ABSL_FLAG(bool, ptp_two_step, true,
           "Two-step Sync with Follow_Up; false: one-step, the Sync's "
           "originTimestamp written just before transmission.");
 ABSL_FLAG(int, ptp_max_unicast_clients, 1'000'000,
-          "Unicast subscribers each worker can hold (fixed memory, ~110 B "
+          "Unicast subscribers each worker can hold (fixed memory, ~160 B "
           "each).");
 ABSL_FLAG(int, ptp_grant_max_duration, 0,
           "Longest unicast grant in seconds (0: the profile's).");
+// Admission control of unicast negotiation (doc/ptp.md, "Admission
+// control"); defaults from core::kPtpAdmissionDefaults.
+ABSL_FLAG(int, ptp_max_grants_per_source,
+          zg::core::kPtpAdmissionDefaults.max_grants_per_source,
+          "Unicast grants (one per message type and portIdentity) one source "
+          "address may hold across all its portIdentities; 0: no limit. A "
+          "ptp4l slave holds 3.");
+ABSL_FLAG(int, ptp_min_log_interval_per_source,
+          zg::core::kPtpAdmissionDefaults.min_log_interval_per_source,
+          "log2 seconds: the shortest message interval granted to any source; "
+          "faster requests are granted at this interval.");
+ABSL_FLAG(int64_t, ptp_tx_budget, zg::core::kPtpAdmissionDefaults.tx_budget,
+          "Messages per second all unicast grants together may commit (Sync "
+          "and its Follow_Up, Announce, Delay_Resp, Pdelay_Resp and its "
+          "follow-up), split evenly across workers; 0: no limit.");
+ABSL_FLAG(int64_t, ptp_refusal_rate,
+          zg::core::kPtpAdmissionDefaults.refusal_rate,
+          "Negotiation replies per second that grant nothing (refusals, "
+          "CANCEL acknowledgements), split evenly across workers; past it "
+          "such requests go unanswered. 0: no limit.");
+ABSL_FLAG(bool, ptp_cancel_requires_auth, false,
+          "Honour CANCEL_UNICAST_TRANSMISSION only when authenticated. "
+          "zeitgeber has no PTP authentication yet, so true is refused at "
+          "start-up.");
 
 namespace zg::dataplane {
 namespace {
@@ -154,7 +179,21 @@ absl::StatusOr<PtpFlagsConfig> PtpConfigFromFlags() {
     return absl::InvalidArgumentError(
         absl::StrCat("PTP configuration: ", s.message()));
   }
+  ZG_ASSIGN_OR_RETURN(out.admission, PtpAdmissionConfigFromFlags(c.two_step));
   return out;
+}
+
+absl::StatusOr<core::PtpAdmissionConfig> PtpAdmissionConfigFromFlags(
+    bool two_step) {
+  core::PtpAdmissionFlagValues v;
+  v.max_grants_per_source = absl::GetFlag(FLAGS_ptp_max_grants_per_source);
+  v.min_log_interval_per_source =
+      absl::GetFlag(FLAGS_ptp_min_log_interval_per_source);
+  v.tx_budget = absl::GetFlag(FLAGS_ptp_tx_budget);
+  v.refusal_rate = absl::GetFlag(FLAGS_ptp_refusal_rate);
+  v.cancel_requires_auth = absl::GetFlag(FLAGS_ptp_cancel_requires_auth);
+  v.two_step = two_step;
+  return core::MakePtpAdmissionConfig(v);
 }
 
 }  // namespace zg::dataplane

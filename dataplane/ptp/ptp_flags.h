@@ -23,10 +23,15 @@
 //                              one-step, originTimestamp written at TX
 //   --ptp_max_unicast_clients  subscription table size per worker
 //   --ptp_grant_max_duration   longest grant in seconds (0: profile)
+//   --ptp_max_grants_per_source, --ptp_min_log_interval_per_source,
+//   --ptp_tx_budget, --ptp_refusal_rate, --ptp_cancel_requires_auth
+//                              admission control of unicast negotiation
+//                              (core/ptp/ptp_admission.h)
 #ifndef ZG_DATAPLANE_PTP_PTP_FLAGS_H_
 #define ZG_DATAPLANE_PTP_PTP_FLAGS_H_
 
 #include "absl/status/statusor.h"
+#include "core/ptp/ptp_admission.h"
 #include "core/ptp/ptp_profile.h"
 
 namespace zg::dataplane {
@@ -35,10 +40,19 @@ struct PtpFlagsConfig {
   bool enabled = true;
   core::PtpPortConfig port;
   bool transports_explicit = false;  // --ptp_transport was given
+  // Runtime policy: the one part a reload may rebuild (with
+  // PtpAdmissionConfigFromFlags) and swap in whole.
+  core::PtpAdmissionConfig admission;
 };
 
 // Reads the --ptp_* flags (after absl::ParseCommandLine).
 absl::StatusOr<PtpFlagsConfig> PtpConfigFromFlags();
+
+// The admission limits alone, validated (errors name the flag); `two_step`
+// is the port's (a Sync grant then costs Sync + Follow_Up). Shards are set
+// by the worker setup.
+absl::StatusOr<core::PtpAdmissionConfig> PtpAdmissionConfigFromFlags(
+    bool two_step);
 
 }  // namespace zg::dataplane
 

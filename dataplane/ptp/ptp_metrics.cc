@@ -1,5 +1,6 @@
 #include "dataplane/ptp/ptp_metrics.h"
 
+#include "core/ptp/ptp_admission.h"
 #include "core/ptp/ptp_unicast_service.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
@@ -117,6 +118,7 @@ absl::Status PtpMetrics::Add(prometheus::Registry& r) {
         {{"reason",
           core::PtpGrantDenialName(static_cast<core::PtpGrantDenial>(i))}})});
   }
+  AddAdmission(r);
   follow_up_overflows_.counter =
       &BuildCounter()
            .Name("zeitgeber_ptp_follow_up_overflows_total")
@@ -130,6 +132,44 @@ absl::Status PtpMetrics::Add(prometheus::Registry& r) {
            .Register(r)
            .Add({});
   return absl::OkStatus();
+}
+
+void PtpMetrics::AddAdmission(prometheus::Registry& r) {
+  auto& reductions =
+      BuildCounter()
+          .Name("zeitgeber_ptp_unicast_reductions_total")
+          .Help(
+              "Unicast grants made at a longer interval than requested, by "
+              "reason")
+          .Register(r);
+  for (size_t i = 1; i < core::kPtpGrantReductionCount; ++i) {
+    reductions_.push_back({&reductions.Add(
+        {{"reason", core::PtpGrantReductionName(
+                        static_cast<core::PtpGrantReduction>(i))}})});
+  }
+  cancels_wrong_source_.counter =
+      &BuildCounter()
+           .Name("zeitgeber_ptp_unicast_cancels_refused_total")
+           .Help(
+               "CANCEL_UNICAST_TRANSMISSION ignored: not from the UDP port "
+               "the grant was made to")
+           .Register(r)
+           .Add({});
+  committed_rate_ =
+      &BuildGauge()
+           .Name("zeitgeber_ptp_unicast_committed_rate")
+           .Help(
+               "Messages per second the live unicast grants commit (Sync "
+               "with Follow_Up, Announce, Delay_Resp, Pdelay_Resp)")
+           .Register(r)
+           .Add({});
+  tx_budget_ = &BuildGauge()
+                    .Name("zeitgeber_ptp_unicast_tx_budget")
+                    .Help(
+                        "--ptp_tx_budget: messages per second all unicast "
+                        "grants may commit (0: no limit)")
+                    .Register(r)
+                    .Add({});
 }
 
 void PtpMetrics::Update() {
@@ -167,6 +207,19 @@ void PtpMetrics::Update() {
     denials_[i].Set(
         sum([i](const PtpWorkerStats& w) { return w.denials[i + 1].Load(); }));
   }
+  for (size_t i = 0; i < reductions_.size(); ++i) {
+    reductions_[i].Set(sum(
+        [i](const PtpWorkerStats& w) { return w.reductions[i + 1].Load(); }));
+  }
+  cancels_wrong_source_.Set(sum(
+      [](const PtpWorkerStats& w) { return w.cancels_wrong_source.Load(); }));
+  const double units = static_cast<double>(core::kPtpRateUnitsPerMessage);
+  committed_rate_->Set(
+      sum([](const PtpWorkerStats& w) { return w.committed_units.Load(); }) /
+      units);
+  tx_budget_->Set(
+      sum([](const PtpWorkerStats& w) { return w.budget_units.Load(); }) /
+      units);
   follow_up_overflows_.Set(
       sum([](const PtpWorkerStats& w) { return w.follow_up_overflow.Load(); }));
   mbuf_failures_.Set(sum(

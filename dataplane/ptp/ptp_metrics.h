@@ -12,7 +12,12 @@
 //   unicast_subscribers                all workers' shards
 //   unicast_grants_total {type}, unicast_renewals_total {type},
 //   unicast_cancels_total {type}, unicast_expiries_total {type},
-//   unicast_denials_total {reason}
+//   unicast_denials_total {reason}     incl. per_source, budget, acl,
+//                                      table_full (refused grants)
+//   unicast_reductions_total {reason}  interval, budget (reduced grants)
+//   unicast_cancels_refused_total      CANCEL not from the granted port
+//   unicast_committed_rate             messages/s the live grants commit
+//   unicast_tx_budget                  --ptp_tx_budget (0: no limit)
 //   follow_up_overflows_total, mbuf_alloc_failures_total
 //
 // Per-reason drops of received PTP messages are in the daemon's
@@ -52,6 +57,7 @@ class PtpMetrics {
   void Update();
 
  private:
+  void AddAdmission(prometheus::Registry& registry);
   // A Prometheus counter advanced to a running total.
   struct Total {
     prometheus::Counter* counter = nullptr;
@@ -71,6 +77,10 @@ class PtpMetrics {
   std::map<size_t, Total> sent_;  // by message type nibble
   prometheus::Gauge* subscribers_ = nullptr;
   std::vector<Total> grants_, renewals_, cancels_, expiries_, denials_;
+  std::vector<Total> reductions_;  // by PtpGrantReduction, from kInterval
+  Total cancels_wrong_source_;
+  prometheus::Gauge* committed_rate_ = nullptr;
+  prometheus::Gauge* tx_budget_ = nullptr;
   Total follow_up_overflows_;
   Total mbuf_failures_;
 };

@@ -35,6 +35,7 @@ uint8_t TransportBit(PtpUnicastTransport t) {
 uint16_t PtpWorker::Produce(const SourceContext& ctx, rte_mbuf** out,
                             uint16_t room) {
   RefreshSnapshot();
+  RefreshPolicies();  // a reload takes effect even while nothing arrives
   batch_n_ = 0;
   const int64_t mono = runtime_->mono().Ns(ctx.tsc);
   const core::TaiNs now = ctx.tsc_model->RawToTai(ctx.tsc);

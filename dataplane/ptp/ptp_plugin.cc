@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/log.h"
+#include "dataplane/port/eal.h"
 #include "dataplane/worker/frame_classifier.h"
 #include "dataplane/worker/worker.h"
 
@@ -28,14 +29,59 @@ constexpr unsigned kPtpPoolMbufs = 4095;
 PtpPlugin::PtpPlugin(PtpFlagsConfig config)
     : config_(std::move(config)), from_flags_(false) {}
 
-PtpPlugin::~PtpPlugin() = default;
+PtpPlugin::~PtpPlugin() {
+  // zeitgeberd's Eal (rte_eal_cleanup) goes before the plugins: past it
+  // the access list's rte_lpm tables are left to the process exit
+  // (freeing them then would crash).
+  if (!Eal::running()) (void)acl_.release();
+}
 
 absl::Status PtpPlugin::Configure(const DaemonConfig& config) {
   if (from_flags_) {
     ZG_ASSIGN_OR_RETURN(config_, PtpConfigFromFlags());
   }
   if (!config_.enabled) return absl::OkStatus();
+  access_ = config.access;
+  auto first = std::make_unique<PtpAdmissionPolicy>();
+  first->config = config_.admission;
+  first->generation = ++admission_generation_;
+  admission_ = std::make_unique<SwappableConfig<PtpAdmissionPolicy>>(
+      std::unique_ptr<const PtpAdmissionPolicy>(std::move(first)));
+  LogInfo(absl::StrCat("PTP admission: ",
+                       core::DescribePtpAdmission(config_.admission)));
   return CheckTransports(config);
+}
+
+std::vector<std::string> PtpPlugin::ReloadableFlags() const {
+  if (!config_.enabled) return {};
+  std::vector<std::string> flags = {"ptp_allow", "ptp_deny"};
+  if (from_flags_) {
+    for (const char* f :
+         {"ptp_max_grants_per_source", "ptp_min_log_interval_per_source",
+          "ptp_tx_budget", "ptp_refusal_rate", "ptp_cancel_requires_auth"}) {
+      flags.push_back(f);
+    }
+  }
+  return flags;
+}
+
+absl::Status PtpPlugin::Reload(const ReloadArgs& reload) {
+  if (!config_.enabled || admission_ == nullptr) return absl::OkStatus();
+  if (from_flags_) {
+    ZG_ASSIGN_OR_RETURN(core::PtpAdmissionConfig next,
+                        PtpAdmissionConfigFromFlags(config_.port.two_step));
+    if (!(next == admission_->Current()->config)) {
+      auto policy = std::make_unique<PtpAdmissionPolicy>();
+      policy->config = next;
+      policy->generation = ++admission_generation_;
+      reload.plan->StagePublish(
+          *admission_,
+          std::unique_ptr<const PtpAdmissionPolicy>(std::move(policy)),
+          absl::StrCat("PTP admission: ", core::DescribePtpAdmission(next)));
+    }
+  }
+  if (acl_ != nullptr) ZG_RETURN_IF_ERROR(acl_->Reload(reload));
+  return absl::OkStatus();
 }
 
 absl::Status PtpPlugin::CheckTransports(const DaemonConfig& config) {
@@ -95,6 +141,16 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
     runtime_ = std::make_unique<PtpPortRuntime>(
         config_.port, identity, workers, static_cast<double>(rte_get_tsc_hz()));
   }
+  if (acl_ == nullptr) {  // always (an empty list costs nothing): a
+                          // reload may add rules
+    auto acl = std::make_unique<ReloadableAccessList>(AccessProtocol::kPtp);
+    ZG_RETURN_IF_ERROR(acl->Configure(access_));
+    if (!access_.ptp.empty()) {
+      LogInfo(absl::StrCat("PTP access list: ",
+                           acl->Current()->list->description()));
+    }
+    acl_ = std::move(acl);
+  }
   // Unique per process: tests build several plugins in one EAL.
   static std::atomic<unsigned> pools{0};
   const std::string pool_name =
@@ -109,12 +165,15 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
   }
   PtpWorkerConfig c;
   c.port = config_.port;
+  c.admission = config_.admission;
   c.identity = identity;
   c.local = local;
   c.worker_index = setup.worker_index;
   c.workers = workers;
   c.pool = pool;
   c.seed = std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32);
+  c.acl = acl_.get();
+  c.admission_swap = admission_.get();
   stats_.push_back(std::make_unique<PtpWorkerStats>());
   ZG_ASSIGN_OR_RETURN(
       std::shared_ptr<PtpWorker> w,

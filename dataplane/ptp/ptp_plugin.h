@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -45,7 +46,17 @@ class PtpPlugin final : public ProtocolPlugin {
   void ControlStep(const ControlTick& tick) override;
   absl::Status AddMetrics(prometheus::Registry& registry) override;
   void UpdateMetrics() override;
+  // SIGHUP: new admission limits (from the re-read --ptp_* admission flags)
+  // and access list (reload.config->access.ptp), validated, then staged;
+  // workers take them at their next burst. Live grants keep their rates
+  // until renewed.
+  absl::Status Reload(const ReloadArgs& reload) override;
+  // What Reload applies: with --ptp, --ptp_allow/--ptp_deny and (from the
+  // flags) the admission flags; any other change needs a restart.
+  std::vector<std::string> ReloadableFlags() const override;
   void Report() override;
+  // The workers stopped, the EAL still runs: frees the access list's tables.
+  void Shutdown() override { acl_.reset(); }
   bool WantsPtpGroups() const override { return config_.enabled; }
 
   bool enabled() const { return config_.enabled; }
@@ -62,6 +73,15 @@ class PtpPlugin final : public ProtocolPlugin {
 
   PtpFlagsConfig config_;
   bool from_flags_ = true;
+  AccessConfig access_;  // DaemonConfig::access (Configure)
+  // --ptp_allow / --ptp_deny: built by the first AddHandlers (the EAL's
+  // tables), rebuilt on reload. Written by: control thread. Read by:
+  // workers (Current(), once per burst).
+  std::unique_ptr<ReloadableAccessList> acl_;
+  // The admission limits: published at Configure and on reload. Written
+  // by: control thread. Read by: workers (once per burst).
+  std::unique_ptr<SwappableConfig<PtpAdmissionPolicy>> admission_;
+  uint64_t admission_generation_ = 0;
   PtpDropBases drops_;
   // Written by: control thread (setup, ControlStep). Read by: workers (the
   // runtime's published snapshot and rings only).

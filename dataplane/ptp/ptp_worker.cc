@@ -86,7 +86,9 @@ absl::StatusOr<PtpDropBases> RegisterPtpDropReasons(CounterNames& names) {
           "ptp_mgmt",
           EnumNames(core::PtpManagementResultName,
                     static_cast<size_t>(core::PtpManagementResult::kCount))));
-  ZG_ASSIGN_OR_RETURN(b.no_mbuf, names.AddDropReasons("ptp", {"no_mbuf"}));
+  ZG_ASSIGN_OR_RETURN(b.no_mbuf,
+                      names.AddDropReasons("ptp", {"no_mbuf", "acl_denied"}));
+  b.acl = static_cast<uint8_t>(b.no_mbuf + 1);
   return b;
 }
 
@@ -114,6 +116,8 @@ absl::StatusOr<std::shared_ptr<PtpWorker>> PtpWorker::Create(
     sc.limits = config.port.grant_limits;
     sc.capacity = config.port.max_unicast_clients;
     sc.seed = config.seed;
+    sc.admission = config.admission;
+    sc.admission.shards = config.workers;
     ZG_ASSIGN_OR_RETURN(service, core::PtpUnicastService::Create(sc));
   }
   return std::shared_ptr<PtpWorker>(
@@ -159,6 +163,22 @@ void PtpWorker::RefreshSnapshot() {
                             config_.identity.port_number, snapshot_.state);
 }
 
+void PtpWorker::RefreshPolicies() {
+  if (config_.acl != nullptr) {
+    const AccessPolicy* p = config_.acl->Current();
+    acl_now_ = p != nullptr && !p->list->empty() ? p->list.get() : nullptr;
+  }
+  if (config_.admission_swap != nullptr && service_ != nullptr) {
+    const PtpAdmissionPolicy* a = config_.admission_swap->Current();
+    if (a != nullptr && a->generation != admission_generation_) {
+      admission_generation_ = a->generation;
+      core::PtpAdmissionConfig c = a->config;
+      c.shards = config_.workers;
+      service_->SetAdmission(c);
+    }
+  }
+}
+
 void PtpWorker::PublishServiceStats() {
   if (service_ == nullptr) return;
   const core::PtpUnicastServiceStats& s = service_->stats();
@@ -171,6 +191,12 @@ void PtpWorker::PublishServiceStats() {
   for (size_t i = 0; i < core::kPtpGrantDenialCount; ++i) {
     stats_->denials[i].Set(s.denials[i]);
   }
+  for (size_t i = 0; i < core::kPtpGrantReductionCount; ++i) {
+    stats_->reductions[i].Set(s.reductions[i]);
+  }
+  stats_->cancels_wrong_source.Set(s.cancels_wrong_source);
+  stats_->committed_units.Set(service_->committed_units());
+  stats_->budget_units.Set(service_->budget_units());
   stats_->unicast_subscribers.Set(service_->table().size());
 }
 

@@ -39,6 +39,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "absl/status/statusor.h"
 #include "core/net/frame.h"
@@ -49,6 +50,8 @@
 #include "core/ptp/ptp_originate.h"
 #include "core/ptp/ptp_unicast_service.h"
 #include "dataplane/ptp/ptp_port.h"
+#include "dataplane/trust/access_swap.h"
+#include "dataplane/trust/config_swap.h"
 #include "dataplane/worker/pipeline.h"
 #include "dataplane/worker/worker.h"
 #include "dataplane/worker/worker_stats.h"
@@ -63,6 +66,7 @@ struct PtpDropBases {
   uint8_t signaling = 0;   // core::PtpSignalingResult (no reply sent)
   uint8_t management = 0;  // core::PtpManagementResult (no reply sent)
   uint8_t no_mbuf = 0;     // "ptp_no_mbuf"
+  uint8_t acl = 0;         // "ptp_acl_denied": --ptp_allow / --ptp_deny
 };
 absl::StatusOr<PtpDropBases> RegisterPtpDropReasons(CounterNames& names);
 
@@ -77,18 +81,37 @@ struct PtpWorkerStats {
   std::array<SingleWriterCounter, core::kPtpGrantTypeCount> grants;
   std::array<SingleWriterCounter, core::kPtpGrantTypeCount> renewals;
   std::array<SingleWriterCounter, core::kPtpGrantDenialCount> denials;
+  std::array<SingleWriterCounter, core::kPtpGrantReductionCount> reductions;
+  SingleWriterCounter cancels_wrong_source;
+  SingleWriterCounter committed_units;  // current (Set), 1/32 msg/s
+  SingleWriterCounter budget_units;     // this shard's share (Set); 0: none
   std::array<SingleWriterCounter, core::kPtpGrantTypeCount> cancels;
   std::array<SingleWriterCounter, core::kPtpGrantTypeCount> expiries;
 };
 
+// The admission limits in force, as the plugin publishes them (initially
+// and on each reload); `generation` tells a worker it has a new one.
+struct PtpAdmissionPolicy {
+  core::PtpAdmissionConfig config;
+  uint64_t generation = 0;
+};
+
 struct PtpWorkerConfig {
   core::PtpPortConfig port;
+  core::PtpAdmissionConfig admission;  // shards: set from `workers`
   core::PtpPortIdentity identity;
   core::LocalAddresses local;  // our MAC, VLAN and addresses
   unsigned worker_index = 0;
   unsigned workers = 1;
   rte_mempool* pool = nullptr;  // for originated frames
   uint64_t seed = 0;            // subscription table hash key
+  // --ptp_allow / --ptp_deny, the plugin's (read once per burst); null: no
+  // access list. Applies to every PTP message over UDP by its source
+  // address (Layer 2 frames carry none).
+  const ReloadableAccessList* acl = nullptr;
+  // The admission limits as reloaded (read once per burst); null: `admission`
+  // stays in force.
+  const SwappableConfig<PtpAdmissionPolicy>* admission_swap = nullptr;
 };
 
 class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
@@ -150,6 +173,8 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
             std::unique_ptr<core::PtpUnicastService> service);
 
   // Receive side (ptp_answer.cc).
+  bool Allowed(const core::FrameInfo& info) const;
+  HandleResult RefuseByAcl(std::span<const uint8_t> payload);
   HandleResult AnswerDelayReq(Packet& pkt, const core::FrameInfo& info,
                               const core::PtpRxDecision& d, bool unicast,
                               core::PtpUnicastTransport t);
@@ -190,6 +215,8 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
 
   // Both sides (ptp_worker.cc).
   void RefreshSnapshot();
+  // Once per burst: this burst's access list and any new admission limits.
+  void RefreshPolicies();
   void PublishServiceStats();
   // Writes headers for `d` and `len` PTP octets into the mbuf; false if it
   // does not fit.
@@ -211,6 +238,10 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
   core::PtpOriginTemplates templates_;
   core::PtpDataSets data_sets_;
   bool templates_ok_ = false;
+  // This burst's access list (valid until the worker's next burst
+  // boundary); null: none or empty.
+  const AccessList* acl_now_ = nullptr;
+  uint64_t admission_generation_ = 0;  // of the limits in the service
 
   uint64_t last_burst_tsc_ = 0;  // the burst the snapshot was read for
   uint64_t next_poll_tsc_ = 0;

@@ -224,9 +224,14 @@ for r in rows:
         d_d.append((dreq[seq], t4 - dreq[seq]))
 if not s_d or not d_d:
     print("min-delay: no Sync/Follow_Up or Delay_Req/Delay_Resp pairs"); sys.exit(1)
-end = max(t for t, _ in s_d + d_d)
-s = [v for t, v in s_d if t >= end - window * 1e9]
-d = [v for t, v in d_d if t >= end - window * 1e9]
+# The window ends where both exchanges still ran: once the slave is
+# stopped its grant keeps Syncs coming until the capture stops (seconds on
+# a loaded host), with no Delay_Req.
+end = min(max(t for t, _ in s_d), max(t for t, _ in d_d))
+s = [v for t, v in s_d if end - window * 1e9 <= t <= end]
+d = [v for t, v in d_d if end - window * 1e9 <= t <= end]
+if not s or not d:
+    print("min-delay: no Syncs or no Delay_Reqs in the window"); sys.exit(1)
 ms, md = min(s), min(d)
 err = (ms - md) / 2
 print("min-delay over %.0f s: %d Syncs (least delay %.0f ns, median %.0f ns), "

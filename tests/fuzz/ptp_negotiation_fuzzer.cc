@@ -5,17 +5,22 @@
 // Announce messages. Any bytes: nothing may read or write out of bounds
 // (ASan/UBSan); every reply must parse as a Signaling message whose TLVs are
 // GRANTs and ACKNOWLEDGE_CANCELs, at most 2 octets per TLV larger than the
-// request's; the table and scheduler stay consistent.
+// request's; the table and scheduler stay consistent; the admission limits
+// hold (the committed rate within the budget and equal to the sum over the
+// live grant bits, each source's grant count equal to its bits and within
+// the per-source limit).
 //
 // Input layout: byte 0 selects the client address and flags, bytes 1-2 the
 // time step; the rest is the PTP message.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
 
+#include "core/ptp/ptp_admission.h"
 #include "core/ptp/ptp_dispatch.h"
 #include "core/ptp/ptp_negotiation.h"
 #include "core/ptp/ptp_port_state.h"
@@ -46,6 +51,9 @@ struct World {
     c.limits = config.grant_limits;
     c.capacity = 8;
     c.seed = 1;
+    c.admission.max_grants_per_source = 3;
+    c.admission.min_log_interval_per_source = -4;
+    c.admission.tx_budget_per_s = 100;
     service = std::move(PtpUnicastService::Create(c)).value();
     service->Start(now);
     port = std::make_unique<PtpPortStateMachine>(config, kUs);
@@ -91,6 +99,30 @@ void CheckService(World& w) {
     }
   }
   ZG_FUZZ_CHECK(used == t.size());
+  // Admission: what is committed is what the grant bits say, within the
+  // budget; every source's count is its bits, within the limit.
+  const PtpAdmissionConfig& adm = w.service->config().admission;
+  uint64_t units = 0;
+  for (uint32_t i = 0; i < t.capacity(); ++i) {
+    if (!t.in_use(i)) continue;
+    uint32_t bits = 0;
+    for (uint32_t j = 0; j < t.capacity(); ++j) {
+      if (!t.in_use(j) || !(t.at(j).key.address == t.at(i).key.address)) {
+        continue;
+      }
+      bits += static_cast<uint32_t>(std::popcount(t.at(j).granted));
+    }
+    ZG_FUZZ_CHECK(w.service->sources().Grants(t.at(i).key.address) == bits);
+    ZG_FUZZ_CHECK(bits <= adm.max_grants_per_source);
+    for (size_t g = 0; g < kPtpGrantTypeCount; ++g) {
+      const auto type = static_cast<PtpGrantType>(g);
+      if (!t.at(i).Has(type)) continue;
+      ZG_FUZZ_CHECK(t.at(i).log_interval[g] >= adm.min_log_interval_per_source);
+      units += PtpGrantRateUnits(type, t.at(i).log_interval[g], adm.two_step);
+    }
+  }
+  ZG_FUZZ_CHECK(units == w.service->committed_units());
+  ZG_FUZZ_CHECK(units <= w.service->budget_units());
 }
 
 }  // namespace
@@ -120,6 +152,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   PtpSignalingContext sc;
   sc.port.port_identity = kUs;
   sc.from = PtpUnicastAddress::Ipv4(ip);
+  sc.from_port = (data[1] & 1) ? 320 : 40000;
   sc.serving = (sel & 0x80) == 0;
   sc.now_mono_ns = w.now;
   std::array<uint8_t, 2048> buf{};

@@ -57,8 +57,10 @@ struct Shard {
   int64_t now = kT0;
 };
 
-std::unique_ptr<PtpUnicastService> MakeShard(uint32_t n, bool announce) {
+std::unique_ptr<PtpUnicastService> MakeShard(
+    uint32_t n, bool announce, const PtpAdmissionConfig& admission = {}) {
   PtpUnicastService::Config c;
+  c.admission = admission;
   c.limits = DefaultPtpPortConfig(PtpProfileId::kDefaultE2E).grant_limits;
   c.limits.max_duration_s = 100'000'000;  // never expire during the run
   c.capacity = n;
@@ -151,9 +153,22 @@ BENCHMARK(BM_SchedulerWithMessages_1M_SyncAnnounce1Hz)
     ->Unit(benchmark::kMillisecond);
 
 // One REQUEST (Sync) answered with a GRANT, as a renewal of a live grant
-// (the steady state: every client renews every few minutes).
+// (the steady state: every client renews every few minutes); without
+// admission limits (arg 0) and with them (arg 1: zeitgeberd's defaults,
+// the budget raised to hold the shard's 2M messages/s).
+PtpAdmissionConfig AdmissionFor(int64_t arg) {
+  if (arg == 0) return {};
+  PtpAdmissionConfig a =
+      std::move(MakePtpAdmissionConfig(kPtpAdmissionDefaults)).value();
+  a.tx_budget_per_s = 4'000'000;
+  return a;
+}
 void BM_NegotiationRenewal(benchmark::State& state) {
-  static auto svc = MakeShard(kSubscribers, false);
+  static std::unique_ptr<PtpUnicastService> shards[2];
+  auto& svc = shards[state.range(0)];
+  if (svc == nullptr) {
+    svc = MakeShard(kSubscribers, false, AdmissionFor(state.range(0)));
+  }
   PtpSignalingContext ctx;
   ctx.port.port_identity = {{{0x02, 0, 0, 0xFF, 0xFE, 0, 0, 1}}, 1};
   ctx.serving = true;
@@ -181,7 +196,7 @@ void BM_NegotiationRenewal(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_NegotiationRenewal);
+BENCHMARK(BM_NegotiationRenewal)->ArgName("admission")->Arg(0)->Arg(1);
 
 void BM_TableFind_1M(benchmark::State& state) {
   static auto svc = MakeShard(kSubscribers, false);

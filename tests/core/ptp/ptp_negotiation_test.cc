@@ -287,6 +287,33 @@ TEST_F(NegotiationTest, AnswersRealPtp4lRequests) {
   EXPECT_GT(answered, 0);
 }
 
+TEST_F(NegotiationTest, RepliesThatGrantNothingAreRateLimited) {
+  PtpUnicastService::Config c;
+  c.limits = DefaultPtpPortConfig(PtpProfileId::kG8275_2).grant_limits;
+  c.capacity = 16;
+  c.admission.refusal_replies_per_s = 1;  // burst: one
+  svc_ = *PtpUnicastService::Create(c);
+  svc_->Start(kNow);
+  const Bytes refused = Signaling(RequestTlv(PtpMessageType::kSync, -9, 300));
+  EXPECT_EQ(Answer(refused).result, PtpSignalingResult::kReplied);
+  const PtpSignalingAnswer a = Answer(refused);
+  EXPECT_EQ(a.result, PtpSignalingResult::kSilenced);
+  EXPECT_EQ(a.length, 0u);
+  EXPECT_EQ(a.denied, 1);  // decided all the same
+  // A cancel acknowledgement grants nothing either.
+  EXPECT_EQ(Answer(Signaling(CancelTlv(PtpMessageType::kSync))).result,
+            PtpSignalingResult::kSilenced);
+  // What grants is always answered.
+  EXPECT_EQ(
+      Answer(Signaling(RequestTlv(PtpMessageType::kSync, -4, 300))).result,
+      PtpSignalingResult::kReplied);
+  ctx_.now_mono_ns = kNow + kNanosPerSecond;
+  EXPECT_EQ(Answer(refused).result, PtpSignalingResult::kReplied);
+  EXPECT_EQ(svc_->stats().silenced, 2u);
+  EXPECT_STREQ(PtpSignalingResultName(PtpSignalingResult::kSilenced),
+               "silenced");
+}
+
 TEST(NegotiationNames, Names) {
   EXPECT_STREQ(PtpSignalingResultName(PtpSignalingResult::kNotForUs),
                "not_for_us");

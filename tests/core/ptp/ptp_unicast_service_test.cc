@@ -182,14 +182,19 @@ TEST_F(ServiceTest, CancelEndsOneGrantThenTheSubscriber) {
   svc_->Request(Key(1), path_, Req(PtpMessageType::kAnnounce, 0, 300), true,
                 kT0);
   svc_->Request(Key(1), path_, Req(PtpMessageType::kSync, 0, 300), true, kT0);
-  EXPECT_TRUE(svc_->Cancel(Key(1), PtpMessageType::kSync));
-  EXPECT_FALSE(svc_->Cancel(Key(1), PtpMessageType::kSync));
-  EXPECT_FALSE(svc_->Cancel(Key(2), PtpMessageType::kSync));
-  EXPECT_FALSE(svc_->Cancel(Key(1), PtpMessageType::kFollowUp));
+  EXPECT_EQ(svc_->Cancel(Key(1), PtpMessageType::kSync),
+            PtpCancelResult::kCancelled);
+  EXPECT_EQ(svc_->Cancel(Key(1), PtpMessageType::kSync),
+            PtpCancelResult::kNoGrant);
+  EXPECT_EQ(svc_->Cancel(Key(2), PtpMessageType::kSync),
+            PtpCancelResult::kNoGrant);
+  EXPECT_EQ(svc_->Cancel(Key(1), PtpMessageType::kFollowUp),
+            PtpCancelResult::kNoGrant);
   const auto sent = Run(kT0, kT0 + 2 * kSec);
   for (const Sent& s : sent) EXPECT_EQ(s.kind, PtpTimerKind::kAnnounce);
   EXPECT_EQ(sent.size(), 2u);
-  EXPECT_TRUE(svc_->Cancel(Key(1), PtpMessageType::kAnnounce));
+  EXPECT_EQ(svc_->Cancel(Key(1), PtpMessageType::kAnnounce),
+            PtpCancelResult::kCancelled);
   EXPECT_EQ(svc_->table().size(), 0u);
   EXPECT_EQ(svc_->scheduler().armed_count(), 0u);
   EXPECT_EQ(svc_->stats().cancels[0], 1u);

@@ -1,0 +1,257 @@
+// The fixture of the PTP pipeline integration tests (ptp_pipeline_test.cc,
+// ptp_trust_pipeline_test.cc): a PtpPlugin from the --ptp_* flags in
+// zeitgeberd's protocol pipeline on an in-process ring port, one worker
+// polled by the test, the control side stepped by Tick(). Frames injected
+// into the port's RX ring go through the worker loop; what the port
+// transmits is parsed back with core/net/frame.h and core/ptp/ptp_wire.h.
+//
+//   TEST_F(PtpPipelineTest, X) {
+//     Start("ptpx");                        // MASTER within 10 s
+//     InjectPtp(ClientMessage(...), false, core::kPtpGeneralPort);
+//     std::vector<Sent> out = Run(100);     // what it sent in 100 ms
+//   }
+#ifndef ZG_TESTS_DATAPLANE_PTP_PTP_PIPELINE_FIXTURE_H_
+#define ZG_TESTS_DATAPLANE_PTP_PTP_PIPELINE_FIXTURE_H_
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
+#include "core/net/frame.h"
+#include "core/net/frame_build.h"
+#include "core/net/ip_prefix.h"
+#include "core/net/local_addresses.h"
+#include "core/net/net_headers.h"
+#include "core/ptp/ptp_management.h"
+#include "core/ptp/ptp_tlv.h"
+#include "core/ptp/ptp_wire.h"
+#include "core/time/clock_model.h"
+#include "core/time/tsc.h"
+#include "dataplane/port/mempools.h"
+#include "dataplane/port/port.h"
+#include "dataplane/ptp/ptp_plugin.h"
+#include "dataplane/worker/protocol_pipeline.h"
+#include "dataplane/worker/worker.h"
+#include "gtest/gtest.h"
+#include "tests/dataplane/testing/dpdk_env.h"
+
+ABSL_DECLARE_FLAG(bool, ptp);
+ABSL_DECLARE_FLAG(std::string, ptp_profile);
+ABSL_DECLARE_FLAG(std::string, ptp_unicast_negotiation);
+ABSL_DECLARE_FLAG(int, ptp_log_sync_interval);
+ABSL_DECLARE_FLAG(int, ptp_log_announce_interval);
+ABSL_DECLARE_FLAG(std::string, ptp_transport);
+
+namespace zg::dataplane::ptp_test {
+
+using core::PtpMessageType;
+constexpr int64_t kS = core::kNanosPerSecond;
+const core::MacAddr kClientMac{{0x02, 0xC1, 0x1E, 0x00, 0x00, 0x02}};
+const core::Ipv4Addr kServerIp = core::Ipv4Addr::FromOctets(10, 1, 0, 1);
+const core::Ipv4Addr kClientIp = core::Ipv4Addr::FromOctets(10, 1, 0, 2);
+const core::PtpPortIdentity kClientPort{
+    {{0x02, 0xC1, 0x1E, 0xFF, 0xFE, 0x00, 0x00, 0x02}}, 1};
+
+inline core::ClockModel LockedModel(uint64_t tsc) {
+  core::ClockModel m;
+  m.raw_anchor = tsc;
+  m.tai_anchor = core::TaiNs{1'800'000'037 * kS};
+  m.ns_per_tick_q32 =
+      core::NsPerTickQ32FromHz(static_cast<double>(testing::TscHz()));
+  m.error_bound_ns = 100;
+  m.max_extrapolation_ns = 1000 * kS;
+  m.state = core::SyncState::kLocked;
+  m.ptp_quality = {6, 0x21, 0x4E5D};
+  m.ptp_time_source = core::PtpTimeSource::kGnss;
+  m.time_traceable = m.frequency_traceable = true;
+  return m;
+}
+
+struct Sent {
+  core::FrameInfo info;
+  core::PtpMessage msg;
+  std::vector<uint8_t> bytes;  // the PTP message (owns msg.tlvs)
+};
+
+class PtpPipelineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::SetFlag(&FLAGS_ptp, true);
+    absl::SetFlag(&FLAGS_ptp_profile, "enterprise_hybrid");
+    absl::SetFlag(&FLAGS_ptp_unicast_negotiation, "");
+    absl::SetFlag(&FLAGS_ptp_log_sync_interval, -1000);  // 1 s
+    absl::SetFlag(&FLAGS_ptp_log_announce_interval, -3);
+    absl::SetFlag(&FLAGS_ptp_transport, "");
+  }
+  void TearDown() override {
+    for (rte_mbuf* m : testing::DrainRing(ring_.tx[0])) rte_pktmbuf_free(m);
+  }
+
+  void Start(const std::string& tag) {
+    ring_ = testing::MakeRingPort(tag, 1);
+    PortOptions opts;
+    opts.name = ring_.name;
+    auto port = Port::Open(opts, &pools_);
+    ASSERT_TRUE(port.ok()) << port.status();
+    port_ = std::move(*port);
+    ASSERT_TRUE(port_->Start().ok());
+    pool_ = *pools_.ForSocket(SOCKET_ID_ANY);
+    // Ring ports have no MAC of their own.
+    server_mac_ = core::MacAddr{{0x02, 0x5E, 0x00, 0x00, 0x00, 0x01}};
+    rte_ether_addr mac;
+    std::memcpy(mac.addr_bytes, server_mac_.b.data(), 6);
+    t0_ = core::ReadTsc();
+    clock_.Write(LockedModel(t0_));
+    DaemonConfig config;
+    InterfaceAddress a;
+    a.family = InterfaceAddress::kIpv4;
+    kServerIp.Store(a.bytes.data());
+    a.prefix_len = 24;
+    config.addresses = {a};
+    config.access.ptp = access_;
+    ASSERT_TRUE(factory_.Configure(config).ok());
+    ASSERT_TRUE(factory_.RegisterNames(names_).ok());
+    WorkerSetup setup;
+    setup.lcore_id = rte_get_main_lcore();
+    setup.ports = {{port_->id(), 0, mac, port_->mtu()}};
+    setup.addresses = config.addresses;
+    addresses_ = config.addresses;
+    setup.addresses = addresses_;
+    auto pipeline = factory_.Create(setup);
+    ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+    Timestamper::Config stamping;
+    stamping.tsc_clock = &clock_;
+    worker_ = std::make_unique<Worker>(
+        std::vector<WorkerQueue>{{port_->queue(0), stamping, {}}},
+        std::move(*pipeline), &stats_, &stop_);
+    // LISTENING now; MASTER once the receipt timeout (375 ms) has passed:
+    // tick until it is, within a total deadline.
+    Tick();
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (ptp_.runtime()->state() != core::PtpPortState::kMaster &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      Tick();
+    }
+    ASSERT_EQ(ptp_.runtime()->state(), core::PtpPortState::kMaster);
+  }
+
+  // One step of the control thread.
+  void Tick() {
+    factory_.ControlStep(
+        {&clock_, core::ReadTsc(), static_cast<double>(testing::TscHz())});
+  }
+
+  // `src_port` 0: the same as `port`.
+  void InjectPtp(const core::PtpMessage& m, bool multicast, uint16_t port,
+                 uint16_t src_port = 0) {
+    std::vector<uint8_t> ptp(1500);
+    ptp.resize(core::SerializePtpMessage(m, ptp));
+    ASSERT_GT(ptp.size(), 0u);
+    rte_mbuf* mb = rte_pktmbuf_alloc(pool_);
+    ASSERT_NE(mb, nullptr);
+    uint8_t* buf = rte_pktmbuf_mtod(mb, uint8_t*);
+    core::UdpFrameSpec spec;
+    spec.src_mac = kClientMac;
+    spec.dst_mac =
+        multicast ? core::Ipv4MulticastMac(core::kPtpPrimaryIpv4) : server_mac_;
+    spec.src_ip = core::IpAddress::V4(kClientIp);
+    spec.dst_ip =
+        core::IpAddress::V4(multicast ? core::kPtpPrimaryIpv4 : kServerIp);
+    spec.src_port = src_port == 0 ? port : src_port;
+    spec.dst_port = port;
+    core::FrameInfo info;
+    const uint32_t len = core::BuildUdpFrame(
+        buf, 2000, spec, static_cast<uint16_t>(ptp.size()), &info);
+    ASSERT_GT(len, 0u);
+    std::memcpy(buf + info.payload_offset, ptp.data(), ptp.size());
+    core::FinalizeUdpChecksum(buf, info);
+    mb->data_len = static_cast<uint16_t>(len);
+    mb->pkt_len = len;
+    ASSERT_EQ(rte_ring_enqueue(ring_.rx[0], mb), 0);
+  }
+
+  core::PtpMessage ClientMessage(core::PtpBody body) {
+    core::PtpMessage m;
+    m.header.source_port_identity = kClientPort;
+    m.header.sequence_id = 77;
+    m.body = body;
+    m.header.control_field = core::PtpControlFieldFor(core::PtpBodyType(body));
+    return m;
+  }
+
+  // Polls the worker for `ms` milliseconds; returns what it sent.
+  std::vector<Sent> Run(int ms) {
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (std::chrono::steady_clock::now() < until) worker_->PollOnce();
+    return Collect();
+  }
+  std::vector<Sent> Collect() {
+    std::vector<Sent> out;
+    core::LocalAddresses any =
+        *core::LocalAddresses::Create(kClientMac, std::nullopt);
+    (void)any.AddIpv4(kClientIp);
+    for (rte_mbuf* m : testing::DrainRing(ring_.tx[0])) {
+      Sent s;
+      const uint8_t* f = rte_pktmbuf_mtod(m, const uint8_t*);
+      s.info = core::ClassifyFrame(f, m->data_len, any);
+      EXPECT_NE(s.info.kind, core::FrameKind::kDrop)
+          << core::FrameDropName(s.info.drop);
+      s.bytes.assign(f + s.info.payload_offset,
+                     f + s.info.payload_offset + s.info.payload_len);
+      EXPECT_EQ(core::ParsePtpMessage(s.bytes, &s.msg), core::PtpDrop::kOk);
+      out.push_back(std::move(s));
+      rte_pktmbuf_free(m);
+    }
+    return out;
+  }
+  static std::vector<const Sent*> OfType(const std::vector<Sent>& v,
+                                         PtpMessageType t) {
+    std::vector<const Sent*> out;
+    for (const Sent& s : v) {
+      if (s.msg.header.message_type == t) out.push_back(&s);
+    }
+    return out;
+  }
+  uint64_t Dropped(const std::string& reason) {
+    for (size_t i = 0; i < kMaxDropReasons; ++i) {
+      if (names_.DropReasonName(i) == reason) return stats_.dropped[i].Load();
+    }
+    ADD_FAILURE() << "no drop reason " << reason;
+    return 0;
+  }
+
+  MbufPools pools_{2047};
+  testing::RingPort ring_;
+  std::unique_ptr<Port> port_;
+  rte_mempool* pool_ = nullptr;
+  core::MacAddr server_mac_;
+  uint64_t t0_ = 0;
+  core::PublishedClock clock_;
+  absl::FlagSaver saver_;  // restores every flag after each test
+  PtpPlugin ptp_;          // reads the --ptp_* flags SetUp sets
+  ProtocolPipelineFactory factory_{
+      ProtocolPipelineFactory::Options{nullptr, {&ptp_}}};
+  CounterNames names_;
+  std::vector<InterfaceAddress> addresses_;
+  WorkerStats stats_;
+  core::AccessRules access_;  // --ptp_allow / --ptp_deny for Start()
+  std::atomic<bool> stop_{false};
+  std::unique_ptr<Worker> worker_;
+};
+
+}  // namespace zg::dataplane::ptp_test
+
+#endif  // ZG_TESTS_DATAPLANE_PTP_PTP_PIPELINE_FIXTURE_H_
