@@ -75,6 +75,9 @@ absl::StatusOr<std::unique_ptr<ConfigReloader>> ConfigReloader::Create(
     return absl::InvalidArgumentError("ConfigReloader: no pipeline factory");
   }
   std::unique_ptr<ConfigReloader> r(new ConfigReloader(std::move(options)));
+  r->reloadable_ = r->options_.reloadable.has_value()
+                       ? *r->options_.reloadable
+                       : r->options_.factory->ReloadableFlags();
   ZG_ASSIGN_OR_RETURN(r->baseline_, ExpandFlagfiles(r->options_.args));
   r->applied_ = r->baseline_;
   r->last_ok_ = absl::Now();
@@ -84,7 +87,7 @@ absl::StatusOr<std::unique_ptr<ConfigReloader>> ConfigReloader::Create(
 absl::Status ConfigReloader::Run(ReloadOutcome& out) {
   ZG_ASSIGN_OR_RETURN(const std::vector<std::string> args,
                       ExpandFlagfiles(options_.args));
-  const FlagDiff restart = DiffFlags(baseline_, args, options_.reloadable);
+  const FlagDiff restart = DiffFlags(baseline_, args, reloadable_);
   if (!restart.unknown.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown flag(s) in the flagfile: --",
@@ -97,7 +100,7 @@ absl::Status ConfigReloader::Run(ReloadOutcome& out) {
       out.needs_restart.push_back(d);
     }
   }
-  const FlagDiff change = DiffFlags(applied_, args, options_.reloadable);
+  const FlagDiff change = DiffFlags(applied_, args, reloadable_);
   for (const std::string& d : change.descriptions) {
     const std::string name = d.substr(0, d.find(':'));
     if (std::find(change.reloadable.begin(), change.reloadable.end(), name) !=
@@ -107,7 +110,7 @@ absl::Status ConfigReloader::Run(ReloadOutcome& out) {
   }
   FlagRollback rollback;
   ReloadPlan plan;
-  absl::Status s = ApplyReloadable(args, options_.reloadable, rollback);
+  absl::Status s = ApplyReloadable(args, reloadable_, rollback);
   absl::StatusOr<DaemonConfig> config = DaemonConfig();
   if (s.ok() && options_.daemon_config) {
     config = DaemonConfigFromFlags(args);
@@ -146,7 +149,7 @@ void ConfigReloader::Report(const ReloadOutcome& out) {
     const std::string what =
         out.changed.empty() ? "nothing" : absl::StrJoin(out.changed, "; ");
     const std::string in_force = absl::StrJoin(out.components, "; ");
-    LogInfo(absl::StrCat("reload: ok; changed: ", what,
+    LogInfo(absl::StrCat("reload: ok; flags changed: ", what,
                          in_force.empty() ? "" : "; in force: ", in_force));
     v.push_back({"changed", what});
     if (!in_force.empty()) v.push_back({"in_force", in_force});

@@ -4,8 +4,9 @@
 //      argument list; an unreadable file or an unknown flag rejects;
 //   2. flags that changed but cannot change at runtime (addresses, ports,
 //      queues...) are logged "needs restart" and not applied;
-//   3. the reloadable flags (ReloadableFlagNames(), dataplane/trust/
-//      reload.h) take their re-read values (a malformed one rejects), and
+//   3. the reloadable flags (those the components apply:
+//      PipelineFactory::ReloadableFlags) take their re-read values (a
+//      malformed one rejects), and
 //      DaemonConfigFromFlags makes the DaemonConfig they give;
 //   4. PipelineFactory::Reload: every component builds and validates its new
 //      configuration and stages its publication;
@@ -30,6 +31,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,7 +66,8 @@ class ConfigReloader {
   struct Options {
     std::vector<std::string> args;  // zeitgeberd's flags as given (no argv[0])
     PipelineFactory* factory = nullptr;
-    std::vector<std::string> reloadable = ReloadableFlagNames();
+    // Default: factory->ReloadableFlags().
+    std::optional<std::vector<std::string>> reloadable;
     AuditFn audit;  // may be empty (tests, no audit log)
     ReaderEpochs* epochs = &DataplaneEpochs();  // for the pending gauge
     // Build ReloadArgs::config with DaemonConfigFromFlags (zeitgeberd's
@@ -92,8 +95,9 @@ class ConfigReloader {
   void Report(const ReloadOutcome& out);
 
   Options options_;
-  std::vector<std::string> baseline_;  // expanded at start: restart checks
-  std::vector<std::string> applied_;   // expanded at the last good load
+  std::vector<std::string> reloadable_;  // flag names, without "--"
+  std::vector<std::string> baseline_;    // expanded at start: restart checks
+  std::vector<std::string> applied_;     // expanded at the last good load
   uint64_t ok_ = 0;
   uint64_t rejected_ = 0;
   absl::Time last_ok_;

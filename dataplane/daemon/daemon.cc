@@ -85,7 +85,13 @@ class Daemon {
       : config_(std::move(config)),
         factory_(factory),
         app_args_(std::move(app_args)) {}
-  ~Daemon() { StopWorkers(); }
+  ~Daemon() {
+    StopWorkers();
+    // Before the members (the EAL last) go: EAL memory the pipeline's
+    // control side holds, and configs replaced by reloads.
+    factory_->Shutdown();
+    DataplaneEpochs().Reclaim();
+  }
 
   int Run(std::vector<char*> eal_argv);
 
@@ -353,6 +359,10 @@ absl::Status Daemon::SetUpReload() {
                               .audit = [this](auto values) {
                                 control_->RecordConfigChange(std::move(values));
                               }}));
+  const std::vector<std::string> flags = factory_->ReloadableFlags();
+  LogInfo(flags.empty() ? std::string("reload: SIGHUP reloads no flag")
+                        : absl::StrCat("reload: SIGHUP reloads --",
+                                       absl::StrJoin(flags, ", --")));
   return absl::OkStatus();
 }
 

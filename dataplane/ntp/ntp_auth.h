@@ -160,6 +160,8 @@ class NtpAuthFactory {
   bool enabled() const { return keys_ != nullptr && !keys_->empty(); }
   const std::shared_ptr<const core::NtpKeyTable>& keys() const { return keys_; }
 
+  // The flag Reload applies (dataplane/daemon/config_reload.h).
+  std::vector<std::string> ReloadableFlags() const { return {"ntp_keys"}; }
   // Re-reads reload.config->ntp_keys and stages the new keys for every
   // worker; an error (unreadable file, bad line, keys turned on or off)
   // rejects the reload. Control thread.

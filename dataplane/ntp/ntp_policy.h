@@ -23,6 +23,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -82,10 +84,13 @@ class NtpPolicyFactory {
   // One policy per worker.
   virtual absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> Create(
       const WorkerSetup& setup) = 0;
-  // SIGHUP (control thread): see PipelineFactory::Reload.
+  // SIGHUP (control thread): see PipelineFactory::ReloadableFlags/Reload.
+  virtual std::vector<std::string> ReloadableFlags() const { return {}; }
   virtual absl::Status Reload(const ReloadArgs& /*reload*/) {
     return absl::OkStatus();
   }
+  // Workers stopped, EAL still up: see PipelineFactory::Shutdown.
+  virtual void Shutdown() {}
 };
 
 }  // namespace zg::dataplane

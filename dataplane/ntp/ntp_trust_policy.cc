@@ -265,6 +265,11 @@ absl::Status NtpTrustPolicyFactory::ConfigureShared(
   return absl::OkStatus();
 }
 
+std::vector<std::string> NtpTrustPolicyFactory::ReloadableFlags() const {
+  return {"ntp_allow", "ntp_deny", "ntp_deny_action", "ntp_ratelimit",
+          "ntp_ratelimit_kod"};
+}
+
 absl::Status NtpTrustPolicyFactory::Reload(const ReloadArgs& reload) {
   ZG_ASSIGN_OR_RETURN(NtpTrustConfig next, ReadNtpTrustFlags());
   if (next.rate_limit.has_value() != (rate_ != nullptr)) {

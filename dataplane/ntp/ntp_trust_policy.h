@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -163,7 +164,13 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
   absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> Create(
       const WorkerSetup& setup) override;
   // SIGHUP: the access list and the rate-limit parameters, re-read.
+  // --ntp_allow, --ntp_deny, --ntp_deny_action, --ntp_ratelimit,
+  // --ntp_ratelimit_kod (dataplane/daemon/config_reload.h).
+  std::vector<std::string> ReloadableFlags() const override;
   absl::Status Reload(const ReloadArgs& reload) override;
+  // Frees the access list's tables while the EAL still runs (also after a
+  // failed start, where Report does not run).
+  void Shutdown() override { Release(); }
   // The access list and the rate parameters from the daemon's config
   // (control thread, after SetConfig, before Create).
   absl::Status ConfigureShared(const AccessConfig& access);

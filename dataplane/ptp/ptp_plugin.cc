@@ -52,6 +52,19 @@ absl::Status PtpPlugin::Configure(const DaemonConfig& config) {
   return CheckTransports(config);
 }
 
+std::vector<std::string> PtpPlugin::ReloadableFlags() const {
+  if (!config_.enabled) return {};
+  std::vector<std::string> flags = {"ptp_allow", "ptp_deny"};
+  if (from_flags_) {
+    for (const char* f :
+         {"ptp_max_grants_per_source", "ptp_min_log_interval_per_source",
+          "ptp_tx_budget", "ptp_refusal_rate", "ptp_cancel_requires_auth"}) {
+      flags.push_back(f);
+    }
+  }
+  return flags;
+}
+
 absl::Status PtpPlugin::Reload(const ReloadArgs& reload) {
   if (!config_.enabled || admission_ == nullptr) return absl::OkStatus();
   if (from_flags_) {

@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -50,7 +51,12 @@ class PtpPlugin final : public ProtocolPlugin {
   // workers take them at their next burst. Live grants keep their rates
   // until renewed.
   absl::Status Reload(const ReloadArgs& reload) override;
+  // What Reload applies: with --ptp, --ptp_allow/--ptp_deny and (from the
+  // flags) the admission flags; any other change needs a restart.
+  std::vector<std::string> ReloadableFlags() const override;
   void Report() override;
+  // The workers stopped, the EAL still runs: frees the access list's tables.
+  void Shutdown() override { acl_.reset(); }
   bool WantsPtpGroups() const override { return config_.enabled; }
 
   bool enabled() const { return config_.enabled; }

@@ -43,7 +43,8 @@ class ReloadableAccessList {
                                 ReaderEpochs* epochs = &DataplaneEpochs())
       : protocol_(protocol), epochs_(epochs) {}
 
-  // Builds the first list (control thread, before any worker runs).
+  // Builds the first list (control thread, after the EAL starts and before
+  // any worker runs).
   absl::Status Configure(const AccessConfig& config);
   // Builds and validates the list of reload.config->access and stages its
   // publication (skipped when the rules did not change). An error rejects
@@ -55,6 +56,8 @@ class ReloadableAccessList {
     return swap_ ? swap_->Current() : nullptr;
   }
   bool configured() const { return swap_ != nullptr; }
+  // Frees the list (control thread; workers stopped, EAL still up).
+  void Reset() { swap_.reset(); }
 
  private:
   absl::StatusOr<std::unique_ptr<const AccessPolicy>> Build(

@@ -120,27 +120,6 @@ void ReloadPlan::Commit() {
   for (absl::AnyInvocable<void() &&>& p : publish) std::move(p)();
 }
 
-const std::vector<std::string>& ReloadableFlagNames() {
-  // Access lists (w4/acl), rate limits (w4/rate), keys (w4/mac), PTP
-  // admission (w4/ptp). Keep in step with doc/deployment.md, "Reload".
-  static const std::vector<std::string>* names = new std::vector<std::string>{
-      "ntp_allow",
-      "ntp_deny",
-      "ntp_deny_action",
-      "ptp_allow",
-      "ptp_deny",
-      "ntp_ratelimit",
-      "ntp_ratelimit_kod",
-      "ntp_keys",
-      "ptp_max_grants_per_source",
-      "ptp_min_log_interval_per_source",
-      "ptp_tx_budget",
-      "ptp_refusal_rate",
-      "ptp_cancel_requires_auth",
-  };
-  return *names;
-}
-
 absl::StatusOr<std::vector<std::string>> ExpandFlagfiles(
     const std::vector<std::string>& args) {
   std::vector<std::string> out;

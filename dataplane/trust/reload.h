@@ -4,12 +4,18 @@
 // asks every component to build and validate first, and publishes only when
 // all of them succeeded: one invalid value anywhere and nothing changes.
 //
-// During PipelineFactory::Reload (control thread), the reloadable abseil
-// flags (ReloadableFlagNames()) already hold their re-read values and
+// A flag is reloadable when a component of this binary says it applies it
+// on reload (PipelineFactory::ReloadableFlags: the NTP policy and the
+// plugins list theirs); any other flag changed in the flagfile is reported
+// as needing a restart. During PipelineFactory::Reload (control thread), the
+// reloadable abseil flags already hold their re-read values and
 // reload.config is the DaemonConfig they make, so a component rebuilds its
 // configuration with the same function it used in Configure(), then stages
 // the publication:
 //
+//   std::vector<std::string> MyPlugin::ReloadableFlags() const {
+//     return {"ntp_ratelimit", "ntp_ratelimit_kod"};
+//   }
 //   absl::Status MyPlugin::Reload(const ReloadArgs& reload) {
 //     // From reload.config (as Configure got it), or from the flags:
 //     // CollectRepeatedFlag(reload.args, "ntp_allow") for repeated flags,
@@ -77,11 +83,6 @@ struct ReloadArgs {
   // Where Reload stages its new configuration. Not null.
   ReloadPlan* plan = nullptr;
 };
-
-// The flags a SIGHUP reloads (without the leading "--"). Any other flag
-// whose value changed in the flagfile is reported as needing a restart.
-// Names not defined in this binary are ignored.
-const std::vector<std::string>& ReloadableFlagNames();
 
 // `args` with every --flagfile=F1,F2 (or "--flagfile F") replaced by the
 // lines of its files, recursively, in order; '#' comments and blank lines

@@ -45,6 +45,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -300,7 +301,7 @@ struct ControlTick {
 // Configure right after flag parsing (an error exits with kExitConfig),
 // ControlStep every --publish_interval on the control thread, AddMetrics
 // once the exporter runs (then UpdateMetrics with every exporter update),
-// Reload on SIGHUP, Report at shutdown.
+// Reload on SIGHUP, Report then Shutdown at the end.
 class PipelineFactory {
  public:
   virtual ~PipelineFactory() = default;
@@ -314,6 +315,9 @@ class PipelineFactory {
     return absl::OkStatus();
   }
   virtual void UpdateMetrics() {}
+  // The flags (names without "--") Reload applies; a change to any other
+  // flag on SIGHUP is reported as needing a restart.
+  virtual std::vector<std::string> ReloadableFlags() const { return {}; }
   // SIGHUP, control thread: rebuild and validate the reloadable
   // configuration from the re-read flags and stage its publication in
   // reload.plan (dataplane/trust/reload.h). An error rejects the whole
@@ -322,6 +326,10 @@ class PipelineFactory {
     return absl::OkStatus();
   }
   virtual void Report() {}
+  // Last, on the control thread, once every worker has stopped and before
+  // the EAL is cleaned up (also on a failed start): free what lives in EAL
+  // memory (access lists' rte_lpm tables). Nothing is used after it.
+  virtual void Shutdown() {}
   // Whether the XDP steering program should also send PTP multicast (UDP
   // 319/320 to the PTP groups) and PTP over Ethernet to the data plane.
   virtual bool WantsPtpGroups() const { return false; }

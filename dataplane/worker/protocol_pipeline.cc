@@ -93,6 +93,21 @@ void ProtocolPipelineFactory::UpdateMetrics() {
   for (ProtocolPlugin* plugin : options_.plugins) plugin->UpdateMetrics();
 }
 
+std::vector<std::string> ProtocolPipelineFactory::ReloadableFlags() const {
+  std::vector<std::string> flags;
+  if (options_.ntp_auth != nullptr)
+    flags = options_.ntp_auth->ReloadableFlags();
+  if (options_.ntp_policy != nullptr) {
+    for (std::string& f : options_.ntp_policy->ReloadableFlags())
+      flags.push_back(std::move(f));
+  }
+  for (const ProtocolPlugin* plugin : options_.plugins) {
+    for (std::string& f : plugin->ReloadableFlags())
+      flags.push_back(std::move(f));
+  }
+  return flags;
+}
+
 absl::Status ProtocolPipelineFactory::Reload(const ReloadArgs& reload) {
   if (options_.ntp_auth != nullptr) {
     ZG_RETURN_IF_ERROR(options_.ntp_auth->Reload(reload));
@@ -109,6 +124,11 @@ absl::Status ProtocolPipelineFactory::Reload(const ReloadArgs& reload) {
 void ProtocolPipelineFactory::Report() {
   if (options_.ntp_auth != nullptr) options_.ntp_auth->Report();
   for (ProtocolPlugin* plugin : options_.plugins) plugin->Report();
+}
+
+void ProtocolPipelineFactory::Shutdown() {
+  if (options_.ntp_policy != nullptr) options_.ntp_policy->Shutdown();
+  for (ProtocolPlugin* plugin : options_.plugins) plugin->Shutdown();
 }
 
 bool ProtocolPipelineFactory::WantsPtpGroups() const {

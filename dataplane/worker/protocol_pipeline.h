@@ -52,10 +52,12 @@ class ProtocolPlugin {
     return absl::OkStatus();
   }
   virtual void UpdateMetrics() {}
+  virtual std::vector<std::string> ReloadableFlags() const { return {}; }
   virtual absl::Status Reload(const ReloadArgs& /*reload*/) {
     return absl::OkStatus();
   }
   virtual void Report() {}
+  virtual void Shutdown() {}
   virtual bool WantsPtpGroups() const { return false; }
 };
 
@@ -82,9 +84,12 @@ class ProtocolPipelineFactory final : public PipelineFactory {
   void ControlStep(const ControlTick& tick) override;
   absl::Status AddMetrics(prometheus::Registry& registry) override;
   void UpdateMetrics() override;
+  // The NTP policy's and the plugins' together.
+  std::vector<std::string> ReloadableFlags() const override;
   // The NTP policy first, then the plugins in order; the first error wins.
   absl::Status Reload(const ReloadArgs& reload) override;
   void Report() override;
+  void Shutdown() override;
   bool WantsPtpGroups() const override;
 
   // Valid after RegisterNames (tests look counters up by them).

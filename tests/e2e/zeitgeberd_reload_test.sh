@@ -14,7 +14,11 @@
 #    on as it was;
 #  - a valid reload that changes behaviour takes effect: denying the
 #    clients' prefix silences them (and --ntp_deny_action=kod gets them KoD
-#    DENY), allowing it again brings the answers back;
+#    DENY), a stricter --ntp_ratelimit limits them (KoD RATE), allowing
+#    them again brings the answers back; a flag that
+#    cannot change at runtime is reported "needs restart" and not applied;
+#  - zeitgeberd's final counters match zg-loadgen's (received = sent,
+#    transmitted = answers + KoDs, the rest counted as access denied);
 #  - SIGTERM still stops the daemon with exit code 0.
 # Needs root (netns, XDP); exits 77 (skip) otherwise. Cleans up on any exit.
 # Bounded by ZG_TEST_TIMEOUT_S (every wait) and --run_for (the daemon).
@@ -56,9 +60,14 @@ ip netns exec "$GEN_NS" ethtool -K "$ZG_PAIR_IF_B" gro on >/dev/null 2>&1 || tru
 EAL=(--no-huge -m 512 --no-shconf --no-pci --no-telemetry
      --log-level=lib.eal:warning)
 
-# write_flags LINE...: the flagfile zeitgeberd re-reads on SIGHUP.
+# write_flags LINE...: the flagfile zeitgeberd re-reads on SIGHUP, with the
+# rate limit $RL (lenient: 1024 replies/s per client, far above the 40/s
+# each client sends here).
+LENIENT="--ntp_ratelimit=interval=-10,burst=255,leak=4"
+RL=$LENIENT
 write_flags() {
-  printf '%s\n' "--address=$SRV/24" "$@" >"$FLAGS.tmp" && mv "$FLAGS.tmp" "$FLAGS"
+  printf '%s\n' "--address=$SRV/24" "$RL" "$@" >"$FLAGS.tmp" &&
+    mv "$FLAGS.tmp" "$FLAGS"
 }
 write_flags --ntp_deny=192.0.2.0/24
 ip netns exec "$SRV_NS" "$APP" "${EAL[@]}" --file-prefix "zgrl$$s" -l 0-1 \
@@ -75,6 +84,10 @@ started() {
 }
 zg_wait 20 "zeitgeberd running" started || fail "daemon not running"
 PORT=$(sed -n 's/.*metrics on .*(port \([0-9]*\)).*/\1/p' "$WORK/app.log")
+for f in ntp_allow ntp_deny ntp_deny_action ntp_ratelimit ntp_ratelimit_kod; do
+  grep "reload: SIGHUP reloads " "$WORK/app.log" | grep -q -- "--$f\(,\|\$\)" ||
+    fail "--$f is not among the reloadable flags logged at start"
+done
 zg_phase "zeitgeberd running, metrics on port $PORT"
 
 # loadgen NAME FLAGS...: zg-loadgen in the client namespace, in the
@@ -115,7 +128,9 @@ metric() {  # metric NAME LABELS: from a fresh scrape (the server's netns)
 
 # 1. Ten valid reloads during a fixed-rate run lose nothing.
 loadgen steady --rate="$RATE" --duration=10s
-sleep 2  # zg-loadgen's EAL and ARP first: reloads land mid-run
+# Reloads land mid-run: once requests arrive (after zg-loadgen's EAL and ARP).
+arriving() { [ "$(metric zeitgeber_rx_packets_total)" != 0 ]; }
+zg_wait 10 "zg-loadgen's requests at zeitgeberd" arriving || fail "no requests arrive"
 for i in $(seq 1 10); do
   if [ $((i % 2)) -eq 1 ]; then
     write_flags --ntp_deny=198.51.100.0/24
@@ -123,7 +138,7 @@ for i in $(seq 1 10); do
     write_flags --ntp_deny=192.0.2.0/24
   fi
   reload
-  sleep 0.5
+  sleep 0.5  # spreads the 10 reloads over the run
 done
 zg_phase "10 reloads sent"
 loadgen_wait 30
@@ -168,8 +183,32 @@ reload
 loadgen kod --rate="$RATE" --count=500 --duration=3s
 loadgen_wait 20
 [ "$(count kod kod)" -gt 0 ] || fail "no KoD DENY for the denied prefix"
-write_flags --ntp_deny=192.0.2.0/24
+deny_kod=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["kod_codes"].get("DENY", 0))' "$WORK/lg_kod.json")
+[ "$deny_kod" -eq "$(count kod kod)" ] || fail "KoD codes other than DENY"
+[ "$(count kod answered)" -eq 0 ] || fail "denied prefix answered with time"
+# Without --ntp_ratelimit every denied request gets its KoD DENY (with it,
+# the client's rate bucket limits them: tests/e2e/ntp_rate_limit_test.cc).
+[ "$deny_kod" -eq 500 ] || fail "KoD DENY: $deny_kod of 500"
+echo "KoD DENY: $deny_kod of 500 requests"
+# A stricter rate limit (one reply per 16 s per client after a burst of 1,
+# KoD RATE for the excess) takes effect at once, and back.
+RL="--ntp_ratelimit=interval=4,burst=1,leak=4"
+write_flags --ntp_deny=192.0.2.0/24 --ntp_ratelimit_kod=true
 reload
+loadgen limited --rate="$RATE" --count=1000 --duration=3s
+loadgen_wait 20
+rate_kod=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["kod_codes"].get("RATE", 0))' "$WORK/lg_limited.json")
+echo "strict rate limit: answered $(count limited answered), KoD RATE $rate_kod of 1000"
+# (Clients keep the credit the lenient limit gave them, so some more than
+# one reply each get through before the strict bucket runs dry.)
+[ "$(count limited answered)" -le 800 ] || fail "the stricter rate limit did not apply"
+[ "$rate_kod" -gt 0 ] || fail "no KoD RATE under the stricter rate limit"
+RL=$LENIENT
+# Allowed again, with a flag that cannot change at runtime: warned, not applied.
+write_flags --ntp_deny=192.0.2.0/24 --rx_desc=512
+reload
+grep -q "reload: rx_desc: (default) -> 512: needs restart, not applied" "$WORK/app.log" ||
+  fail "no needs-restart warning for --rx_desc"
 loadgen allowed --rate="$RATE" --count=1000 --duration=3s
 loadgen_wait 20
 [ "$(count allowed answered)" -eq 1000 ] ||
@@ -179,4 +218,17 @@ zg_phase "deny, KoD DENY and allow again took effect"
 zg_stop "$APP_PID" 10; rc=$ZG_STOP_RC; APP_PID=
 [ "$rc" -eq 0 ] || fail "exit code $rc after SIGTERM"
 grep -E " I final (counters|dropped)" "$WORK/app.log"
+# zeitgeberd's own counters against zg-loadgen's: it received every request
+# sent, and sent exactly the answers and KoDs the clients got.
+sent_all=0 got_all=0
+for run in steady after_broken denied kod limited allowed; do
+  sent_all=$((sent_all + $(count $run sent)))
+  got_all=$((got_all + $(count $run answered) + $(count $run kod)))
+done
+grep -q "final counters: rx_packets=$sent_all .*tx_packets=$got_all tx_bytes=[0-9]* tx_dropped=0 " \
+  "$WORK/app.log" || fail "final counters: want rx_packets=$sent_all tx_packets=$got_all"
+denied=$(( $(count denied sent) + $(count kod sent) - $(count kod kod) ))
+limited=$(( $(count limited sent) - $(count limited answered) - $(count limited kod) ))
+grep -q "final dropped: ntp_rate_limited=$limited ntp_acl_denied=$denied\$" "$WORK/app.log" ||
+  fail "final dropped: want ntp_rate_limited=$limited ntp_acl_denied=$denied only"
 echo "PASS"

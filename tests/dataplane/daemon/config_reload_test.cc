@@ -80,7 +80,7 @@ class ConfigReloadTest : public ::testing::Test {
     auto r = ConfigReloader::Create(
         {.args = {"--zgtest_cr_cmd", "--flagfile=" + path_},
          .factory = factory,
-         .reloadable = {"zgtest_cr_limit"},
+         .reloadable = std::vector<std::string>{"zgtest_cr_limit"},
          .audit = [this](auto v) { audits_.push_back(std::move(v)); },
          .epochs = &epochs_,
          .daemon_config = daemon_config});
@@ -224,6 +224,9 @@ class FakePlugin final : public ProtocolPlugin {
   absl::Status AddHandlers(const WorkerSetup&, Pipeline&) override {
     return absl::OkStatus();
   }
+  std::vector<std::string> ReloadableFlags() const override {
+    return {fail_ ? "zgtest_cr_port" : "zgtest_cr_limit"};
+  }
   absl::Status Reload(const ReloadArgs& reload) override {
     if (fail_) return absl::InvalidArgumentError("plugin: bad value");
     reload.plan->StagePublish(limit_, std::make_unique<const Limit>(Limit{2}),
@@ -249,6 +252,26 @@ TEST_F(ConfigReloadTest, OneRejectingPluginMeansNothingIsPublished) {
   auto r2 = Make(&both_good);
   EXPECT_TRUE(r2->Reload().ok);
   EXPECT_EQ(good.current(), 2);
+  EXPECT_THAT(factory.ReloadableFlags(),
+              ElementsAre("zgtest_cr_limit", "zgtest_cr_port"));
+}
+
+// Without an explicit list, the reloadable flags are those the components
+// apply: a changed flag no component handles needs a restart.
+TEST_F(ConfigReloadTest, TheComponentsSayWhichFlagsReload) {
+  FakePlugin plugin(&epochs_, false);  // applies zgtest_cr_limit
+  ProtocolPipelineFactory factory({.plugins = {&plugin}});
+  auto r = ConfigReloader::Create({.args = {"--flagfile=" + path_},
+                                   .factory = &factory,
+                                   .epochs = &epochs_,
+                                   .daemon_config = false});
+  ASSERT_TRUE(r.ok()) << r.status();
+  Write("--zgtest_cr_limit=11\n--zgtest_cr_port=9\n");
+  const ReloadOutcome out = (*r)->Reload();
+  EXPECT_TRUE(out.ok) << out.error;
+  EXPECT_THAT(out.changed, ElementsAre("zgtest_cr_limit: 10 -> 11"));
+  EXPECT_THAT(out.needs_restart, ElementsAre("zgtest_cr_port: 0 -> 9"));
+  EXPECT_EQ(absl::GetFlag(FLAGS_zgtest_cr_limit), 11);
 }
 
 }  // namespace

@@ -130,15 +130,5 @@ TEST(DiffFlagsTest, UnknownFlagsAreReported) {
   EXPECT_THAT(d.unknown, ElementsAre("zgtest_no_such_flag"));
 }
 
-TEST(ReloadableFlagNamesTest, ListsTheTrustFlags) {
-  const std::vector<std::string>& names = ReloadableFlagNames();
-  for (const char* n :
-       {"ntp_allow", "ntp_deny", "ntp_deny_action", "ptp_allow", "ptp_deny",
-        "ntp_ratelimit", "ntp_ratelimit_kod", "ntp_keys"}) {
-    EXPECT_THAT(names, ::testing::Contains(n));
-  }
-  EXPECT_THAT(names, ::testing::Not(::testing::Contains("address")));
-}
-
 }  // namespace
 }  // namespace zg::dataplane
