@@ -327,9 +327,14 @@ TEST_F(NtpRateLimitTest, AbuserIsLimitedWhilePoliteClientsAreAnswered) {
               lost, replied, capture_end.stderr_text.c_str());
   EXPECT_GE(lost, 0);
   EXPECT_LE(lost, 0.10 * replied);
-  // What the capture's filter matched, captured or dropped by tcpdump, is
-  // every reply zeitgeberd counted.
-  EXPECT_EQ(FilterReceived(capture_end.stderr_text), replied);
+  // tcpdump's "received by filter" (captured + the kernel's drop count) is
+  // printed but not held to the counters: at the idle-machine flood rate
+  // (~500k/s) the kernel's drop count ran past what was really missing
+  // (6194 drops for 3672 missing replies in one CI run), and replies lost
+  // in the veth backlog never reach the filter at all. What holds is the
+  // bracket above: the capture never shows more than zeitgeberd counted,
+  // and at most 10% fewer.
+  EXPECT_GE(FilterReceived(capture_end.stderr_text), double(answers + kisses));
   EXPECT_LE(double(kisses), kod);
   EXPECT_GE(double(kisses), kod - lost);
   EXPECT_EQ(abuser.kisses, kisses) << "only the abuser is kissed";
