@@ -2,8 +2,8 @@
 // --ntp_ratelimit_kod; dataplane/ntp/ntp_trust_policy.h) on the veth rig
 // against real clients:
 //  - one abusive source (an address of its own on the client side) floods
-//    raw NTP requests as fast as a sendmmsg loop goes (over 100k/s on an
-//    idle machine; the rate reached is printed) while about 50 polite
+//    raw NTP requests at 200k/s (sendmmsg, paced; at least 100k/s is
+//    required, the rate reached is printed) while about 50 polite
 //    clients on other addresses poll (48 one-shot sockets, ntpdig, chronyd
 //    -Q): every polite client is answered; the abuser gets KoD RATE (at most
 //    one a second) and no more answers than its bucket plus the leak; the
@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -51,7 +52,8 @@ using testutil::CommandResult;
 using testutil::NetnsRig;
 
 constexpr char kAbuser[] = "10.99.0.200";
-constexpr int kPoliteSockets = 48;  // on 10.99.0.10 .. 10.99.0.57
+constexpr int kPoliteSockets = 48;          // on 10.99.0.10 .. 10.99.0.57
+constexpr double kFloodPerSecond = 200000;  // the abuser's paced rate
 
 class NtpRateLimitTest : public ::testing::Test {
  protected:
@@ -135,7 +137,7 @@ class Flooder {
   }
   // Sends `frame` 256 times; returns how many went.
   int SendBatch(std::vector<uint8_t>& frame) {
-    constexpr int kBatch = 256;
+    constexpr int kBatch = 64;
     iovec iov{frame.data(), frame.size()};
     mmsghdr msgs[kBatch] = {};
     for (mmsghdr& m : msgs) {
@@ -201,6 +203,17 @@ std::map<std::string, Replies> RepliesByClient(const std::string& pcap) {
   return out;
 }
 
+// tcpdump's "N packets dropped by kernel" at exit (0 if absent).
+double TcpdumpDropped(const std::string& tcpdump_stderr) {
+  for (absl::string_view line : absl::StrSplit(tcpdump_stderr, '\n')) {
+    if (absl::EndsWith(line, " packets dropped by kernel")) {
+      double n = 0;
+      return absl::SimpleAtod(line.substr(0, line.find(' ')), &n) ? n : 0;
+    }
+  }
+  return 0;
+}
+
 // tcpdump's "N packets received by filter" at exit (-1 if absent).
 double FilterReceived(const std::string& tcpdump_stderr) {
   for (absl::string_view line : absl::StrSplit(tcpdump_stderr, '\n')) {
@@ -244,6 +257,14 @@ TEST_F(NtpRateLimitTest, AbuserIsLimitedWhilePoliteClientsAreAnswered) {
     const absl::Time deadline = testutil::DeadlineIn(absl::Seconds(30));
     while ((!stop.load() || absl::Now() < min_end) && absl::Now() < deadline) {
       sent += flooder->SendBatch(request);
+      // Paced: past the rate the rig itself (the veth backlog, the AF_XDP
+      // ring) starts losing frames before zeitgeberd sees them, polite
+      // ones included, which no server could answer.
+      const absl::Time due =
+          flood_start + absl::Seconds(double(sent) / kFloodPerSecond);
+      if (const absl::Time now = absl::Now(); due > now) {
+        absl::SleepFor(due - now);
+      }
     }
     flood_end = absl::Now();
   });
@@ -263,6 +284,7 @@ TEST_F(NtpRateLimitTest, AbuserIsLimitedWhilePoliteClientsAreAnswered) {
   const double seconds = absl::ToDoubleSeconds(flood_end - flood_start);
   std::printf("abuser %s: %llu requests in %.1f s (%.0f/s)\n", kAbuser,
               static_cast<unsigned long long>(sent), seconds, sent / seconds);
+  EXPECT_GE(sent / seconds, 100'000) << "the flood the issue asks for";
 
   ASSERT_TRUE(polite.ok()) << polite.status();
   std::printf("polite: %s", polite->stdout_text.c_str());
@@ -280,14 +302,17 @@ TEST_F(NtpRateLimitTest, AbuserIsLimitedWhilePoliteClientsAreAnswered) {
       [&] {
         const absl::StatusOr<std::string> m = zg_->ScrapeMetrics();
         if (!m.ok()) return false;
-        const bool same = MetricSum(*m, "zeitgeber_frames_replied_total",
-                                    {{"kind", "ntp"}}) ==
-                          MetricSum(metrics, "zeitgeber_frames_replied_total",
-                                    {{"kind", "ntp"}});
+        const bool same =
+            MetricSum(*m, "zeitgeber_frames_replied_total",
+                      {{"kind", "ntp"}}) ==
+                MetricSum(metrics, "zeitgeber_frames_replied_total",
+                          {{"kind", "ntp"}}) &&
+            MetricSum(*m, "zeitgeber_rx_packets_total") ==
+                MetricSum(metrics, "zeitgeber_rx_packets_total");
         metrics = *m;
         return same;
       },
-      absl::Milliseconds(300));
+      absl::Seconds(1));
   EXPECT_TRUE(settled);
   absl::SleepFor(absl::Milliseconds(500));
   const CommandResult capture_end = tcpdump->Stop();
@@ -325,8 +350,13 @@ TEST_F(NtpRateLimitTest, AbuserIsLimitedWhilePoliteClientsAreAnswered) {
   const double lost = replied - double(answers + kisses);
   std::printf("replies missing from the capture: %.0f of %.0f; tcpdump: %s\n",
               lost, replied, capture_end.stderr_text.c_str());
-  EXPECT_GE(lost, 0);
+  // The other way, the scrape can lag what zeitgeberd transmitted (see the
+  // exact check against its final report below). Held to 5%; `extra`
+  // widens the per-reason bounds below.
+  EXPECT_GE(lost, -0.05 * replied);
   EXPECT_LE(lost, 0.10 * replied);
+  const double missing = std::max(lost, 0.0);
+  const double extra = std::max(-lost, 0.0);
   // tcpdump's "received by filter" (captured + the kernel's drop count) is
   // printed but not held to the counters: at the idle-machine flood rate
   // (~500k/s) the kernel's drop count ran past what was really missing
@@ -335,8 +365,8 @@ TEST_F(NtpRateLimitTest, AbuserIsLimitedWhilePoliteClientsAreAnswered) {
   // bracket above: the capture never shows more than zeitgeberd counted,
   // and at most 10% fewer.
   EXPECT_GE(FilterReceived(capture_end.stderr_text), double(answers + kisses));
-  EXPECT_LE(double(kisses), kod);
-  EXPECT_GE(double(kisses), kod - lost);
+  EXPECT_LE(double(kisses), kod + extra);
+  EXPECT_GE(double(kisses), kod - missing);
   EXPECT_EQ(abuser.kisses, kisses) << "only the abuser is kissed";
   // KoD RATE, at most one a second.
   EXPECT_GE(abuser.kisses, 1u);
@@ -344,13 +374,39 @@ TEST_F(NtpRateLimitTest, AbuserIsLimitedWhilePoliteClientsAreAnswered) {
   // Answers: the bucket (8 + 16/s) plus the leak, which is 1/16 of the
   // excess (bounded here by 5 sigma over what was sent).
   const double bucket = 8 + 16 * (seconds + 1);
-  EXPECT_LE(double(abuser.answers) - leak, bucket);
-  EXPECT_GE(double(abuser.answers), leak - lost);
+  EXPECT_LE(double(abuser.answers) - leak, bucket + extra);
+  EXPECT_GE(double(abuser.answers), leak - missing);
   EXPECT_LE(leak, sent / 16.0 + 5 * std::sqrt(sent / 16.0) + 1);
   EXPECT_GT(dropped, 0);
   EXPECT_GT(MetricSum(metrics, "zeitgeber_ntp_clients_tracked"),
             kPoliteSockets);
   EXPECT_TRUE(zg_->Stop().ok()) << zg_->Log();
+  // The exact check: zeitgeberd's final report (after its workers stopped)
+  // against the capture. The scrape above can lag it (up to 2.5% seen at
+  // this rate, with the exporter's values unchanged over a whole second:
+  // left open), the final report does not.
+  double tx_final = -1;
+  for (absl::string_view line : absl::StrSplit(zg_->Log(), '\n')) {
+    const size_t at = line.find("final counters:");
+    if (at == line.npos) continue;
+    const size_t tx = line.find(" tx_packets=", at);
+    if (tx == line.npos) continue;
+    absl::string_view v = line.substr(tx + 12);
+    v = v.substr(0, v.find(' '));
+    if (!absl::SimpleAtod(v, &tx_final)) tx_final = -1;
+  }
+  const double captured_total = double(answers + kisses);
+  const double tcpdump_dropped = TcpdumpDropped(capture_end.stderr_text);
+  std::printf(
+      "final report: %.0f frames transmitted; captured %.0f, "
+      "tcpdump dropped %.0f\n",
+      tx_final, captured_total, tcpdump_dropped);
+  EXPECT_GE(tx_final, captured_total)
+      << "the capture shows no reply zeitgeberd "
+         "did not transmit";
+  EXPECT_LE(tx_final - captured_total, tcpdump_dropped + 0.001 * tx_final)
+      << "every transmitted reply is in the capture, or tcpdump says it "
+         "dropped it";
 }
 
 TEST_F(NtpRateLimitTest, ChronydBacksOffOnKissOfDeath) {
