@@ -1,6 +1,5 @@
 #include "dataplane/daemon/flags.h"
 
-#include <fstream>
 #include <mutex>
 
 #include "absl/flags/flag.h"
@@ -16,6 +15,7 @@
 #include "dataplane/daemon/access_flags.h"
 #include "dataplane/daemon/control_flags.h"
 #include "dataplane/daemon/ntp_key_flags.h"
+#include "dataplane/trust/reload.h"
 
 // --address values, validated by abseil occurrence by occurrence; every
 // occurrence is gathered by CollectRepeatedFlag.
@@ -83,35 +83,6 @@ ABSL_FLAG(int32_t, mbufs_per_socket, 0,
 namespace zg::dataplane {
 namespace {
 
-constexpr int kMaxFlagfileDepth = 8;
-
-absl::Status Collect(const std::vector<std::string>& args,
-                     const std::string& name, int depth,
-                     std::vector<std::string>* out);
-
-absl::Status CollectFlagfiles(absl::string_view list, const std::string& name,
-                              int depth, std::vector<std::string>* out) {
-  if (depth > kMaxFlagfileDepth) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--flagfile nesting deeper than ", kMaxFlagfileDepth));
-  }
-  for (absl::string_view file : absl::StrSplit(list, ',', absl::SkipEmpty())) {
-    std::ifstream in{std::string(file)};
-    if (!in) {
-      return absl::NotFoundError(absl::StrCat("cannot read --flagfile=", file));
-    }
-    std::vector<std::string> lines;
-    std::string line;
-    while (std::getline(in, line)) {
-      absl::string_view l = absl::StripAsciiWhitespace(line);
-      if (l.empty() || l[0] == '#') continue;
-      lines.emplace_back(l);
-    }
-    ZG_RETURN_IF_ERROR(Collect(lines, name, depth + 1, out));
-  }
-  return absl::OkStatus();
-}
-
 // "--name=v" / "-name=v" -> v; "--name" / "-name" followed by a value.
 bool MatchFlag(const std::vector<std::string>& args, size_t* i,
                const std::string& name, std::string* value) {
@@ -127,24 +98,6 @@ bool MatchFlag(const std::vector<std::string>& args, size_t* i,
   if (!a.empty() || *i + 1 >= args.size()) return false;
   *value = args[++*i];
   return true;
-}
-
-absl::Status Collect(const std::vector<std::string>& args,
-                     const std::string& name, int depth,
-                     std::vector<std::string>* out) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--") break;  // absl stops parsing flags here too
-    std::string value;
-    size_t j = i;
-    if (MatchFlag(args, &j, "flagfile", &value)) {
-      ZG_RETURN_IF_ERROR(CollectFlagfiles(value, name, depth, out));
-      i = j;
-    } else if (MatchFlag(args, &j, name, &value)) {
-      out->push_back(value);
-      i = j;
-    }
-  }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<uint16_t> InRange(const char* flag, int32_t v, int32_t lo,
@@ -172,8 +125,15 @@ SplitArgs SplitArgs::At(int argc, char** argv) {
 
 absl::StatusOr<std::vector<std::string>> CollectRepeatedFlag(
     const std::vector<std::string>& args, const std::string& name) {
+  // The flagfiles are read by the same walker the SIGHUP reload uses.
+  ZG_ASSIGN_OR_RETURN(const std::vector<std::string> expanded,
+                      ExpandFlagfiles(args));
   std::vector<std::string> out;
-  ZG_RETURN_IF_ERROR(Collect(args, name, 0, &out));
+  for (size_t i = 0; i < expanded.size(); ++i) {
+    if (expanded[i] == "--") break;  // absl stops parsing flags here too
+    std::string value;
+    if (MatchFlag(expanded, &i, name, &value)) out.push_back(value);
+  }
   return out;
 }
 
