@@ -24,5 +24,14 @@ int main(int argc, char** argv) {
   options.plugins.push_back(&ptp);
   options.ntp_auth = &ntp_auth;
   zg::dataplane::ProtocolPipelineFactory factory(std::move(options));
-  return zg::dataplane::RunDaemon(argc, argv, factory);
+  // --- NTS-KE keystore wiring (w5/ke; for the lead to complete) ---------
+  // The NTS-KE server (--nts_ke_address) seals its cookies with the
+  // keystore the NTS worker factory derives from --nts_master_key
+  // (w5/ntsworker: NtsFactory in dataplane/daemon/nts_flags.h). Once that
+  // is on main, replace the empty source with:
+  //   [&nts] { return nts.CurrentKeystore(); }
+  // Until then --nts_ke_address exits with "needs --nts_master_key".
+  zg::dataplane::NtsKeystoreSource nts_keystore;
+  // --- end of NTS-KE keystore wiring ------------------------------------
+  return zg::dataplane::RunDaemon(argc, argv, factory, nts_keystore);
 }

@@ -7,12 +7,23 @@
 #define ZG_DATAPLANE_NTS_NTS_KE_CONFIG_H_
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/time/time.h"
 
+namespace zg::core {
+class NtsCookieKeystore;
+}  // namespace zg::core
+
 namespace zg::dataplane {
+
+// Where the KE server gets the keystore it seals cookies with: called on
+// the KE thread once per request; null means none (Internal Server Error).
+using NtsKeystoreSource =
+    std::function<std::shared_ptr<const core::NtsCookieKeystore>()>;
 
 // One listening address: an IPv4 or IPv6 literal (no brackets) and a TCP
 // port (0: any free port, for tests).

@@ -62,9 +62,6 @@ class Gauge;
 
 namespace zg::dataplane {
 
-using NtsKeystoreSource =
-    std::function<std::shared_ptr<const core::NtsCookieKeystore>()>;
-
 // Written by: the KE thread. Read by: the control thread (metrics), tests.
 struct NtsKeStats {
   std::atomic<uint64_t> handshakes_ok{0};
