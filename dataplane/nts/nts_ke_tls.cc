@@ -1,6 +1,7 @@
 #include "dataplane/nts/nts_ke_tls.h"
 
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/x509.h>
 
 #include <cstring>
@@ -81,13 +82,24 @@ absl::StatusOr<SslCtxPtr> BuildNtsKeSslCtx(const std::string& cert_path,
         absl::StrCat("--nts_cert: cannot load a PEM certificate chain from ",
                      cert_path, ": ", SslErrors()));
   }
-  if (SSL_CTX_use_PrivateKey_file(ctx.get(), key_path.c_str(),
-                                  SSL_FILETYPE_PEM) != 1) {
+  // The key is read apart from the context so that a key of another
+  // certificate gets its own message (SSL_CTX_use_PrivateKey_file would
+  // say "key values mismatch").
+  BIO* bio = BIO_new_file(key_path.c_str(), "r");
+  EVP_PKEY* pkey =
+      bio == nullptr ? nullptr
+                     : PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  if (pkey == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("--nts_key: cannot load a PEM private key from ", key_path,
                      ": ", SslErrors()));
   }
-  if (SSL_CTX_check_private_key(ctx.get()) != 1) {
+  const bool match =
+      X509_check_private_key(SSL_CTX_get0_certificate(ctx.get()), pkey) == 1;
+  const bool used = match && SSL_CTX_use_PrivateKey(ctx.get(), pkey) == 1;
+  EVP_PKEY_free(pkey);
+  if (!used || SSL_CTX_check_private_key(ctx.get()) != 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--nts_key: the key in ", key_path,
         " does not match the certificate in ", cert_path, ": ", SslErrors()));
