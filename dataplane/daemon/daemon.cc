@@ -395,7 +395,7 @@ absl::Status Daemon::SetUpWorkers() {
 
 absl::Status Daemon::SetUpNtsKe() {
   if (!config_.nts_ke.enabled()) return absl::OkStatus();
-  if (!nts_keystore_) {
+  if (!nts_keystore_ || nts_keystore_() == nullptr) {
     return absl::FailedPreconditionError(
         "--nts_ke_address needs --nts_master_key (the NTS cookie keys)");
   }

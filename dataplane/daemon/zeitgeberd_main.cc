@@ -27,9 +27,10 @@ int main(int argc, char** argv) {
   // --- NTS-KE keystore wiring (w5/ke; for the lead to complete) ---------
   // The NTS-KE server (--nts_ke_address) seals its cookies with the
   // keystore the NTS worker factory derives from --nts_master_key
-  // (w5/ntsworker: NtsFactory in dataplane/daemon/nts_flags.h). Once that
-  // is on main, replace the empty source with:
+  // (w5/ntsworker: `NtsFactory nts;` above, dataplane/ntp/nts_auth.h).
+  // Once that is on main, replace the empty source with:
   //   [&nts] { return nts.CurrentKeystore(); }
+  // (null without --nts_master_key: RunDaemon refuses --nts_ke_address).
   // Until then --nts_ke_address exits with "needs --nts_master_key".
   zg::dataplane::NtsKeystoreSource nts_keystore;
   // --- end of NTS-KE keystore wiring ------------------------------------
