@@ -28,7 +28,8 @@ namespace zg::dataplane {
 enum class ConnPhase : uint8_t { kHandshake, kRequest, kResponse };
 
 struct NtsKeServer::Conn {
-  uint64_t id = 0;
+  size_t slot = 0;      // index in conns_
+  bool closed = false;  // in dead_: events still queued for it are ignored
   int fd = -1;
   SslPtr ssl;
   ConnPhase phase = ConnPhase::kHandshake;
@@ -61,8 +62,11 @@ struct NtsKeServer::Series {
 
 namespace {
 
+// epoll tags: 0 the stop eventfd, 1..L the listeners, else a Conn*.
 constexpr uint64_t kStopTag = 0;
-constexpr uint64_t kFirstConnId = uint64_t{1} << 32;  // below: listeners
+constexpr uint64_t kMaxTag = 4096;  // no Conn* is this low
+// How often the deadlines are scanned (O(connections)).
+constexpr absl::Duration kScanInterval = absl::Milliseconds(20);
 
 void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) {
   c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
@@ -217,6 +221,7 @@ void NtsKeServer::Stop() {
     thread_.join();
   }
   conns_.clear();
+  dead_.clear();
   stats_.connections_active.store(0, std::memory_order_relaxed);
   for (int fd : listeners_) close(fd);
   listeners_.clear();
@@ -247,29 +252,32 @@ absl::Status NtsKeServer::Reload(const ReloadArgs& reload) {
 }
 
 int NtsKeServer::WaitMs() const {
-  absl::Duration wait = absl::Seconds(1);
-  const absl::Time now = absl::Now();
-  for (const auto& c : conns_) wait = std::min(wait, c->deadline - now);
-  return static_cast<int>(
-      std::max<int64_t>(1, absl::ToInt64Milliseconds(wait) + 1));
+  const absl::Duration wait = std::clamp(
+      next_deadline_ - absl::Now(), absl::ZeroDuration(), absl::Seconds(1));
+  return static_cast<int>(absl::ToInt64Milliseconds(wait) + 1);
 }
 
 void NtsKeServer::Loop() {
   epoll_event events[64];
+  absl::Time next_scan = absl::Now();
   while (true) {
     const int n = epoll_wait(epoll_fd_, events, 64, WaitMs());
     for (int i = 0; i < n; ++i) {
       const uint64_t tag = events[i].data.u64;
       if (tag == kStopTag) return;
-      if (tag < kFirstConnId) {
+      if (tag < kMaxTag) {
         Accept(listeners_[tag - 1]);
         continue;
       }
-      auto it = std::find_if(conns_.begin(), conns_.end(),
-                             [tag](const auto& c) { return c->id == tag; });
-      if (it != conns_.end()) Drive(**it);
+      Conn* c = reinterpret_cast<Conn*>(static_cast<uintptr_t>(tag));
+      if (!c->closed) Drive(*c);
     }
-    ExpireTimeouts();
+    const absl::Time now = absl::Now();
+    if (now >= next_scan || now >= next_deadline_) {
+      ExpireTimeouts();
+      next_scan = now + kScanInterval;
+    }
+    dead_.clear();  // no event of this batch refers to them any more
   }
 }
 
@@ -287,7 +295,6 @@ void NtsKeServer::Accept(int listen_fd) {
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     auto c = std::make_unique<Conn>();
     c->fd = fd;
-    c->id = kFirstConnId + next_id_++;
     {
       std::lock_guard<std::mutex> lock(ctx_mu_);
       c->ssl.reset(SSL_new(ctx_.get()));
@@ -300,8 +307,10 @@ void NtsKeServer::Accept(int listen_fd) {
     c->deadline = absl::Now() + config_.handshake_timeout;
     epoll_event ev{};
     ev.events = EPOLLIN;
-    ev.data.u64 = c->id;
+    ev.data.u64 = reinterpret_cast<uintptr_t>(c.get());
     epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+    next_deadline_ = std::min(next_deadline_, c->deadline);
+    c->slot = conns_.size();
     conns_.push_back(std::move(c));
     stats_.connections_active.store(conns_.size(), std::memory_order_relaxed);
   }
@@ -312,7 +321,7 @@ void NtsKeServer::Watch(Conn& c, bool want_write) {
   c.want_write = want_write;
   epoll_event ev{};
   ev.events = want_write ? EPOLLOUT : EPOLLIN;
-  ev.data.u64 = c.id;
+  ev.data.u64 = reinterpret_cast<uintptr_t>(&c);
   epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd, &ev);
 }
 
@@ -323,6 +332,7 @@ bool NtsKeServer::Handshake(Conn& c) {
     Bump(stats_.handshakes_ok);
     c.phase = ConnPhase::kRequest;
     c.deadline = absl::Now() + config_.request_timeout;
+    next_deadline_ = std::min(next_deadline_, c.deadline);
     return true;
   }
   const int err = SSL_get_error(c.ssl.get(), r);
@@ -332,7 +342,7 @@ bool NtsKeServer::Handshake(Conn& c) {
   }
   ERR_clear_error();
   Bump(stats_.handshakes_failed);
-  Close(c.id);
+  Close(c);
   return false;
 }
 
@@ -347,7 +357,7 @@ bool NtsKeServer::ReadRequest(Conn& c) {
         return false;
       }
       ERR_clear_error();
-      Close(c.id);  // the client closed or broke off mid-request
+      Close(c);  // the client closed or broke off mid-request
       return false;
     }
     c.in.insert(c.in.end(), buf, buf + r);
@@ -376,14 +386,14 @@ bool NtsKeServer::WriteResponse(Conn& c) {
         return false;
       }
       ERR_clear_error();
-      Close(c.id);
+      Close(c);
       return false;
     }
     c.out_off += static_cast<size_t>(r);
   }
   SSL_shutdown(c.ssl.get());  // close_notify; we do not wait for the reply
   ERR_clear_error();
-  Close(c.id);
+  Close(c);
   return false;
 }
 
@@ -393,27 +403,31 @@ void NtsKeServer::Drive(Conn& c) {
   if (c.phase == ConnPhase::kResponse) WriteResponse(c);
 }
 
-void NtsKeServer::Close(uint64_t id) {
-  auto it = std::find_if(conns_.begin(), conns_.end(),
-                         [id](const auto& c) { return c->id == id; });
-  if (it == conns_.end()) return;
-  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, (*it)->fd, nullptr);
-  std::swap(*it, conns_.back());
+void NtsKeServer::Close(Conn& c) {
+  if (c.closed) return;
+  c.closed = true;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
+  const size_t slot = c.slot;
+  std::swap(conns_[slot], conns_.back());
+  conns_[slot]->slot = slot;
+  dead_.push_back(std::move(conns_.back()));  // freed after the batch
   conns_.pop_back();
   stats_.connections_active.store(conns_.size(), std::memory_order_relaxed);
 }
 
 void NtsKeServer::ExpireTimeouts() {
   const absl::Time now = absl::Now();
+  next_deadline_ = now + absl::Seconds(1);
   for (size_t i = 0; i < conns_.size();) {
     Conn& c = *conns_[i];
     if (c.deadline > now) {
+      next_deadline_ = std::min(next_deadline_, c.deadline);
       ++i;
       continue;
     }
     Bump(c.phase == ConnPhase::kHandshake ? stats_.timeouts_handshake
                                           : stats_.timeouts_request);
-    Close(c.id);  // swaps the last one into slot i
+    Close(c);  // swaps the last one into slot i
   }
 }
 

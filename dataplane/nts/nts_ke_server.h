@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "core/nts/nts_cookie.h"
 #include "core/nts/nts_ke_records.h"
 #include "dataplane/nts/nts_ke_config.h"
@@ -129,7 +130,7 @@ class NtsKeServer {
   bool ReadRequest(Conn& c);
   bool WriteResponse(Conn& c);
   void Watch(Conn& c, bool want_write);
-  void Close(uint64_t id);
+  void Close(Conn& c);  // c stays valid until the end of the event batch
   void ExpireTimeouts();
   int WaitMs() const;
 
@@ -146,7 +147,8 @@ class NtsKeServer {
   SslCtxPtr ctx_;
   // KE thread only.
   std::vector<std::unique_ptr<Conn>> conns_;  // open connections, by slot
-  uint64_t next_id_ = 0;
+  std::vector<std::unique_ptr<Conn>> dead_;   // closed in this event batch
+  absl::Time next_deadline_ = absl::InfiniteFuture();  // earliest, or later
   NtsKeStats stats_;
   std::thread thread_;
   std::unique_ptr<Series> series_;  // control thread

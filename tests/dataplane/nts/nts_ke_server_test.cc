@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -215,6 +216,37 @@ TEST_F(NtsKeServerTest, ConnectionsOverTheLimitAreClosed) {
       [](const NtsKeStats& s) { return s.connections_active.load() <= 1; },
       absl::Seconds(6)));
   EXPECT_EQ(Parse(RunKeClient(port_, Options()).response).cookies.size(), 8u);
+}
+
+TEST_F(NtsKeServerTest, ConcurrentClientsAmidConnectAndDropNoise) {
+  StartServer();
+  std::atomic<int> good{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 3; ++t) {
+    clients.emplace_back([&] {
+      for (int i = 0; i < 10; ++i) {
+        const KeClientResult r = RunKeClient(port_, Options());
+        core::NtsKeResponse resp;
+        if (core::ParseNtsKeResponse(r.response, &resp) ==
+                core::NtsKeResponseParse::kComplete &&
+            resp.cookies.size() == 8) {
+          ++good;
+        }
+      }
+    });
+  }
+  for (int i = 0; i < 50; ++i) {  // connect and vanish, some mid-ClientHello
+    KeClient noise;
+    if (noise.Connect(port_) && i % 2 == 0) {
+      const uint8_t junk[] = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01};
+      send(noise.fd(), junk, sizeof(junk), 0);
+    }
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(good.load(), 30);
+  EXPECT_TRUE(WaitFor([](const NtsKeStats& s) {
+    return s.connections_active.load() == 0 && s.cookies_issued.load() == 240;
+  }));
 }
 
 TEST_F(NtsKeServerTest, ReloadSwapsTheCertificateForNewConnections) {
