@@ -10,7 +10,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +23,8 @@
 #include "core/nts/nts_ke_records.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "prometheus/registry.h"
+#include "prometheus/text_serializer.h"
 #include "tests/dataplane/nts/nts_ke_testing.h"
 #include "tests/util/temp_dir.h"
 
@@ -307,6 +312,58 @@ TEST_F(NtsKeServerTest, ListensOnIpv4AndIpv6) {
   server_->Stop();  // idempotent
   KeClient late;
   EXPECT_FALSE(late.Connect(port_));
+}
+
+// `promtool check metrics` on an exposition; "" when it passes.
+std::string PromtoolProblems(const std::string& body) {
+  const std::string path = ::testing::TempDir() + "/zg_ntske_metrics_" +
+                           std::to_string(getpid()) + ".txt";
+  std::ofstream(path) << body;
+  FILE* p = popen(("promtool check metrics < " + path + " 2>&1").c_str(), "r");
+  if (p == nullptr) return "cannot run promtool";
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof(buf), p) != nullptr) out += buf;
+  const int rc = pclose(p);
+  std::remove(path.c_str());
+  return rc == 0 ? "" : "promtool check metrics:\n" + out;
+}
+
+TEST_F(NtsKeServerTest, MetricsCountWhatHappened) {
+  StartServer();
+  prometheus::Registry registry;
+  ASSERT_TRUE(server_->AddMetrics(registry).ok());
+  RunKeClient(port_, Options());
+  KeClientOptions o = Options();
+  o.alpn = "";
+  RunKeClient(port_, o);
+  o = Options();
+  o.request = {0x80, 0x00, 0x00, 0x00};  // End of Message alone
+  RunKeClient(port_, o);
+  ASSERT_TRUE(WaitFor([](const NtsKeStats& s) {
+    return s.handshakes_failed.load() == 1 && s.record_errors[1].load() == 1 &&
+           s.connections_active.load() == 0;
+  }));
+  server_->UpdateMetrics();
+  server_->UpdateMetrics();  // counters do not double
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, registry.Collect());
+  const std::string text = out.str();
+  for (const char* want : {
+           "zeitgeber_nts_ke_handshakes_total{result=\"ok\"} 2",
+           "zeitgeber_nts_ke_handshakes_total{result=\"failed\"} 1",
+           "zeitgeber_nts_ke_connections_active 0",
+           "zeitgeber_nts_ke_records_errors_total{code=\"bad_request\"} 1",
+           "zeitgeber_nts_ke_responses_total{result=\"cookies\"} 1",
+           "zeitgeber_nts_ke_responses_total{result=\"error\"} 1",
+           "zeitgeber_nts_ke_cookies_issued_total 8",
+           "zeitgeber_nts_ke_timeouts_total{phase=\"handshake\"} 0",
+       }) {
+    EXPECT_THAT(text, HasSubstr(want));
+  }
+  if (system("command -v promtool >/dev/null 2>&1") == 0) {
+    EXPECT_EQ(PromtoolProblems(text), "");
+  }
 }
 
 }  // namespace
