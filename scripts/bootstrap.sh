@@ -20,6 +20,7 @@ PACKAGES=(
   iproute2 iputils-ping ethtool chrony ntpsec-ntpdate linuxptp tshark tcpdump
   gpsd gpsd-clients pps-tools prometheus xdp-tools bpftool curl jq procps
   tzdata util-linux kmod
+  openssl  # the NTS-KE tests make a test CA and certificates with its CLI
 )
 
 missing=()
