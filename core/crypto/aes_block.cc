@@ -119,30 +119,16 @@ void Ctr128Portable(const uint8_t* rk, const uint8_t* ctr16, const uint8_t* in,
 
 #ifdef ZG_HAVE_AESNI
 
-template <int kRcon>
-ZG_AESNI_INLINE __m128i ExpandStep(__m128i key) {
-  __m128i gen = _mm_aeskeygenassist_si128(key, kRcon);
-  gen = _mm_shuffle_epi32(gen, 0xff);
-  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
-  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
-  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
-  return _mm_xor_si128(key, gen);
-}
-
 ZG_AESNI void ExpandKey128Ni(const uint8_t* key16, uint8_t* rk) {
+  static constexpr int kRcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10,
+                                    0x20, 0x40, 0x80, 0x1b, 0x36};
   __m128i* k = reinterpret_cast<__m128i*>(rk);
   __m128i t = aesni::Load(key16);
-  _mm_store_si128(k + 0, t);
-  t = ExpandStep<0x01>(t), _mm_store_si128(k + 1, t);
-  t = ExpandStep<0x02>(t), _mm_store_si128(k + 2, t);
-  t = ExpandStep<0x04>(t), _mm_store_si128(k + 3, t);
-  t = ExpandStep<0x08>(t), _mm_store_si128(k + 4, t);
-  t = ExpandStep<0x10>(t), _mm_store_si128(k + 5, t);
-  t = ExpandStep<0x20>(t), _mm_store_si128(k + 6, t);
-  t = ExpandStep<0x40>(t), _mm_store_si128(k + 7, t);
-  t = ExpandStep<0x80>(t), _mm_store_si128(k + 8, t);
-  t = ExpandStep<0x1b>(t), _mm_store_si128(k + 9, t);
-  t = ExpandStep<0x36>(t), _mm_store_si128(k + 10, t);
+  _mm_store_si128(k, t);
+  for (int i = 1; i < 11; ++i) {
+    t = aesni::ExpandStep(t, kRcon[i - 1]);
+    _mm_store_si128(k + i, t);
+  }
 }
 
 ZG_AESNI void EncryptBlockNi(const uint8_t* rk, const uint8_t* in16,

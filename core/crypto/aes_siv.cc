@@ -209,17 +209,21 @@ ZG_AESNI void S2vNi(const SivKeys& sk, std::span<const AesSivInput> ad,
   aesni::Store(v, x);
 }
 
-// SetKey's constants: L = E_K1(0), the CMAC subkeys L·x and L·x², and
+// SetKey: both schedules, L = E_K1(0), the CMAC subkeys L·x and L·x², and
 // CMAC_K1(0^128) = E_K1(L·x).
-ZG_AESNI void SubkeysNi(const uint8_t* rk, uint8_t* k1, uint8_t* k2,
-                        uint8_t* zero) {
-  aesni::Keys k;
-  aesni::LoadKeys(rk, &k);
-  const __m128i l = aesni::Enc1(_mm_setzero_si128(), k);
+ZG_AESNI void SetKeyNi(const uint8_t* key, uint8_t* s2v_rk, uint8_t* ctr_rk,
+                       uint8_t* k1, uint8_t* k2, uint8_t* zero) {
+  aesni::Keys a, b;
+  aesni::ExpandTwo(key, &a, &b);
+  for (int i = 0; i < 11; ++i) {
+    _mm_store_si128(reinterpret_cast<__m128i*>(s2v_rk) + i, a.k[i]);
+    _mm_store_si128(reinterpret_cast<__m128i*>(ctr_rk) + i, b.k[i]);
+  }
+  const __m128i l = aesni::Enc1(_mm_setzero_si128(), a);
   const __m128i s1 = aesni::Dbl(l);
   _mm_store_si128(reinterpret_cast<__m128i*>(k1), s1);
   _mm_store_si128(reinterpret_cast<__m128i*>(k2), aesni::Dbl(s1));
-  _mm_store_si128(reinterpret_cast<__m128i*>(zero), aesni::Enc1(s1, k));
+  _mm_store_si128(reinterpret_cast<__m128i*>(zero), aesni::Enc1(s1, a));
 }
 
 #endif  // ZG_HAVE_AESNI
@@ -243,11 +247,13 @@ AesSiv::AesSiv() {
 }
 
 void AesSiv::SetKey(const uint8_t* key) {
-  aes::ExpandKey128(key, s2v_rk_);
-  aes::ExpandKey128(key + 16, ctr_rk_);
 #ifdef ZG_HAVE_AESNI
-  if (aes::UseAesNi()) return SubkeysNi(s2v_rk_, cmac_k1_, cmac_k2_, s2v_zero_);
+  if (aes::UseAesNi()) {
+    return SetKeyNi(key, s2v_rk_, ctr_rk_, cmac_k1_, cmac_k2_, s2v_zero_);
+  }
 #endif
+  aes::ExpandKey128Portable(key, s2v_rk_);
+  aes::ExpandKey128Portable(key + 16, ctr_rk_);
   uint8_t l[16] = {0};
   aes::EncryptBlockPortable(s2v_rk_, l, l);
   DblPortable(l, cmac_k1_);

@@ -52,6 +52,33 @@ ZG_AESNI_INLINE void EncN(__m128i* b, const Keys& k) {
   for (int j = 0; j < N; ++j) b[j] = _mm_aesenclast_si128(b[j], k.k[10]);
 }
 
+// One AES-128 key expansion step, next round key from `key`, with
+// aesenclast instead of aeskeygenassist (slow on many Intel cores): the last
+// word rotated and broadcast, so ShiftRows is a no-op and aesenclast leaves
+// SubWord(RotWord(w3)) ^ rcon in every word.
+ZG_AESNI_INLINE __m128i ExpandStep(__m128i key, int rcon) {
+  const __m128i rot = _mm_set1_epi32(0x0c0f0e0d);
+  const __m128i t =
+      _mm_aesenclast_si128(_mm_shuffle_epi8(key, rot), _mm_set1_epi32(rcon));
+  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
+  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
+  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
+  return _mm_xor_si128(key, t);
+}
+
+// Both AES-128 schedules of a 32-byte key, interleaved: a from key[0..16),
+// b from key[16..32).
+ZG_AESNI_INLINE void ExpandTwo(const uint8_t* key, Keys* a, Keys* b) {
+  static constexpr int kRcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10,
+                                    0x20, 0x40, 0x80, 0x1b, 0x36};
+  a->k[0] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(key));
+  b->k[0] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(key + 16));
+  for (int i = 1; i < 11; ++i) {
+    a->k[i] = ExpandStep(a->k[i - 1], kRcon[i - 1]);
+    b->k[i] = ExpandStep(b->k[i - 1], kRcon[i - 1]);
+  }
+}
+
 // Reverses the 16 bytes: a big-endian block <-> a little-endian integer.
 ZG_AESNI_INLINE __m128i ByteSwap(__m128i v) {
   const __m128i rev =
