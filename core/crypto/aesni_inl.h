@@ -11,6 +11,7 @@
 #define ZG_HAVE_AESNI 1
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #define ZG_AESNI __attribute__((target("aes,ssse3,sse4.1")))
@@ -103,6 +104,50 @@ ZG_AESNI_INLINE __m128i Dbl(__m128i x) {
 ZG_AESNI_INLINE __m128i CtrBlock(__m128i le, uint64_t i) {
   return ByteSwap(
       _mm_add_epi64(le, _mm_set_epi64x(0, static_cast<int64_t>(i))));
+}
+
+// Keystream blocks [first, first + N) xored into in (or written) at out.
+template <int N>
+ZG_AESNI_INLINE void CtrBlocks(const Keys& k, __m128i le, uint64_t first,
+                               const uint8_t* in, uint8_t* out, size_t len) {
+  __m128i b[N];
+  for (int j = 0; j < N; ++j) b[j] = CtrBlock(le, first + j);
+  EncN<N>(b, k);
+  size_t j = 0;
+  for (; j < static_cast<size_t>(N) && 16 * j + 16 <= len; ++j) {
+    const __m128i x =
+        in != nullptr ? _mm_xor_si128(b[j], Load(in + 16 * j)) : b[j];
+    Store(out + 16 * j, x);
+  }
+  if (j < static_cast<size_t>(N) && 16 * j < len) {
+    alignas(16) uint8_t ks[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(ks), b[j]);
+    for (size_t i = 0; 16 * j + i < len; ++i) {
+      out[16 * j + i] =
+          static_cast<uint8_t>((in != nullptr ? in[16 * j + i] : 0) ^ ks[i]);
+    }
+  }
+}
+
+// CTR mode: out = in ^ E(ctr), E(ctr + 1), ... (in == nullptr: the
+// keystream), 8 blocks at a time; ctr a big-endian block whose low 64 bits
+// count.
+ZG_AESNI_INLINE void Ctr(const Keys& k, __m128i ctr, const uint8_t* in,
+                         uint8_t* out, size_t len) {
+  const __m128i le = ByteSwap(ctr);
+  uint64_t block = 0;
+  for (; len >= 128; len -= 128, block += 8) {
+    CtrBlocks<8>(k, le, block, in, out, 128);
+    if (in != nullptr) in += 128;
+    out += 128;
+  }
+  if (len > 64) {
+    CtrBlocks<8>(k, le, block, in, out, len);
+  } else if (len > 16) {
+    CtrBlocks<4>(k, le, block, in, out, len);
+  } else if (len > 0) {
+    CtrBlocks<1>(k, le, block, in, out, len);
+  }
 }
 
 }  // namespace zg::core::aesni
