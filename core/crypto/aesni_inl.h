@@ -7,7 +7,7 @@
 #ifndef ZG_CORE_CRYPTO_AESNI_INL_H_
 #define ZG_CORE_CRYPTO_AESNI_INL_H_
 
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(ZG_NO_AESNI)
 #define ZG_HAVE_AESNI 1
 #include <immintrin.h>
 
