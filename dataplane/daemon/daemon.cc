@@ -468,8 +468,11 @@ std::string Daemon::ControlLoop() {
     }
     DataplaneEpochs().Reclaim();  // configs every worker has moved past
     control_->Tick();
-    factory_->ControlStep(
-        {&tsc_clock_, core::ReadTsc(), static_cast<double>(rte_get_tsc_hz())});
+    factory_->ControlStep({&tsc_clock_, core::ReadTsc(),
+                           static_cast<double>(rte_get_tsc_hz()),
+                           [this](auto values) {
+                             control_->RecordConfigChange(std::move(values));
+                           }});
     if (now >= next_stats) {
       port_->PollLink();
       factory_->UpdateMetrics();

@@ -230,6 +230,7 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   ZG_ASSIGN_OR_RETURN(c.control, ParseControlFlags(args));
   c.ntp_keys = NtpKeysFlag();
   ZG_ASSIGN_OR_RETURN(c.access, ParseAccessFlags(args));
+  ZG_ASSIGN_OR_RETURN(c.nts, ReadNtsFlags());
   ZG_ASSIGN_OR_RETURN(c.nts_ke, ParseNtsKeFlags(args));
   return c;
 }
