@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/x509.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -76,6 +77,8 @@ bool KeClient::Connect(uint16_t port, bool ipv6) {
   timeval tv{5, 0};
   setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  const int one = 1;  // Finished and the request go out at once
+  setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   if (ipv6) {
     sockaddr_in6 a6{};
     a6.sin6_family = AF_INET6;
