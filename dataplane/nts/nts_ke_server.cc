@@ -5,8 +5,11 @@
 #include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/rand.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -178,6 +181,19 @@ absl::StatusOr<std::unique_ptr<NtsKeServer>> NtsKeServer::Start(
   if (config.max_connections == 0) {
     return absl::InvalidArgumentError("--nts_ke_max_connections must be >= 1");
   }
+  // Every connection is a descriptor: running out of them mid-flood would
+  // leave accept() failing on a listener epoll keeps reporting.
+  rlimit nofile{};
+  constexpr uint64_t kSpareFds = 128;  // the daemon's own, DPDK's
+  if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 &&
+      nofile.rlim_cur != RLIM_INFINITY &&
+      config.max_connections + kSpareFds > nofile.rlim_cur) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--nts_ke_max_connections=", config.max_connections, " needs ",
+        config.max_connections + kSpareFds,
+        " file descriptors, but the limit (ulimit -n, LimitNOFILE=) is ",
+        nofile.rlim_cur, ": raise it or lower the flag"));
+  }
   std::unique_ptr<NtsKeServer> s(new NtsKeServer(config, std::move(keystore)));
   ZG_ASSIGN_OR_RETURN(s->ctx_,
                       BuildNtsKeSslCtx(config.cert_path, config.key_path));
@@ -258,6 +274,14 @@ int NtsKeServer::WaitMs() const {
 }
 
 void NtsKeServer::Loop() {
+  // OpenSSL's socket BIO writes with write(2), not send(MSG_NOSIGNAL): a
+  // client that resets before our response would raise SIGPIPE and kill
+  // the daemon. SIGPIPE goes to the thread that wrote; blocked here, the
+  // write fails with EPIPE instead (the connection is closed).
+  sigset_t pipe;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
   epoll_event events[64];
   absl::Time next_scan = absl::Now();
   while (true) {

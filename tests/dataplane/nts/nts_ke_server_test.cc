@@ -254,6 +254,23 @@ TEST_F(NtsKeServerTest, ConcurrentClientsAmidConnectAndDropNoise) {
   }));
 }
 
+// Clients that reset (SO_LINGER 0) right after their request: the server's
+// writes then fail with EPIPE, which must not raise SIGPIPE and kill the
+// process.
+TEST_F(NtsKeServerTest, ClientsThatResetDoNotKillTheServer) {
+  StartServer();
+  for (int i = 0; i < 100; ++i) {
+    KeClient c;
+    ASSERT_TRUE(c.Connect(port_));
+    ASSERT_TRUE(c.Handshake(Options()));
+    c.Send(testing_nts::StandardRequest());
+    const linger hard{1, 0};
+    setsockopt(c.fd(), SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
+    shutdown(c.fd(), SHUT_RDWR);
+  }
+  EXPECT_EQ(Parse(RunKeClient(port_, Options()).response).cookies.size(), 8u);
+}
+
 TEST_F(NtsKeServerTest, ReloadSwapsTheCertificateForNewConnections) {
   StartServer();
   KeClientOptions o = Options();
@@ -291,6 +308,13 @@ TEST_F(NtsKeServerTest, StartUpErrorsNameTheFile) {
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), HasSubstr("does not match"));
   EXPECT_THAT(s.status().message(), HasSubstr(pki_->key_b));
+
+  config_.key_path = pki_->key;
+  config_.max_connections = 1u << 30;  // more descriptors than allowed
+  s = NtsKeServer::Start(config_, [this] { return keystore_; });
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("ulimit -n"));
+  config_.max_connections = 256;
 
   config_.key_path = pki_->cert;  // a certificate is not a key
   s = NtsKeServer::Start(config_, [this] { return keystore_; });
