@@ -21,10 +21,6 @@
 #include "absl/time/clock.h"
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/log.h"
-#include "prometheus/counter.h"
-#include "prometheus/family.h"
-#include "prometheus/gauge.h"
-#include "prometheus/registry.h"
 
 namespace zg::dataplane {
 
@@ -47,22 +43,6 @@ struct NtsKeServer::Conn {
   }
 };
 
-// The exported series and the totals they were last advanced to.
-struct NtsKeServer::Series {
-  prometheus::Counter* handshakes_ok = nullptr;
-  prometheus::Counter* handshakes_failed = nullptr;
-  prometheus::Gauge* active = nullptr;
-  prometheus::Counter* rejected = nullptr;
-  prometheus::Counter* timeouts_handshake = nullptr;
-  prometheus::Counter* timeouts_request = nullptr;
-  prometheus::Counter* record_errors[core::kNtsKeErrorCodeCount] = {};
-  prometheus::Counter* responses_cookies = nullptr;
-  prometheus::Counter* responses_no_common = nullptr;
-  prometheus::Counter* responses_error = nullptr;
-  prometheus::Counter* cookies = nullptr;
-  std::vector<double> last = std::vector<double>(16, 0.0);
-};
-
 namespace {
 
 // epoll tags: 0 the stop eventfd, 1..L the listeners, else a Conn*.
@@ -70,6 +50,8 @@ constexpr uint64_t kStopTag = 0;
 constexpr uint64_t kMaxTag = 4096;  // no Conn* is this low
 // How often the deadlines are scanned (O(connections)).
 constexpr absl::Duration kScanInterval = absl::Milliseconds(20);
+// How long accepting stops when the process is out of descriptors.
+constexpr absl::Duration kAcceptPause = absl::Milliseconds(100);
 
 void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) {
   c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
@@ -301,6 +283,11 @@ void NtsKeServer::Loop() {
       ExpireTimeouts();
       next_scan = now + kScanInterval;
     }
+    if (accept_paused_until_ != absl::InfinitePast() &&
+        now >= accept_paused_until_) {
+      accept_paused_until_ = absl::InfinitePast();
+      SetListening(true);
+    }
     dead_.clear();  // no event of this batch refers to them any more
   }
 }
@@ -309,7 +296,18 @@ void NtsKeServer::Accept(int listen_fd) {
   while (true) {
     const int fd =
         accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;  // EAGAIN, or a connection reset before accept
+    if (fd < 0) {
+      // EAGAIN: done; a connection reset before accept: next one. Out of
+      // descriptors or memory: the listener stays readable, so stop
+      // watching it for a moment rather than spin.
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+          errno == ENOMEM) {
+        PauseAccepting(absl::StrCat("accept: ", std::strerror(errno)));
+      } else if (errno == ECONNABORTED || errno == EPROTO || errno == EINTR) {
+        continue;
+      }
+      return;
+    }
     if (conns_.size() >= config_.max_connections) {
       close(fd);
       Bump(stats_.connections_rejected);
@@ -337,6 +335,27 @@ void NtsKeServer::Accept(int listen_fd) {
     c->slot = conns_.size();
     conns_.push_back(std::move(c));
     stats_.connections_active.store(conns_.size(), std::memory_order_relaxed);
+  }
+}
+
+void NtsKeServer::PauseAccepting(const std::string& why) {
+  const absl::Time now = absl::Now();
+  if (now - last_pause_log_ >= absl::Seconds(10)) {  // at most every 10 s
+    last_pause_log_ = now;
+    LogWarning(absl::StrCat("NTS-KE: ", why, "; not accepting for ",
+                            absl::FormatDuration(kAcceptPause)));
+  }
+  SetListening(false);
+  accept_paused_until_ = now + kAcceptPause;
+  next_deadline_ = std::min(next_deadline_, accept_paused_until_);
+}
+
+void NtsKeServer::SetListening(bool on) {
+  for (size_t i = 0; i < listeners_.size(); ++i) {
+    epoll_event ev{};
+    ev.events = on ? static_cast<uint32_t>(EPOLLIN) : 0u;
+    ev.data.u64 = i + 1;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, listeners_[i], &ev);
   }
 }
 
@@ -453,94 +472,6 @@ void NtsKeServer::ExpireTimeouts() {
                                           : stats_.timeouts_request);
     Close(c);  // swaps the last one into slot i
   }
-}
-
-absl::Status NtsKeServer::AddMetrics(prometheus::Registry& registry) {
-  series_ = std::make_unique<Series>();
-  Series& s = *series_;
-  auto& hs = prometheus::BuildCounter()
-                 .Name("zeitgeber_nts_ke_handshakes_total")
-                 .Help("NTS-KE TLS handshakes finished, by result")
-                 .Register(registry);
-  s.handshakes_ok = &hs.Add({{"result", "ok"}});
-  s.handshakes_failed = &hs.Add({{"result", "failed"}});
-  s.active = &prometheus::BuildGauge()
-                  .Name("zeitgeber_nts_ke_connections_active")
-                  .Help("NTS-KE connections open")
-                  .Register(registry)
-                  .Add({});
-  s.rejected = &prometheus::BuildCounter()
-                    .Name("zeitgeber_nts_ke_connections_rejected_total")
-                    .Help(
-                        "NTS-KE connections closed at accept: over "
-                        "--nts_ke_max_connections")
-                    .Register(registry)
-                    .Add({});
-  auto& to = prometheus::BuildCounter()
-                 .Name("zeitgeber_nts_ke_timeouts_total")
-                 .Help("NTS-KE connections cut off at a timeout, by phase")
-                 .Register(registry);
-  s.timeouts_handshake = &to.Add({{"phase", "handshake"}});
-  s.timeouts_request = &to.Add({{"phase", "request"}});
-  auto& re = prometheus::BuildCounter()
-                 .Name("zeitgeber_nts_ke_records_errors_total")
-                 .Help("NTS-KE Error records sent, by error code")
-                 .Register(registry);
-  for (size_t i = 0; i < core::kNtsKeErrorCodeCount; ++i) {
-    s.record_errors[i] = &re.Add(
-        {{"code",
-          core::NtsKeErrorCodeName(static_cast<core::NtsKeErrorCode>(i))}});
-  }
-  auto& rs = prometheus::BuildCounter()
-                 .Name("zeitgeber_nts_ke_responses_total")
-                 .Help("NTS-KE responses sent, by kind")
-                 .Register(registry);
-  s.responses_cookies = &rs.Add({{"result", "cookies"}});
-  s.responses_no_common = &rs.Add({{"result", "no_common"}});
-  s.responses_error = &rs.Add({{"result", "error"}});
-  s.cookies = &prometheus::BuildCounter()
-                   .Name("zeitgeber_nts_ke_cookies_issued_total")
-                   .Help("NTS cookies issued in NTS-KE responses")
-                   .Register(registry)
-                   .Add({});
-  UpdateMetrics();
-  return absl::OkStatus();
-}
-
-void NtsKeServer::UpdateMetrics() {
-  if (series_ == nullptr) return;
-  Series& s = *series_;
-  uint64_t errors = 0;
-  for (const auto& e : stats_.record_errors) errors += e.load();
-  const std::pair<prometheus::Counter*, uint64_t> counters[] = {
-      {s.handshakes_ok, stats_.handshakes_ok.load()},
-      {s.handshakes_failed, stats_.handshakes_failed.load()},
-      {s.rejected, stats_.connections_rejected.load()},
-      {s.timeouts_handshake, stats_.timeouts_handshake.load()},
-      {s.timeouts_request, stats_.timeouts_request.load()},
-      {s.record_errors[0], stats_.record_errors[0].load()},
-      {s.record_errors[1], stats_.record_errors[1].load()},
-      {s.record_errors[2], stats_.record_errors[2].load()},
-      {s.responses_cookies, stats_.responses_cookies.load()},
-      {s.responses_no_common, stats_.responses_no_common.load()},
-      {s.responses_error, errors},
-      {s.cookies, stats_.cookies_issued.load()},
-  };
-  for (size_t i = 0; i < std::size(counters); ++i) {
-    const double v = static_cast<double>(counters[i].second);
-    if (v > s.last[i]) counters[i].first->Increment(v - s.last[i]);
-    s.last[i] = v;
-  }
-  s.active->Set(static_cast<double>(stats_.connections_active.load()));
-}
-
-void NtsKeServer::Report() {
-  LogInfo(absl::StrCat("NTS-KE: handshakes ok=", stats_.handshakes_ok.load(),
-                       " failed=", stats_.handshakes_failed.load(),
-                       " rejected=", stats_.connections_rejected.load(),
-                       " timeouts handshake=", stats_.timeouts_handshake.load(),
-                       " request=", stats_.timeouts_request.load(),
-                       " cookies=", stats_.cookies_issued.load()));
 }
 
 }  // namespace zg::dataplane

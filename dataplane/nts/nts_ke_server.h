@@ -130,6 +130,8 @@ class NtsKeServer {
   bool ReadRequest(Conn& c);
   bool WriteResponse(Conn& c);
   void Watch(Conn& c, bool want_write);
+  void PauseAccepting(const std::string& why);
+  void SetListening(bool on);
   void Close(Conn& c);  // c stays valid until the end of the event batch
   void ExpireTimeouts();
   int WaitMs() const;
@@ -148,10 +150,15 @@ class NtsKeServer {
   // KE thread only.
   std::vector<std::unique_ptr<Conn>> conns_;  // open connections, by slot
   std::vector<std::unique_ptr<Conn>> dead_;   // closed in this event batch
-  absl::Time next_deadline_ = absl::InfiniteFuture();  // earliest, or later
+  absl::Time next_deadline_ = absl::InfiniteFuture();      // earliest, or later
+  absl::Time accept_paused_until_ = absl::InfinitePast();  // past: accepting
+  absl::Time last_pause_log_ = absl::InfinitePast();
   NtsKeStats stats_;
   std::thread thread_;
-  std::unique_ptr<Series> series_;  // control thread
+  struct SeriesDeleter {  // nts_ke_server_metrics.cc, where Series is
+    void operator()(Series* s) const;
+  };
+  std::unique_ptr<Series, SeriesDeleter> series_;  // control thread
 };
 
 }  // namespace zg::dataplane

@@ -6,6 +6,9 @@
 // connection limit, certificate reload, and start-up errors.
 #include "dataplane/nts/nts_ke_server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -268,6 +271,36 @@ TEST_F(NtsKeServerTest, ClientsThatResetDoNotKillTheServer) {
     setsockopt(c.fd(), SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
     shutdown(c.fd(), SHUT_RDWR);
   }
+  EXPECT_EQ(Parse(RunKeClient(port_, Options()).response).cookies.size(), 8u);
+}
+
+// Out of descriptors (EMFILE on accept): the server stops watching its
+// listener for a moment instead of spinning, and accepts the waiting
+// connections once descriptors are back.
+TEST_F(NtsKeServerTest, AcceptPausesWhileOutOfDescriptors) {
+  StartServer();
+  std::vector<int> fds;
+  for (int i = 0; i < 4; ++i) fds.push_back(socket(AF_INET, SOCK_STREAM, 0));
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  const int probe = dup(0);  // the lowest free descriptor: the count in use
+  close(probe);
+  rlimit tight = saved;
+  tight.rlim_cur = static_cast<rlim_t>(probe);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &tight), 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port_);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (int fd : fds) {
+    EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  }
+  absl::SleepFor(absl::Milliseconds(300));  // accept failed: EMFILE
+  EXPECT_EQ(server_->stats().connections_active.load(), 0u);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
+  EXPECT_TRUE(WaitFor(
+      [](const NtsKeStats& s) { return s.connections_active.load() == 4; }));
+  for (int fd : fds) close(fd);
   EXPECT_EQ(Parse(RunKeClient(port_, Options()).response).cookies.size(), 8u);
 }
 
