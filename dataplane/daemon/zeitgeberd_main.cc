@@ -27,5 +27,11 @@ int main(int argc, char** argv) {
   zg::dataplane::NtsFactory nts;  // --nts_master_key
   options.nts = &nts;
   zg::dataplane::ProtocolPipelineFactory factory(std::move(options));
-  return zg::dataplane::RunDaemon(argc, argv, factory);
+  // The NTS-KE server (--nts_ke_address) seals its cookies with the
+  // keystore `nts` derives from --nts_master_key (null without it: RunDaemon
+  // then refuses --nts_ke_address).
+  zg::dataplane::NtsKeystoreSource nts_keystore = [&nts] {
+    return nts.CurrentKeystore();
+  };
+  return zg::dataplane::RunDaemon(argc, argv, factory, nts_keystore);
 }
