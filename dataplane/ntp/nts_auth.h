@@ -86,9 +86,8 @@ struct NtsDropIndex {
   uint8_t Of(core::NtsFailure f) const { return of[static_cast<size_t>(f)]; }
 };
 
-// Reads --nts_master_key: raw bytes (>= 32), or their hex (64+ hex digits,
-// whitespace ignored); the file must be readable by its owner only.
-// (Stands in for dataplane/trust/nts_master_key.h until that is on main.)
+// Reads --nts_master_key (dataplane/trust/nts_master_key.h: raw bytes or
+// hex, owner-only) into the bytes the factory derives keystores from.
 absl::StatusOr<std::vector<uint8_t>> ReadNtsMasterKey(const std::string& path);
 
 // One worker's NTS: used by that worker alone; no locks, allocation or

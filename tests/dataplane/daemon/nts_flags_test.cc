@@ -75,8 +75,7 @@ TEST_F(MasterKeyTest, RawBytesOrHex) {
   absl::StatusOr<std::vector<uint8_t>> k = ReadNtsMasterKey(path_);
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(std::string(k->begin(), k->end()), raw);
-  Write(std::string("00112233445566778899aabbccddeeff\n") +
-        "00112233445566778899AABBCCDDEEFF\n");
+  Write("00112233445566778899aabbccddeeff00112233445566778899AABBCCDDEEFF\n");
   k = ReadNtsMasterKey(path_);
   ASSERT_TRUE(k.ok()) << k.status();
   ASSERT_EQ(k->size(), 32u);
@@ -89,7 +88,7 @@ TEST_F(MasterKeyTest, OperatorFacingErrors) {
   Write(std::string(31, 'x'));
   absl::StatusOr<std::vector<uint8_t>> k = ReadNtsMasterKey(path_);
   ASSERT_FALSE(k.ok());
-  EXPECT_THAT(k.status().message(), HasSubstr("at least 32"));
+  EXPECT_THAT(k.status().message(), HasSubstr("at least 32 bytes"));
   Write(std::string(32, 'x'), 0640);
   k = ReadNtsMasterKey(path_);
   ASSERT_FALSE(k.ok());
