@@ -159,6 +159,12 @@ absl::Status NtsFactory::Reload(const ReloadArgs& reload) {
   ZG_ASSIGN_OR_RETURN(std::vector<uint8_t> next,
                       ReadNtsMasterKey(c.master_key));
   // Validate now (Derive checks the key and the window); publish at commit.
+  if (next == master_ && c.keystore.period_s == config_.period_s &&
+      c.keystore.window_past == config_.window_past &&
+      c.keystore.window_future == config_.window_future) {
+    Wipe(next);
+    return absl::OkStatus();  // unchanged: nothing to publish or audit
+  }
   ZG_RETURN_IF_ERROR(
       core::NtsCookieKeystore::Derive(next, c.keystore, unix_now_()).status());
   auto shared = std::make_shared<std::vector<uint8_t>>(std::move(next));
