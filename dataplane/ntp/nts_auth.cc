@@ -15,7 +15,7 @@
 
 namespace zg::dataplane {
 
-static_assert(NtsWorkerAuth::kSealSlots >= 2 * kBurstSize,
+static_assert(NtsWorkerAuth::kSealSlots >= kBurstSize,
               "a seal slot must outlive its burst");
 
 // One worker's exported replies, advanced to its running total.

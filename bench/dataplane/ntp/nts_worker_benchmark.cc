@@ -274,9 +274,9 @@ void BM_StepNewCookie(benchmark::State& state) {
 }
 BENCHMARK(BM_StepNewCookie);
 
-// FinaliseTx's NTS half, split as the handler runs it: the S2C key schedule
-// (before T3 is read), then T3 and the seal. The second is what passes
-// between reading T3's TSC and the end of the seal.
+// The seal, split as the handler runs it: the S2C key schedule (in Handle,
+// NtsWorkerAuth::WriteReply), then in FinaliseTx T3 and the seal: what
+// passes between reading T3's TSC and the end of the seal.
 struct SealRig {
   std::vector<uint8_t> reply;
   core::NtsSealJob job;
@@ -383,9 +383,9 @@ class RatioReporter final : public benchmark::ConsoleReporter {
       std::printf(
           "T3 -> end of seal: %.1f ns per reply (its TSC read, T3 written, "
           "the reply sealed); in a full batch of %d NTS replies the first "
-          "one's T3 is read up to %d x (prepare + T3 + seal) before "
+          "one's T3 is read about %d x that (+ software checksums) before "
           "tx_burst\n",
-          t3->second, kBurstSize, kBurstSize);
+          t3->second, kBurstSize, kBurstSize - 1);
     }
   }
 
