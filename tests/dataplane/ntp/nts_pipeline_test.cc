@@ -135,6 +135,35 @@ TEST_F(NtsPipelineTest, AnsweredWithFreshCookiesAndNeverLonger) {
   Free(e);
 }
 
+// Plain and NTS requests in one batch: every plain reply after a sealed one
+// reads the TSC again, so T3 never goes backwards along the batch.
+TEST_F(NtsPipelineTest, PlainRepliesAfterNtsOnesKeepT3InOrder) {
+  SetUpNts();
+  std::vector<std::vector<uint8_t>> frames, requests;
+  for (size_t i = 0; i < 10; ++i) {
+    requests.push_back(i % 3 == 0 ? testing::NtpRequest(4, kT1)
+                                  : BuildNtsRequest(spec_));
+    frames.push_back(testing::UdpFrame(Flow4(static_cast<uint16_t>(40000 + i)),
+                                       requests.back()));
+  }
+  Exchange e = Run(frames);
+  ASSERT_EQ(e.out.size(), frames.size());
+  int64_t previous = 0;
+  for (size_t i = 0; i < e.out.size(); ++i) {
+    absl::StatusOr<ClientView> v = testing::ReceiveAtClient(
+        Flow4(static_cast<uint16_t>(40000 + i)), e.out[i]);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_EQ(v->info.payload_len, i % 3 == 0 ? 48u : requests[i].size());
+    core::NtpHeader h;
+    ASSERT_TRUE(core::ParseNtpHeader(v->payload(), v->info.payload_len, &h));
+    const int64_t t3 = Utc(h.transmit_time).value;
+    EXPECT_GE(t3, previous) << "reply " << i;
+    previous = t3;
+  }
+  EXPECT_EQ(nts_.stats(0).replies.Load(), 6u);
+  Free(e);
+}
+
 // tshark reads our NTS replies (IPv4, IPv6) and NAKs cleanly: the UID and
 // authenticator fields, the UDP checksum good, no expert warning.
 TEST_F(NtsPipelineTest, TsharkDissectsRepliesAndNaksCleanly) {
