@@ -1,6 +1,7 @@
 // A foreign NTS-KE client against the NTS-KE server
 // (dataplane/nts/nts_ke_server.h): chronyd 4.3 (GnuTLS) in client mode
-// (-Q: measure, never set the clock) over loopback, trusting the test CA,
+// (-Q: measure, never set the clock) over IPv4 and IPv6 loopback, trusting
+// the test CA,
 // completes the TLS 1.3 handshake with ALPN ntske/1, sends its request and
 // takes the 8 cookies with no Error record, and moves to the NTP port our
 // NTPv4 Port record names. The NTP exchange that follows
@@ -23,7 +24,10 @@
 namespace zg::dataplane {
 namespace {
 
-TEST(NtsKeChronyTest, ChronydGetsEightCookies) {
+class NtsKeChronyTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(NtsKeChronyTest, ChronydGetsEightCookies) {
+  const std::string ip = GetParam();
   if (geteuid() != 0) GTEST_SKIP() << "chronyd needs root";
   if (!testutil::ProgramAvailable("chronyd")) GTEST_SKIP() << "no chronyd";
   auto dir = testutil::TempDir::Create("ntske-chrony");
@@ -36,14 +40,14 @@ TEST(NtsKeChronyTest, ChronydGetsEightCookies) {
   ASSERT_TRUE(ks.ok()) << ks.status();
   auto keystore = std::make_shared<const core::NtsCookieKeystore>(*ks);
   NtsKeConfig config;
-  config.addresses = {{"127.0.0.1", 0}};
+  config.addresses = {{ip, 0}};
   config.cert_path = pki->cert;
   config.key_path = pki->key;
   config.ntp_port = 9;  // discard: nothing answers the NTP that follows
   auto server = NtsKeServer::Start(config, [&] { return keystore; });
   ASSERT_TRUE(server.ok()) << server.status();
   const std::string conf = dir->File("chrony.conf");
-  std::ofstream(conf) << "server 127.0.0.1 iburst nts ntsport "
+  std::ofstream(conf) << "server " << ip << " iburst nts ntsport "
                       << (*server)->ports()[0] << "\n"
                       << "ntstrustedcerts " << pki->ca_cert << "\n"
                       << "pidfile " << dir->File("chronyd.pid") << "\n"
@@ -61,6 +65,9 @@ TEST(NtsKeChronyTest, ChronydGetsEightCookies) {
   EXPECT_NE(r->stderr_text.find("changed port to 9"), std::string::npos)
       << r->stderr_text;
 }
+
+INSTANTIATE_TEST_SUITE_P(Ipv4AndIpv6, NtsKeChronyTest,
+                         ::testing::Values("127.0.0.1", "::1"));
 
 }  // namespace
 }  // namespace zg::dataplane
