@@ -1,12 +1,11 @@
 // A foreign NTS-KE client against the NTS-KE server
 // (dataplane/nts/nts_ke_server.h): chronyd 4.3 (GnuTLS) in client mode
 // (-Q: measure, never set the clock) over IPv4 and IPv6 loopback, trusting
-// the test CA,
-// completes the TLS 1.3 handshake with ALPN ntske/1, sends its request and
-// takes the 8 cookies with no Error record, and moves to the NTP port our
-// NTPv4 Port record names. The NTP exchange that follows
-// is not answered here (the workers answer it: tests/e2e); chronyd is
-// stopped at its timeout.
+// the test CA, completes the TLS 1.3 handshake with ALPN ntske/1, sends its
+// request, takes the 8 cookies with no Error record, and moves to the NTP
+// port our NTPv4 Port record names. The NTP exchange that follows is not
+// answered here (the workers answer it: tests/e2e); chronyd is stopped at
+// its timeout.
 #include <unistd.h>
 
 #include <fstream>
