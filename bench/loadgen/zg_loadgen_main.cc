@@ -36,6 +36,7 @@
 #include "bench/loadgen/dpdk_lane.h"
 #include "bench/loadgen/generator_clock.h"
 #include "bench/loadgen/lane_network.h"
+#include "bench/loadgen/nts_credentials.h"
 #include "bench/loadgen/report.h"
 #include "bench/loadgen/sweep.h"
 #include "bench/loadgen/target_resolver.h"
@@ -99,6 +100,28 @@ ABSL_FLAG(uint32_t, sweep_max_trials, 20, "Sweep trials at most.");
 ABSL_FLAG(std::string, json, "", "Write the summary as JSON to this file.");
 ABSL_FLAG(absl::Duration, arp_timeout, absl::Seconds(3),
           "How long to wait for the link and the target's ARP reply.");
+// NTS clients (--mix=nts...): keys and cookies from one of two sources.
+ABSL_FLAG(std::string, nts_master_key, "",
+          "TEST HARNESS standing in for NTS-KE: the servers' NTS master key "
+          "file; the generator mints its own cookies with it (as a zeitgeberd "
+          "sharing the key would). Use --nts_ke for a real handshake.");
+ABSL_FLAG(uint64_t, nts_key_period, 86400,
+          "The servers' --nts_key_period in seconds (with --nts_master_key).");
+ABSL_FLAG(uint32_t, nts_associations, 64,
+          "NTS associations (key pairs and cookies) per lane with "
+          "--nts_master_key; clients share them round-robin.");
+ABSL_FLAG(std::string, nts_ke, "",
+          "Get NTS keys and 8 cookies from one NTS-KE handshake with this "
+          "IP[:port] (default port 4460); the cookies are spread over the "
+          "clients.");
+ABSL_FLAG(std::string, nts_ke_ca, "",
+          "PEM trust anchors for --nts_ke (default: the system's).");
+ABSL_FLAG(std::string, nts_ke_name, "",
+          "The name the --nts_ke server's certificate must carry (and SNI); "
+          "default: its address.");
+ABSL_FLAG(uint32_t, nts_verify_every, 16,
+          "Check every N-th NTS reply in full (authenticator, cookies); 1: "
+          "all; 0: none (only the NTP header).");
 ABSL_FLAG(std::string, port, "0",
           "DPDK port: id or name (net_memif0, net_af_xdp0, 0000:3b:00.0).");
 ABSL_FLAG(uint32_t, vlan, 0, "802.1Q VLAN id of our frames (0: untagged).");
@@ -164,6 +187,18 @@ LoadgenOptions OptionsFromFlags() {
   return o;
 }
 
+NtsCredentialOptions NtsOptionsFromFlags() {
+  NtsCredentialOptions n;
+  n.master_key_file = absl::GetFlag(FLAGS_nts_master_key);
+  n.key_period_s = absl::GetFlag(FLAGS_nts_key_period);
+  n.associations = absl::GetFlag(FLAGS_nts_associations);
+  n.ke = absl::GetFlag(FLAGS_nts_ke);
+  n.ke_ca = absl::GetFlag(FLAGS_nts_ke_ca);
+  n.ke_name = absl::GetFlag(FLAGS_nts_ke_name);
+  n.verify_every = absl::GetFlag(FLAGS_nts_verify_every);
+  return n;
+}
+
 // Everything a run needs, in teardown order (reversed).
 struct Generator {
   std::unique_ptr<dataplane::Eal> eal;
@@ -176,6 +211,7 @@ struct Generator {
   LaneNetwork net;
   std::vector<std::unique_ptr<DpdkLane>> lanes;
   std::unique_ptr<TrialRunner> runner;
+  std::string nts_credentials;  // "master_key" / "nts_ke" with --mix=nts
 };
 
 absl::Status OpenPort(Generator& g) {
@@ -264,6 +300,13 @@ absl::Status SetUpLanes(Generator& g, const LoadgenOptions& o) {
                            .addresses = o.source_addresses,
                            .first_port = static_cast<uint16_t>(o.source_port),
                            .lanes = n}));
+  std::shared_ptr<const NtsClientSetup> nts;
+  if (o.mix.Has(TrafficKind::kNts)) {
+    ZG_ASSIGN_OR_RETURN(
+        nts, MakeNtsClientSetup(NtsOptionsFromFlags(), &g.nts_credentials));
+    LogInfo(absl::StrCat("nts: ", nts->credentials.size(),
+                         " association(s) from ", g.nts_credentials));
+  }
   std::vector<LaneSlot> slots;
   for (uint32_t i = 0; i < n; ++i) {
     g.lanes.push_back(
@@ -280,6 +323,7 @@ absl::Status SetUpLanes(Generator& g, const LoadgenOptions& o) {
            .timeout = o.timeout,
            .burst = o.burst,
            .reflector = absl::GetFlag(FLAGS_reflector),
+           .nts = nts,
            .progress = absl::GetFlag(FLAGS_progress) ? stderr : nullptr},
           std::move(slots), g.clock.get()));
   return absl::OkStatus();
@@ -323,6 +367,7 @@ RunSummary MakeSummary(const LoadgenOptions& o, uint32_t lanes,
   s.rtt_ns = Summarize(t.measurements.rtt_ns);
   s.residence_ns = Summarize(t.measurements.residence_ns);
   s.offset_ns = Summarize(t.measurements.offset_ns);
+  s.nts = t.measurements.nts;
   return s;
 }
 
@@ -458,6 +503,8 @@ int Main(int argc, char** argv) {
     LogError(summary.status().message());
     return kExitRun;
   }
+  summary->has_nts = o.mix.Has(TrafficKind::kNts);
+  summary->nts_credentials = g.nts_credentials;
   std::fputs(FormatSummary(*summary).c_str(), stdout);
   std::fflush(stdout);
   if (!o.json.empty()) {
