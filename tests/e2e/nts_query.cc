@@ -1,0 +1,162 @@
+// nts_query: NTS-protected NTP queries from inside a test namespace, with
+// core/nts/nts_client.h (our independent client). The e2e tests run it
+// with `ip netns exec` after getting keys and cookies from an NTS-KE
+// handshake in the test process (bench/loadgen/nts_ke_client.h).
+//
+//   nts_query SERVER_IP C2S_HEX S2C_HEX COOKIE_HEX [GARBAGE_COUNT]
+//
+// First sends GARBAGE_COUNT (default 0) NTS requests with random cookies
+// (well-formed fields, cookies no server can open) without waiting for
+// replies, then one good request, and prints one line:
+//   status=ok cookies=N offset_ns=X      a verified reply
+//   status=nak                           an NTS NAK for our request
+//   status=<NtsReplyStatusName>          a reply that failed the check
+//   status=timeout                       nothing within 2 s
+// Exit status 0 for ok, 1 for anything else, 2 for bad arguments.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "core/ntp/ntp_client.h"
+#include "core/nts/nts_client.h"
+#include "tests/util/hex.h"
+
+namespace {
+
+using namespace zg::core;
+
+int OpenSocket(const char* ip, sockaddr_storage* ss, socklen_t* sl) {
+  auto* s4 = reinterpret_cast<sockaddr_in*>(ss);
+  auto* s6 = reinterpret_cast<sockaddr_in6*>(ss);
+  std::memset(ss, 0, sizeof *ss);
+  if (inet_pton(AF_INET, ip, &s4->sin_addr) == 1) {
+    s4->sin_family = AF_INET;
+    s4->sin_port = htons(123);
+    *sl = sizeof *s4;
+  } else if (inet_pton(AF_INET6, ip, &s6->sin6_addr) == 1) {
+    s6->sin6_family = AF_INET6;
+    s6->sin6_port = htons(123);
+    *sl = sizeof *s6;
+  } else {
+    return -1;
+  }
+  const int fd = socket(ss->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(ss), *sl) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+UtcNs NowUtc() { return UtcNs{absl::ToUnixNanos(absl::Now())}; }
+
+// One request from `assoc` with fresh randomness; returns its length.
+uint32_t Build(NtsClientAssociation& assoc, uint8_t* uid, uint8_t* buf,
+               uint32_t cap, NtpTimestamp* t1) {
+  uint8_t nonce[kNtsClientNonceSize];
+  FillNtsRandom(uid, kNtsUniqueIdSize);
+  FillNtsRandom(nonce, sizeof nonce);
+  NtsRequestSpec spec;
+  // The real time, not a random one (RFC 8915's privacy advice): the offset
+  // is measured against it.
+  *t1 = UtcToNtp(NowUtc());
+  spec.transmit = *t1;
+  spec.unique_id = uid;
+  spec.nonce = nonce;
+  spec.placeholders = 1;
+  return assoc.BuildRequest(spec, /*consume_cookie=*/false, buf, cap);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 5) {
+    std::fprintf(stderr,
+                 "usage: nts_query SERVER_IP C2S_HEX S2C_HEX COOKIE_HEX "
+                 "[GARBAGE_COUNT]\n");
+    return 2;
+  }
+  const std::vector<uint8_t> c2s = zg::testutil::FromHex(argv[2]);
+  const std::vector<uint8_t> s2c = zg::testutil::FromHex(argv[3]);
+  const std::vector<uint8_t> cookie = zg::testutil::FromHex(argv[4]);
+  const int garbage = argc > 5 ? std::atoi(argv[5]) : 0;
+  if (c2s.size() != kNtsKeySize || s2c.size() != kNtsKeySize) return 2;
+  NtsKeys keys;
+  std::memcpy(keys.c2s.data(), c2s.data(), kNtsKeySize);
+  std::memcpy(keys.s2c.data(), s2c.data(), kNtsKeySize);
+  NtsClientAssociation assoc;
+  assoc.SetKeys(keys);
+  if (!assoc.PushCookie(cookie.data(), cookie.size())) return 2;
+  sockaddr_storage ss;
+  socklen_t sl = 0;
+  const int fd = OpenSocket(argv[1], &ss, &sl);
+  if (fd < 0) {
+    std::fprintf(stderr, "nts_query: cannot reach %s\n", argv[1]);
+    return 2;
+  }
+  uint8_t buf[1024];
+  uint8_t uid[kNtsUniqueIdSize];
+  NtpTimestamp t1;
+  // Garbage: the same layout with a random cookie under random keys.
+  NtsClientAssociation junk;
+  for (int i = 0; i < garbage; ++i) {
+    NtsKeys k;
+    FillNtsRandom(k.c2s.data(), k.c2s.size());
+    FillNtsRandom(k.s2c.data(), k.s2c.size());
+    uint8_t random_cookie[kNtsCookieSize];
+    FillNtsRandom(random_cookie, sizeof random_cookie);
+    junk.SetKeys(k);
+    junk.ClearCookies();
+    junk.PushCookie(random_cookie, sizeof random_cookie);
+    const uint32_t n = Build(junk, uid, buf, sizeof buf, &t1);
+    if (send(fd, buf, n, 0) < 0) usleep(100);  // ENOBUFS: pace a little
+  }
+  const uint32_t n = Build(assoc, uid, buf, sizeof buf, &t1);
+  const NtpTimestamp sent_t1 = t1;
+  if (send(fd, buf, n, 0) != static_cast<ssize_t>(n)) {
+    std::printf("status=send_failed\n");
+    return 1;
+  }
+  const absl::Time deadline = absl::Now() + absl::Seconds(2);
+  while (absl::Now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    uint8_t reply[2048];
+    const ssize_t got = recv(fd, reply, sizeof reply, 0);
+    if (got < static_cast<ssize_t>(kNtpHeaderSize)) continue;
+    const UtcNs t4 = NowUtc();
+    const uint32_t len = static_cast<uint32_t>(got);
+    if (LoadNtpTimestamp(reply + kNtpOffsetOriginTime) != sent_t1) {
+      continue;  // a reply (or NAK) to one of the garbage requests
+    }
+    const NtsReplyCheck c = assoc.VerifyReply(reply, len, uid, true);
+    if (c.status == NtsReplyStatus::kNak) {
+      std::printf("status=nak\n");
+      return 1;
+    }
+    if (c.status != NtsReplyStatus::kOk) {
+      std::printf("status=%s\n", NtsReplyStatusName(c.status));
+      return 1;
+    }
+    NtpClientSample s;
+    const NtpReplyStatus st = ParseNtpServerReply(reply, len, sent_t1, t4, &s);
+    if (st != NtpReplyStatus::kOk) {
+      std::printf("status=ntp_%s\n", NtpReplyStatusName(st));
+      return 1;
+    }
+    std::printf("status=ok cookies=%u offset_ns=%lld reply_len=%u "
+                "request_len=%u\n",
+                c.cookies, static_cast<long long>(s.offset_ns), len, n);
+    return 0;
+  }
+  std::printf("status=timeout\n");
+  return 1;
+}
