@@ -1,0 +1,244 @@
+#include "core/crypto/aes_block.h"
+
+#include <array>
+#include <atomic>
+#include <cstring>
+
+#include "core/crypto/aesni_inl.h"
+
+namespace zg::core::aes {
+namespace {
+
+// --- Portable AES-128 (FIPS-197) ------------------------------------------
+
+constexpr uint8_t Rotl8(uint8_t x, int s) {
+  return static_cast<uint8_t>((x << s) | (x >> (8 - s)));
+}
+
+// The S-box computed from its definition (multiplicative inverse in GF(2^8)
+// then the affine map), walking the field with generator 3.
+constexpr std::array<uint8_t, 256> MakeSbox() {
+  std::array<uint8_t, 256> s{};
+  uint8_t p = 1, q = 1;
+  do {
+    p = static_cast<uint8_t>(p ^ (p << 1) ^ ((p & 0x80) ? 0x1b : 0));
+    q = static_cast<uint8_t>(q ^ (q << 1));
+    q = static_cast<uint8_t>(q ^ (q << 2));
+    q = static_cast<uint8_t>(q ^ (q << 4));
+    if (q & 0x80) q = static_cast<uint8_t>(q ^ 0x09);
+    const uint8_t x = static_cast<uint8_t>(q ^ Rotl8(q, 1) ^ Rotl8(q, 2) ^
+                                           Rotl8(q, 3) ^ Rotl8(q, 4));
+    s[p] = static_cast<uint8_t>(x ^ 0x63);
+  } while (p != 1);
+  s[0] = 0x63;
+  return s;
+}
+constexpr std::array<uint8_t, 256> kSbox = MakeSbox();
+static_assert(kSbox[0x00] == 0x63 && kSbox[0x01] == 0x7c &&
+              kSbox[0x53] == 0xed && kSbox[0xff] == 0x16);
+
+constexpr uint8_t XTime(uint8_t x) {
+  return static_cast<uint8_t>((x << 1) ^ ((x >> 7) * 0x1b));
+}
+
+std::atomic<bool> g_force_portable{false};
+
+}  // namespace
+
+void ExpandKey128Portable(const uint8_t* key16, uint8_t* rk) {
+  static constexpr uint8_t kRcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10,
+                                        0x20, 0x40, 0x80, 0x1b, 0x36};
+  std::memcpy(rk, key16, 16);
+  for (int i = 4; i < 44; ++i) {
+    uint8_t t[4];
+    std::memcpy(t, rk + 4 * (i - 1), 4);
+    if (i % 4 == 0) {
+      const uint8_t t0 = t[0];
+      t[0] = static_cast<uint8_t>(kSbox[t[1]] ^ kRcon[i / 4 - 1]);
+      t[1] = kSbox[t[2]];
+      t[2] = kSbox[t[3]];
+      t[3] = kSbox[t0];
+    }
+    for (int j = 0; j < 4; ++j) {
+      rk[4 * i + j] = static_cast<uint8_t>(rk[4 * (i - 4) + j] ^ t[j]);
+    }
+  }
+}
+
+void EncryptBlockPortable(const uint8_t* rk, const uint8_t* in16,
+                          uint8_t* out16) {
+  uint8_t s[16];
+  for (int i = 0; i < 16; ++i) s[i] = static_cast<uint8_t>(in16[i] ^ rk[i]);
+  for (int round = 1; round <= 10; ++round) {
+    uint8_t t[16];
+    // SubBytes and ShiftRows: byte (row r, column c) is s[r + 4c].
+    for (int c = 0; c < 4; ++c) {
+      for (int r = 0; r < 4; ++r)
+        t[r + 4 * c] = kSbox[s[r + 4 * ((c + r) % 4)]];
+    }
+    if (round < 10) {  // MixColumns
+      for (int c = 0; c < 4; ++c) {
+        const uint8_t a0 = t[4 * c], a1 = t[4 * c + 1], a2 = t[4 * c + 2],
+                      a3 = t[4 * c + 3];
+        const uint8_t all = static_cast<uint8_t>(a0 ^ a1 ^ a2 ^ a3);
+        t[4 * c] = static_cast<uint8_t>(a0 ^ all ^ XTime(a0 ^ a1));
+        t[4 * c + 1] = static_cast<uint8_t>(a1 ^ all ^ XTime(a1 ^ a2));
+        t[4 * c + 2] = static_cast<uint8_t>(a2 ^ all ^ XTime(a2 ^ a3));
+        t[4 * c + 3] = static_cast<uint8_t>(a3 ^ all ^ XTime(a3 ^ a0));
+      }
+    }
+    for (int i = 0; i < 16; ++i) {
+      s[i] = static_cast<uint8_t>(t[i] ^ rk[16 * round + i]);
+    }
+  }
+  std::memcpy(out16, s, 16);
+}
+
+namespace {
+
+void Ctr128Portable(const uint8_t* rk, const uint8_t* ctr16, const uint8_t* in,
+                    uint8_t* out, size_t len) {
+  uint8_t ctr[16];
+  std::memcpy(ctr, ctr16, 16);
+  uint64_t low = 0;
+  for (int i = 0; i < 8; ++i) low = (low << 8) | ctr[8 + i];
+  for (size_t off = 0; off < len; off += 16) {
+    uint8_t ks[16];
+    EncryptBlockPortable(rk, ctr, ks);
+    const size_t n = len - off < 16 ? len - off : 16;
+    for (size_t i = 0; i < n; ++i) {
+      out[off + i] =
+          static_cast<uint8_t>((in != nullptr ? in[off + i] : 0) ^ ks[i]);
+    }
+    ++low;
+    for (int i = 0; i < 8; ++i) {
+      ctr[15 - i] = static_cast<uint8_t>(low >> (8 * i));
+    }
+  }
+}
+
+#ifdef ZG_HAVE_AESNI
+
+template <int kRcon>
+ZG_AESNI_INLINE __m128i ExpandStep(__m128i key) {
+  __m128i gen = _mm_aeskeygenassist_si128(key, kRcon);
+  gen = _mm_shuffle_epi32(gen, 0xff);
+  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
+  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
+  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
+  return _mm_xor_si128(key, gen);
+}
+
+ZG_AESNI void ExpandKey128Ni(const uint8_t* key16, uint8_t* rk) {
+  __m128i* k = reinterpret_cast<__m128i*>(rk);
+  __m128i t = aesni::Load(key16);
+  _mm_store_si128(k + 0, t);
+  t = ExpandStep<0x01>(t), _mm_store_si128(k + 1, t);
+  t = ExpandStep<0x02>(t), _mm_store_si128(k + 2, t);
+  t = ExpandStep<0x04>(t), _mm_store_si128(k + 3, t);
+  t = ExpandStep<0x08>(t), _mm_store_si128(k + 4, t);
+  t = ExpandStep<0x10>(t), _mm_store_si128(k + 5, t);
+  t = ExpandStep<0x20>(t), _mm_store_si128(k + 6, t);
+  t = ExpandStep<0x40>(t), _mm_store_si128(k + 7, t);
+  t = ExpandStep<0x80>(t), _mm_store_si128(k + 8, t);
+  t = ExpandStep<0x1b>(t), _mm_store_si128(k + 9, t);
+  t = ExpandStep<0x36>(t), _mm_store_si128(k + 10, t);
+}
+
+ZG_AESNI void EncryptBlockNi(const uint8_t* rk, const uint8_t* in16,
+                             uint8_t* out16) {
+  aesni::Keys k;
+  aesni::LoadKeys(rk, &k);
+  aesni::Store(out16, aesni::Enc1(aesni::Load(in16), k));
+}
+
+// Keystream blocks [first, first + N) xored into in (or written) at out.
+template <int N>
+ZG_AESNI_INLINE void CtrBlocks(const aesni::Keys& k, __m128i le, uint64_t first,
+                               const uint8_t* in, uint8_t* out, size_t len) {
+  __m128i b[N];
+  for (int j = 0; j < N; ++j) b[j] = aesni::CtrBlock(le, first + j);
+  aesni::EncN<N>(b, k);
+  size_t j = 0;
+  for (; j < static_cast<size_t>(N) && 16 * j + 16 <= len; ++j) {
+    const __m128i x =
+        in != nullptr ? _mm_xor_si128(b[j], aesni::Load(in + 16 * j)) : b[j];
+    aesni::Store(out + 16 * j, x);
+  }
+  if (j < static_cast<size_t>(N) && 16 * j < len) {
+    alignas(16) uint8_t ks[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(ks), b[j]);
+    for (size_t i = 0; 16 * j + i < len; ++i) {
+      out[16 * j + i] =
+          static_cast<uint8_t>((in != nullptr ? in[16 * j + i] : 0) ^ ks[i]);
+    }
+  }
+}
+
+ZG_AESNI void Ctr128Ni(const uint8_t* rk, const uint8_t* ctr16,
+                       const uint8_t* in, uint8_t* out, size_t len) {
+  aesni::Keys k;
+  aesni::LoadKeys(rk, &k);
+  const __m128i le = aesni::ByteSwap(aesni::Load(ctr16));
+  uint64_t block = 0;
+  for (; len >= 128; len -= 128, block += 8) {
+    CtrBlocks<8>(k, le, block, in, out, 128);
+    if (in != nullptr) in += 128;
+    out += 128;
+  }
+  if (len > 64) {
+    CtrBlocks<8>(k, le, block, in, out, len);
+  } else if (len > 16) {
+    CtrBlocks<4>(k, le, block, in, out, len);
+  } else if (len > 0) {
+    CtrBlocks<1>(k, le, block, in, out, len);
+  }
+}
+
+#endif  // ZG_HAVE_AESNI
+
+}  // namespace
+
+bool CpuHasAesNi() {
+#ifdef ZG_HAVE_AESNI
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("aes") && __builtin_cpu_supports("sse4.1");
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+bool UseAesNi() {
+  return CpuHasAesNi() && !g_force_portable.load(std::memory_order_relaxed);
+}
+
+void ForcePortableForTesting(bool force) {
+  g_force_portable.store(force, std::memory_order_relaxed);
+}
+
+void ExpandKey128(const uint8_t* key16, uint8_t* rk) {
+#ifdef ZG_HAVE_AESNI
+  if (UseAesNi()) return ExpandKey128Ni(key16, rk);
+#endif
+  ExpandKey128Portable(key16, rk);
+}
+
+void EncryptBlock(const uint8_t* rk, const uint8_t* in16, uint8_t* out16) {
+#ifdef ZG_HAVE_AESNI
+  if (UseAesNi()) return EncryptBlockNi(rk, in16, out16);
+#endif
+  EncryptBlockPortable(rk, in16, out16);
+}
+
+void Ctr128(const uint8_t* rk, const uint8_t* ctr16, const uint8_t* in,
+            uint8_t* out, size_t len) {
+#ifdef ZG_HAVE_AESNI
+  if (UseAesNi()) return Ctr128Ni(rk, ctr16, in, out, len);
+#endif
+  Ctr128Portable(rk, ctr16, in, out, len);
+}
+
+}  // namespace zg::core::aes
