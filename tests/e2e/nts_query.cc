@@ -4,6 +4,11 @@
 // handshake in the test process (bench/loadgen/nts_ke_client.h).
 //
 //   nts_query SERVER_IP C2S_HEX S2C_HEX COOKIE_HEX [GARBAGE_COUNT]
+//   nts_query SERVER_IP ke KE_IP:PORT CA_FILE NAME [GARBAGE_COUNT]
+//
+// The second form does the NTS-KE handshake itself first (from the same
+// namespace) and queries the NTP server the KE server named (or
+// SERVER_IP when it named none: pass "-" to always use the KE's answer).
 //
 // First sends GARBAGE_COUNT (default 0) NTS requests with random cookies
 // (well-formed fields, cookies no server can open) without waiting for
@@ -20,11 +25,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "absl/time/clock.h"
+#include "bench/loadgen/nts_ke_client.h"
 #include "core/ntp/ntp_client.h"
 #include "core/nts/nts_client.h"
 #include "tests/util/hex.h"
@@ -77,29 +84,71 @@ uint32_t Build(NtsClientAssociation& assoc, uint8_t* uid, uint8_t* buf,
 
 }  // namespace
 
+// The "ke" form: handshake, then keys and the first cookie.
+bool FromKe(char** argv, std::string* server, NtsKeys* keys,
+            std::vector<uint8_t>* cookie) {
+  zg::bench::NtsKeClientOptions o;
+  o.host = argv[3];
+  if (const size_t colon = o.host.rfind(':');
+      colon != std::string::npos && o.host.find(']') != std::string::npos) {
+    o.port = static_cast<uint16_t>(std::atoi(o.host.c_str() + colon + 1));
+    o.host = o.host.substr(1, o.host.find(']') - 1);
+  } else if (colon != std::string::npos && o.host.find(':') == colon) {
+    o.port = static_cast<uint16_t>(std::atoi(o.host.c_str() + colon + 1));
+    o.host.resize(colon);
+  }
+  o.ca_file = argv[4];
+  o.server_name = argv[5];
+  if (const char* keylog = std::getenv("SSLKEYLOGFILE")) o.keylog_file = keylog;
+  absl::StatusOr<zg::bench::NtsKeSession> s = zg::bench::RunNtsKeHandshake(o);
+  if (!s.ok()) {
+    std::printf("status=ke_failed %s\n",
+                std::string(s.status().message()).c_str());
+    return false;
+  }
+  if (*server == "-") *server = s->ntp_server;
+  *keys = s->keys;
+  *cookie = s->cookies.front();
+  std::fprintf(
+      stderr, "nts_query: KE gave %zu cookies of %zu bytes, NTP %s:%u\n",
+      s->cookies.size(), cookie->size(), s->ntp_server.c_str(), s->ntp_port);
+  return true;
+}
+
 int main(int argc, char** argv) {
   if (argc < 5) {
     std::fprintf(stderr,
                  "usage: nts_query SERVER_IP C2S_HEX S2C_HEX COOKIE_HEX "
+                 "[GARBAGE_COUNT]\n"
+                 "       nts_query SERVER_IP ke KE_IP:PORT CA NAME "
                  "[GARBAGE_COUNT]\n");
     return 2;
   }
-  const std::vector<uint8_t> c2s = zg::testutil::FromHex(argv[2]);
-  const std::vector<uint8_t> s2c = zg::testutil::FromHex(argv[3]);
-  const std::vector<uint8_t> cookie = zg::testutil::FromHex(argv[4]);
-  const int garbage = argc > 5 ? std::atoi(argv[5]) : 0;
-  if (c2s.size() != kNtsKeySize || s2c.size() != kNtsKeySize) return 2;
+  std::string server = argv[1];
   NtsKeys keys;
-  std::memcpy(keys.c2s.data(), c2s.data(), kNtsKeySize);
-  std::memcpy(keys.s2c.data(), s2c.data(), kNtsKeySize);
+  std::vector<uint8_t> cookie;
+  int garbage = 0;
+  if (std::string(argv[2]) == "ke") {
+    if (argc < 6) return 2;
+    if (!FromKe(argv, &server, &keys, &cookie)) return 1;
+    garbage = argc > 6 ? std::atoi(argv[6]) : 0;
+  } else {
+    const std::vector<uint8_t> c2s = zg::testutil::FromHex(argv[2]);
+    const std::vector<uint8_t> s2c = zg::testutil::FromHex(argv[3]);
+    cookie = zg::testutil::FromHex(argv[4]);
+    garbage = argc > 5 ? std::atoi(argv[5]) : 0;
+    if (c2s.size() != kNtsKeySize || s2c.size() != kNtsKeySize) return 2;
+    std::memcpy(keys.c2s.data(), c2s.data(), kNtsKeySize);
+    std::memcpy(keys.s2c.data(), s2c.data(), kNtsKeySize);
+  }
   NtsClientAssociation assoc;
   assoc.SetKeys(keys);
   if (!assoc.PushCookie(cookie.data(), cookie.size())) return 2;
   sockaddr_storage ss;
   socklen_t sl = 0;
-  const int fd = OpenSocket(argv[1], &ss, &sl);
+  const int fd = OpenSocket(server.c_str(), &ss, &sl);
   if (fd < 0) {
-    std::fprintf(stderr, "nts_query: cannot reach %s\n", argv[1]);
+    std::fprintf(stderr, "nts_query: cannot reach %s\n", server.c_str());
     return 2;
   }
   uint8_t buf[1024];
@@ -152,9 +201,10 @@ int main(int argc, char** argv) {
       std::printf("status=ntp_%s\n", NtpReplyStatusName(st));
       return 1;
     }
-    std::printf("status=ok cookies=%u offset_ns=%lld reply_len=%u "
-                "request_len=%u\n",
-                c.cookies, static_cast<long long>(s.offset_ns), len, n);
+    std::printf(
+        "status=ok cookies=%u offset_ns=%lld reply_len=%u "
+        "request_len=%u\n",
+        c.cookies, static_cast<long long>(s.offset_ns), len, n);
     return 0;
   }
   std::printf("status=timeout\n");
