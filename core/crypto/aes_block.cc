@@ -119,30 +119,16 @@ void Ctr128Portable(const uint8_t* rk, const uint8_t* ctr16, const uint8_t* in,
 
 #ifdef ZG_HAVE_AESNI
 
-template <int kRcon>
-ZG_AESNI_INLINE __m128i ExpandStep(__m128i key) {
-  __m128i gen = _mm_aeskeygenassist_si128(key, kRcon);
-  gen = _mm_shuffle_epi32(gen, 0xff);
-  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
-  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
-  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
-  return _mm_xor_si128(key, gen);
-}
-
 ZG_AESNI void ExpandKey128Ni(const uint8_t* key16, uint8_t* rk) {
+  static constexpr int kRcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10,
+                                    0x20, 0x40, 0x80, 0x1b, 0x36};
   __m128i* k = reinterpret_cast<__m128i*>(rk);
   __m128i t = aesni::Load(key16);
-  _mm_store_si128(k + 0, t);
-  t = ExpandStep<0x01>(t), _mm_store_si128(k + 1, t);
-  t = ExpandStep<0x02>(t), _mm_store_si128(k + 2, t);
-  t = ExpandStep<0x04>(t), _mm_store_si128(k + 3, t);
-  t = ExpandStep<0x08>(t), _mm_store_si128(k + 4, t);
-  t = ExpandStep<0x10>(t), _mm_store_si128(k + 5, t);
-  t = ExpandStep<0x20>(t), _mm_store_si128(k + 6, t);
-  t = ExpandStep<0x40>(t), _mm_store_si128(k + 7, t);
-  t = ExpandStep<0x80>(t), _mm_store_si128(k + 8, t);
-  t = ExpandStep<0x1b>(t), _mm_store_si128(k + 9, t);
-  t = ExpandStep<0x36>(t), _mm_store_si128(k + 10, t);
+  _mm_store_si128(k, t);
+  for (int i = 1; i < 11; ++i) {
+    t = aesni::ExpandStep(t, kRcon[i - 1]);
+    _mm_store_si128(k + i, t);
+  }
 }
 
 ZG_AESNI void EncryptBlockNi(const uint8_t* rk, const uint8_t* in16,
@@ -152,47 +138,11 @@ ZG_AESNI void EncryptBlockNi(const uint8_t* rk, const uint8_t* in16,
   aesni::Store(out16, aesni::Enc1(aesni::Load(in16), k));
 }
 
-// Keystream blocks [first, first + N) xored into in (or written) at out.
-template <int N>
-ZG_AESNI_INLINE void CtrBlocks(const aesni::Keys& k, __m128i le, uint64_t first,
-                               const uint8_t* in, uint8_t* out, size_t len) {
-  __m128i b[N];
-  for (int j = 0; j < N; ++j) b[j] = aesni::CtrBlock(le, first + j);
-  aesni::EncN<N>(b, k);
-  size_t j = 0;
-  for (; j < static_cast<size_t>(N) && 16 * j + 16 <= len; ++j) {
-    const __m128i x =
-        in != nullptr ? _mm_xor_si128(b[j], aesni::Load(in + 16 * j)) : b[j];
-    aesni::Store(out + 16 * j, x);
-  }
-  if (j < static_cast<size_t>(N) && 16 * j < len) {
-    alignas(16) uint8_t ks[16];
-    _mm_store_si128(reinterpret_cast<__m128i*>(ks), b[j]);
-    for (size_t i = 0; 16 * j + i < len; ++i) {
-      out[16 * j + i] =
-          static_cast<uint8_t>((in != nullptr ? in[16 * j + i] : 0) ^ ks[i]);
-    }
-  }
-}
-
 ZG_AESNI void Ctr128Ni(const uint8_t* rk, const uint8_t* ctr16,
                        const uint8_t* in, uint8_t* out, size_t len) {
   aesni::Keys k;
   aesni::LoadKeys(rk, &k);
-  const __m128i le = aesni::ByteSwap(aesni::Load(ctr16));
-  uint64_t block = 0;
-  for (; len >= 128; len -= 128, block += 8) {
-    CtrBlocks<8>(k, le, block, in, out, 128);
-    if (in != nullptr) in += 128;
-    out += 128;
-  }
-  if (len > 64) {
-    CtrBlocks<8>(k, le, block, in, out, len);
-  } else if (len > 16) {
-    CtrBlocks<4>(k, le, block, in, out, len);
-  } else if (len > 0) {
-    CtrBlocks<1>(k, le, block, in, out, len);
-  }
+  aesni::Ctr(k, aesni::Load(ctr16), in, out, len);
 }
 
 #endif  // ZG_HAVE_AESNI

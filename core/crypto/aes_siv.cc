@@ -163,10 +163,9 @@ ZG_AESNI_INLINE void RunLanes(Lane* lanes, size_t n, const aesni::Keys& k) {
   }
 }
 
-ZG_AESNI void S2vNi(const SivKeys& sk, std::span<const AesSivInput> ad,
-                    const uint8_t* pt, size_t len, uint8_t* v) {
-  aesni::Keys k;
-  aesni::LoadKeys(sk.s2v_rk, &k);
+ZG_AESNI_INLINE __m128i S2vNi(const SivKeys& sk, const aesni::Keys& k,
+                              std::span<const AesSivInput> ad,
+                              const uint8_t* pt, size_t len) {
   const __m128i k1 = _mm_load_si128(reinterpret_cast<const __m128i*>(sk.k1));
   const __m128i k2 = _mm_load_si128(reinterpret_cast<const __m128i*>(sk.k2));
   Lane lanes[kAesSivMaxComponents + 1];
@@ -206,31 +205,55 @@ ZG_AESNI void S2vNi(const SivKeys& sk, std::span<const AesSivInput> ad,
       x = aesni::Enc1(_mm_xor_si128(x, last), k);
     }
   }
-  aesni::Store(v, x);
+  return x;
 }
 
-// SetKey's constants: L = E_K1(0), the CMAC subkeys L·x and L·x², and
-// CMAC_K1(0^128) = E_K1(L·x).
-ZG_AESNI void SubkeysNi(const uint8_t* rk, uint8_t* k1, uint8_t* k2,
-                        uint8_t* zero) {
+// V with bits 63 and 31 cleared: the CTR counter.
+ZG_AESNI_INLINE __m128i SivCounterNi(__m128i v) {
+  // Bit 7 of bytes 8 and 12: the lowest bytes of 32-bit lanes 2 and 3.
+  const int clear = static_cast<int>(0xffffff7fu);
+  return _mm_and_si128(v, _mm_set_epi32(clear, clear, -1, -1));
+}
+
+ZG_AESNI void SealNi(const SivKeys& sk, std::span<const AesSivInput> ad,
+                     const uint8_t* pt, size_t len, uint8_t* out) {
   aesni::Keys k;
-  aesni::LoadKeys(rk, &k);
-  const __m128i l = aesni::Enc1(_mm_setzero_si128(), k);
+  aesni::LoadKeys(sk.s2v_rk, &k);
+  const __m128i v = S2vNi(sk, k, ad, pt, len);
+  aesni::LoadKeys(sk.ctr_rk, &k);
+  aesni::Store(out, v);
+  aesni::Ctr(k, SivCounterNi(v), pt, out + 16, len);
+}
+
+ZG_AESNI bool OpenNi(const SivKeys& sk, std::span<const AesSivInput> ad,
+                     const uint8_t* in, size_t len, uint8_t* pt) {
+  aesni::Keys k;
+  aesni::LoadKeys(sk.ctr_rk, &k);
+  const __m128i v = aesni::Load(in);  // before an in-place decryption
+  aesni::Ctr(k, SivCounterNi(v), in + 16, pt, len);
+  aesni::LoadKeys(sk.s2v_rk, &k);
+  const __m128i diff = _mm_xor_si128(S2vNi(sk, k, ad, pt, len), v);
+  return _mm_testz_si128(diff, diff) != 0;  // constant time
+}
+
+// SetKey: both schedules, L = E_K1(0), the CMAC subkeys L·x and L·x², and
+// CMAC_K1(0^128) = E_K1(L·x).
+ZG_AESNI void SetKeyNi(const uint8_t* key, uint8_t* s2v_rk, uint8_t* ctr_rk,
+                       uint8_t* k1, uint8_t* k2, uint8_t* zero) {
+  aesni::Keys a, b;
+  aesni::ExpandTwo(key, &a, &b);
+  for (int i = 0; i < 11; ++i) {
+    _mm_store_si128(reinterpret_cast<__m128i*>(s2v_rk) + i, a.k[i]);
+    _mm_store_si128(reinterpret_cast<__m128i*>(ctr_rk) + i, b.k[i]);
+  }
+  const __m128i l = aesni::Enc1(_mm_setzero_si128(), a);
   const __m128i s1 = aesni::Dbl(l);
   _mm_store_si128(reinterpret_cast<__m128i*>(k1), s1);
   _mm_store_si128(reinterpret_cast<__m128i*>(k2), aesni::Dbl(s1));
-  _mm_store_si128(reinterpret_cast<__m128i*>(zero), aesni::Enc1(s1, k));
+  _mm_store_si128(reinterpret_cast<__m128i*>(zero), aesni::Enc1(s1, a));
 }
 
 #endif  // ZG_HAVE_AESNI
-
-void S2v(const SivKeys& k, std::span<const AesSivInput> ad, const uint8_t* pt,
-         size_t len, uint8_t* v) {
-#ifdef ZG_HAVE_AESNI
-  if (aes::UseAesNi()) return S2vNi(k, ad, pt, len, v);
-#endif
-  S2vPortable(k, ad, pt, len, v);
-}
 
 }  // namespace
 
@@ -243,11 +266,13 @@ AesSiv::AesSiv() {
 }
 
 void AesSiv::SetKey(const uint8_t* key) {
-  aes::ExpandKey128(key, s2v_rk_);
-  aes::ExpandKey128(key + 16, ctr_rk_);
 #ifdef ZG_HAVE_AESNI
-  if (aes::UseAesNi()) return SubkeysNi(s2v_rk_, cmac_k1_, cmac_k2_, s2v_zero_);
+  if (aes::UseAesNi()) {
+    return SetKeyNi(key, s2v_rk_, ctr_rk_, cmac_k1_, cmac_k2_, s2v_zero_);
+  }
 #endif
+  aes::ExpandKey128Portable(key, s2v_rk_);
+  aes::ExpandKey128Portable(key + 16, ctr_rk_);
   uint8_t l[16] = {0};
   aes::EncryptBlockPortable(s2v_rk_, l, l);
   DblPortable(l, cmac_k1_);
@@ -259,9 +284,14 @@ bool AesSiv::Seal(std::span<const AesSivInput> ad, const uint8_t* plaintext,
                   size_t len, uint8_t* out) const {
   if (ad.size() > kAesSivMaxComponents) return false;
   const SivKeys k{s2v_rk_, ctr_rk_, cmac_k1_, cmac_k2_, s2v_zero_};
-  alignas(16) uint8_t v[16];
-  S2v(k, ad, plaintext, len, v);
-  uint8_t q[16];
+#ifdef ZG_HAVE_AESNI
+  if (aes::UseAesNi()) {
+    SealNi(k, ad, plaintext, len, out);
+    return true;
+  }
+#endif
+  uint8_t v[16], q[16];
+  S2vPortable(k, ad, plaintext, len, v);
   SivCounter(v, q);
   std::memcpy(out, v, 16);
   aes::Ctr128(ctr_rk_, q, plaintext, out + 16, len);
@@ -275,16 +305,22 @@ bool AesSiv::Open(std::span<const AesSivInput> ad, const uint8_t* in,
   }
   const size_t len = in_len - kAesSivTagSize;
   const SivKeys k{s2v_rk_, ctr_rk_, cmac_k1_, cmac_k2_, s2v_zero_};
-  alignas(16) uint8_t v[16];
-  std::memcpy(v, in, 16);  // before an in-place decryption
-  uint8_t q[16];
-  SivCounter(v, q);
-  aes::Ctr128(ctr_rk_, q, in + 16, plaintext, len);
-  alignas(16) uint8_t t[16];
-  S2v(k, ad, plaintext, len, t);
-  if (TagsEqual(t, v)) return true;
-  if (len != 0) std::memset(plaintext, 0, len);
-  return false;
+  bool ok;
+#ifdef ZG_HAVE_AESNI
+  if (aes::UseAesNi()) {
+    ok = OpenNi(k, ad, in, len, plaintext);
+  } else  // NOLINT(readability/braces)
+#endif
+  {
+    uint8_t v[16], q[16], t[16];
+    std::memcpy(v, in, 16);  // before an in-place decryption
+    SivCounter(v, q);
+    aes::Ctr128(ctr_rk_, q, in + 16, plaintext, len);
+    S2vPortable(k, ad, plaintext, len, t);
+    ok = TagsEqual(t, v);
+  }
+  if (!ok && len != 0) std::memset(plaintext, 0, len);
+  return ok;
 }
 
 bool AesSiv::UsesAesNi() { return aes::UseAesNi(); }

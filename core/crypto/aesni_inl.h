@@ -7,10 +7,11 @@
 #ifndef ZG_CORE_CRYPTO_AESNI_INL_H_
 #define ZG_CORE_CRYPTO_AESNI_INL_H_
 
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(ZG_NO_AESNI)
 #define ZG_HAVE_AESNI 1
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #define ZG_AESNI __attribute__((target("aes,ssse3,sse4.1")))
@@ -52,6 +53,33 @@ ZG_AESNI_INLINE void EncN(__m128i* b, const Keys& k) {
   for (int j = 0; j < N; ++j) b[j] = _mm_aesenclast_si128(b[j], k.k[10]);
 }
 
+// One AES-128 key expansion step, next round key from `key`, with
+// aesenclast instead of aeskeygenassist (slow on many Intel cores): the last
+// word rotated and broadcast, so ShiftRows is a no-op and aesenclast leaves
+// SubWord(RotWord(w3)) ^ rcon in every word.
+ZG_AESNI_INLINE __m128i ExpandStep(__m128i key, int rcon) {
+  const __m128i rot = _mm_set1_epi32(0x0c0f0e0d);
+  const __m128i t =
+      _mm_aesenclast_si128(_mm_shuffle_epi8(key, rot), _mm_set1_epi32(rcon));
+  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
+  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
+  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
+  return _mm_xor_si128(key, t);
+}
+
+// Both AES-128 schedules of a 32-byte key, interleaved: a from key[0..16),
+// b from key[16..32).
+ZG_AESNI_INLINE void ExpandTwo(const uint8_t* key, Keys* a, Keys* b) {
+  static constexpr int kRcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10,
+                                    0x20, 0x40, 0x80, 0x1b, 0x36};
+  a->k[0] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(key));
+  b->k[0] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(key + 16));
+  for (int i = 1; i < 11; ++i) {
+    a->k[i] = ExpandStep(a->k[i - 1], kRcon[i - 1]);
+    b->k[i] = ExpandStep(b->k[i - 1], kRcon[i - 1]);
+  }
+}
+
 // Reverses the 16 bytes: a big-endian block <-> a little-endian integer.
 ZG_AESNI_INLINE __m128i ByteSwap(__m128i v) {
   const __m128i rev =
@@ -76,6 +104,50 @@ ZG_AESNI_INLINE __m128i Dbl(__m128i x) {
 ZG_AESNI_INLINE __m128i CtrBlock(__m128i le, uint64_t i) {
   return ByteSwap(
       _mm_add_epi64(le, _mm_set_epi64x(0, static_cast<int64_t>(i))));
+}
+
+// Keystream blocks [first, first + N) xored into in (or written) at out.
+template <int N>
+ZG_AESNI_INLINE void CtrBlocks(const Keys& k, __m128i le, uint64_t first,
+                               const uint8_t* in, uint8_t* out, size_t len) {
+  __m128i b[N];
+  for (int j = 0; j < N; ++j) b[j] = CtrBlock(le, first + j);
+  EncN<N>(b, k);
+  size_t j = 0;
+  for (; j < static_cast<size_t>(N) && 16 * j + 16 <= len; ++j) {
+    const __m128i x =
+        in != nullptr ? _mm_xor_si128(b[j], Load(in + 16 * j)) : b[j];
+    Store(out + 16 * j, x);
+  }
+  if (j < static_cast<size_t>(N) && 16 * j < len) {
+    alignas(16) uint8_t ks[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(ks), b[j]);
+    for (size_t i = 0; 16 * j + i < len; ++i) {
+      out[16 * j + i] =
+          static_cast<uint8_t>((in != nullptr ? in[16 * j + i] : 0) ^ ks[i]);
+    }
+  }
+}
+
+// CTR mode: out = in ^ E(ctr), E(ctr + 1), ... (in == nullptr: the
+// keystream), 8 blocks at a time; ctr a big-endian block whose low 64 bits
+// count.
+ZG_AESNI_INLINE void Ctr(const Keys& k, __m128i ctr, const uint8_t* in,
+                         uint8_t* out, size_t len) {
+  const __m128i le = ByteSwap(ctr);
+  uint64_t block = 0;
+  for (; len >= 128; len -= 128, block += 8) {
+    CtrBlocks<8>(k, le, block, in, out, 128);
+    if (in != nullptr) in += 128;
+    out += 128;
+  }
+  if (len > 64) {
+    CtrBlocks<8>(k, le, block, in, out, len);
+  } else if (len > 16) {
+    CtrBlocks<4>(k, le, block, in, out, len);
+  } else if (len > 0) {
+    CtrBlocks<1>(k, le, block, in, out, len);
+  }
 }
 
 }  // namespace zg::core::aesni

@@ -207,7 +207,8 @@ NtpDrop ModeDrop(NtpMode mode, uint8_t version) {
 }  // namespace
 
 NtpRequestCheck ValidateNtpRequest(const uint8_t* payload, uint32_t len,
-                                   NtpMacHandling mac_handling) {
+                                   NtpMacHandling mac_handling,
+                                   NtpNtsHandling nts_handling) {
   NtpRequestCheck c;
   if (len < 1) {
     c.drop = NtpDrop::kTooShort;
@@ -231,8 +232,15 @@ NtpRequestCheck ValidateNtpRequest(const uint8_t* payload, uint32_t len,
     return c;
   }
   c.trailer = ParseNtpTrailer(payload, len, c.version);
+  const bool nts_reported =
+      nts_handling == NtpNtsHandling::kReport && c.trailer.nts_fields != 0;
   if (c.trailer.malformed) {
     c.drop = NtpDrop::kMalformedExtension;
+  } else if (nts_reported) {
+    // The NTS check (core/nts/nts_server.h) rejects a trailing MAC.
+    if (LoadNtpTimestamp(payload + kNtpOffsetTransmitTime).IsZero()) {
+      c.drop = NtpDrop::kZeroTransmit;
+    }
   } else if (c.trailer.mac != NtpMacKind::kNone &&
              !(mac_handling == NtpMacHandling::kReport &&
                c.trailer.mac == NtpMacKind::kSymmetric &&

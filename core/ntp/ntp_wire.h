@@ -27,7 +27,8 @@
 //    discards an unauthenticated reply anyway, and a crypto-NAK is itself
 //    unauthenticated and spoofable. With NtpMacHandling::kReport (a server
 //    with --ntp_keys) a 20- or 24-byte symmetric MAC is reported instead. NTS
-//    requests (RFC 8915) are dropped for the same reason until NTS exists.
+//    requests (RFC 8915) are dropped for the same reason unless the server
+//    has NTS keys (NtpNtsHandling::kReport: core/nts/nts_server.h checks them).
 //    Unknown extension fields are ignored (RFC 7822): the request is answered
 //    and the fields are not echoed.
 //  - A zero transmit timestamp is dropped: it would become the reply's origin
@@ -253,11 +254,23 @@ enum class NtpMacHandling : uint8_t {
   kReport,
 };
 
+// What ValidateNtpRequest does with NTS extension fields (RFC 8915).
+enum class NtpNtsHandling : uint8_t {
+  // Drop the request (kNtsUnsupported): the server has no NTS keys.
+  kDrop,
+  // Report it: an NTPv4 request with any NTS field passes with drop ==
+  // kNone and trailer.nts_fields != 0 (a trailing MAC, which NTS forbids,
+  // is not checked here), for core/nts/nts_server.h to check. The other
+  // checks (version, mode, length, framing, zero transmit) still apply.
+  kReport,
+};
+
 // Validates a client request (the UDP payload). Reads only
 // payload[0..len); never writes.
 NtpRequestCheck ValidateNtpRequest(
     const uint8_t* payload, uint32_t len,
-    NtpMacHandling mac_handling = NtpMacHandling::kDrop);
+    NtpMacHandling mac_handling = NtpMacHandling::kDrop,
+    NtpNtsHandling nts_handling = NtpNtsHandling::kDrop);
 
 // ---- Kiss-o'-Death --------------------------------------------------------
 

@@ -22,6 +22,7 @@
 #include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
 #include "dataplane/metrics/metrics_exporter.h"
+#include "dataplane/nts/nts_ke_server.h"
 #include "dataplane/port/eal.h"
 #include "dataplane/port/mempools.h"
 #include "dataplane/port/port.h"
@@ -78,14 +79,45 @@ uint32_t AutoMbufs(const DaemonConfig& c, unsigned queues) {
   return n;
 }
 
+// What the SIGHUP reloader sees: the pipeline's reloadable flags and, with
+// an NTS-KE server, its certificate and key (--nts_cert, --nts_key).
+class ReloadTargets : public PipelineFactory {
+ public:
+  ReloadTargets(PipelineFactory* pipeline, NtsKeServer* nts_ke)
+      : pipeline_(pipeline), nts_ke_(nts_ke) {}
+  absl::Status RegisterNames(CounterNames& names) override {
+    return pipeline_->RegisterNames(names);
+  }
+  absl::StatusOr<Pipeline> Create(const WorkerSetup& setup) override {
+    return pipeline_->Create(setup);
+  }
+  std::vector<std::string> ReloadableFlags() const override {
+    std::vector<std::string> f = pipeline_->ReloadableFlags();
+    if (nts_ke_ != nullptr) {
+      for (std::string& n : nts_ke_->ReloadableFlags()) f.push_back(n);
+    }
+    return f;
+  }
+  absl::Status Reload(const ReloadArgs& reload) override {
+    ZG_RETURN_IF_ERROR(pipeline_->Reload(reload));
+    return nts_ke_ == nullptr ? absl::OkStatus() : nts_ke_->Reload(reload);
+  }
+
+ private:
+  PipelineFactory* pipeline_;
+  NtsKeServer* nts_ke_;
+};
+
 class Daemon {
  public:
   Daemon(DaemonConfig config, PipelineFactory* factory,
-         std::vector<std::string> app_args)
+         std::vector<std::string> app_args, NtsKeystoreSource nts_keystore)
       : config_(std::move(config)),
         factory_(factory),
-        app_args_(std::move(app_args)) {}
+        app_args_(std::move(app_args)),
+        nts_keystore_(std::move(nts_keystore)) {}
   ~Daemon() {
+    nts_ke_.reset();  // its keystore source may point into the factory
     StopWorkers();
     // Before the members (the EAL last) go: EAL memory the pipeline's
     // control side holds, and configs replaced by reloads.
@@ -101,6 +133,7 @@ class Daemon {
   absl::Status SetUpNicClock();
   absl::Status SetUpControlPlane();
   absl::Status SetUpWorkers();
+  absl::Status SetUpNtsKe();
   absl::Status SetUpReload();
   absl::Status StartMetrics();
   // Returns why it stopped (for the audit log's stop record).
@@ -112,6 +145,10 @@ class Daemon {
   DaemonConfig config_;
   PipelineFactory* factory_;
   std::vector<std::string> app_args_;  // flags as given, for SIGHUP reloads
+  NtsKeystoreSource nts_keystore_;     // for the NTS-KE server
+  // The NTS-KE server's own thread (--nts_ke_address; null without).
+  std::unique_ptr<NtsKeServer> nts_ke_;
+  std::unique_ptr<ReloadTargets> reload_targets_;
   // Declaration order is teardown order, reversed: workers stop first, the
   // EAL is cleaned up last.
   std::unique_ptr<Eal> eal_;
@@ -174,6 +211,10 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     LogError(s.message());
     return kExitPipeline;
   }
+  if (absl::Status s = SetUpNtsKe(); !s.ok()) {
+    LogError(s.message());
+    return kExitConfig;
+  }
   if (absl::Status s = SetUpReload(); !s.ok()) {
     LogError(s.message());
     return kExitConfig;
@@ -228,6 +269,7 @@ int Daemon::Run(std::vector<char*> eal_argv) {
                        " worker(s) on lcore(s) ", absl::StrJoin(lcores_, ","),
                        ", port ", port_->name()));
   const std::string why = ControlLoop();
+  if (nts_ke_ != nullptr) nts_ke_->Stop();
   StopWorkers();
   control_->Stop(why);
   Report();
@@ -351,15 +393,27 @@ absl::Status Daemon::SetUpWorkers() {
   return absl::OkStatus();
 }
 
+absl::Status Daemon::SetUpNtsKe() {
+  if (!config_.nts_ke.enabled()) return absl::OkStatus();
+  if (!nts_keystore_ || nts_keystore_() == nullptr) {
+    return absl::FailedPreconditionError(
+        "--nts_ke_address needs --nts_master_key (the NTS cookie keys)");
+  }
+  ZG_ASSIGN_OR_RETURN(nts_ke_,
+                      NtsKeServer::Start(config_.nts_ke, nts_keystore_));
+  return absl::OkStatus();
+}
+
 absl::Status Daemon::SetUpReload() {
+  reload_targets_ = std::make_unique<ReloadTargets>(factory_, nts_ke_.get());
   ZG_ASSIGN_OR_RETURN(
       reloader_,
       ConfigReloader::Create({.args = app_args_,
-                              .factory = factory_,
+                              .factory = reload_targets_.get(),
                               .audit = [this](auto values) {
                                 control_->RecordConfigChange(std::move(values));
                               }}));
-  const std::vector<std::string> flags = factory_->ReloadableFlags();
+  const std::vector<std::string> flags = reload_targets_->ReloadableFlags();
   LogInfo(flags.empty() ? std::string("reload: SIGHUP reloads no flag")
                         : absl::StrCat("reload: SIGHUP reloads --",
                                        absl::StrJoin(flags, ", --")));
@@ -383,6 +437,9 @@ absl::Status Daemon::StartMetrics() {
                                         static_cast<double>(rte_get_tsc_hz())));
   exporter_->AttachControlPlane(control_.get());
   ZG_RETURN_IF_ERROR(reloader_->AddMetrics(exporter_->registry()));
+  if (nts_ke_ != nullptr) {
+    ZG_RETURN_IF_ERROR(nts_ke_->AddMetrics(exporter_->registry()));
+  }
   if (!config_.metrics_address.empty()) {
     LogInfo(absl::StrCat("metrics on http://", config_.metrics_address,
                          "/metrics (port ", exporter_->listening_port(), ")"));
@@ -411,12 +468,16 @@ std::string Daemon::ControlLoop() {
     }
     DataplaneEpochs().Reclaim();  // configs every worker has moved past
     control_->Tick();
-    factory_->ControlStep(
-        {&tsc_clock_, core::ReadTsc(), static_cast<double>(rte_get_tsc_hz())});
+    factory_->ControlStep({&tsc_clock_, core::ReadTsc(),
+                           static_cast<double>(rte_get_tsc_hz()),
+                           [this](auto values) {
+                             control_->RecordConfigChange(std::move(values));
+                           }});
     if (now >= next_stats) {
       port_->PollLink();
       factory_->UpdateMetrics();
       reloader_->UpdateMetrics();
+      if (nts_ke_ != nullptr) nts_ke_->UpdateMetrics();
       exporter_->Update();
       next_stats = now + config_.stats_interval;
     }
@@ -453,6 +514,10 @@ void Daemon::ReportClock() {
 
 void Daemon::Report() {
   factory_->UpdateMetrics();
+  if (nts_ke_ != nullptr) {
+    nts_ke_->UpdateMetrics();
+    nts_ke_->Report();
+  }
   if (exporter_ != nullptr) exporter_->Update();  // final scrape is accurate
   factory_->Report();
   WorkerStatsSnapshot total;
@@ -504,7 +569,8 @@ void Daemon::Report() {
 
 }  // namespace
 
-int RunDaemon(int argc, char** argv, PipelineFactory& factory) {
+int RunDaemon(int argc, char** argv, PipelineFactory& factory,
+              NtsKeystoreSource nts_keystore) {
   SplitArgs split = SplitArgs::At(argc, argv);
   // zeitgeberd's flags first: a typo stops us before the EAL touches devices.
   absl::StatusOr<DaemonConfig> config = ParseDaemonFlags(split.app);
@@ -518,7 +584,8 @@ int RunDaemon(int argc, char** argv, PipelineFactory& factory) {
   }
   Daemon daemon(
       std::move(*config), &factory,
-      std::vector<std::string>(split.app.begin() + 1, split.app.end()));
+      std::vector<std::string>(split.app.begin() + 1, split.app.end()),
+      std::move(nts_keystore));
   return daemon.Run(std::move(split.eal));
 }
 

@@ -21,6 +21,7 @@
 #ifndef ZG_DATAPLANE_DAEMON_DAEMON_H_
 #define ZG_DATAPLANE_DAEMON_DAEMON_H_
 
+#include "dataplane/nts/nts_ke_config.h"
 #include "dataplane/worker/pipeline.h"
 
 namespace zg::dataplane {
@@ -36,8 +37,11 @@ enum ExitCode : int {
 };
 
 // Runs zeitgeberd: `zeitgeberd [EAL options] -- [flags]`. Returns an
-// ExitCode.
-int RunDaemon(int argc, char** argv, PipelineFactory& factory);
+// ExitCode. `nts_keystore`: the cookie keystore the NTS-KE server seals
+// with (--nts_ke_address; dataplane/nts/nts_ke_server.h); empty with
+// --nts_ke_address set is a configuration error.
+int RunDaemon(int argc, char** argv, PipelineFactory& factory,
+              NtsKeystoreSource nts_keystore = {});
 
 }  // namespace zg::dataplane
 

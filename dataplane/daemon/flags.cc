@@ -13,6 +13,7 @@
 #include "absl/strings/strip.h"
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/access_flags.h"
+#include "dataplane/daemon/nts_ke_flags.h"
 #include "dataplane/daemon/control_flags.h"
 #include "dataplane/daemon/ntp_key_flags.h"
 #include "dataplane/trust/reload.h"
@@ -229,6 +230,8 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   ZG_ASSIGN_OR_RETURN(c.control, ParseControlFlags(args));
   c.ntp_keys = NtpKeysFlag();
   ZG_ASSIGN_OR_RETURN(c.access, ParseAccessFlags(args));
+  ZG_ASSIGN_OR_RETURN(c.nts, ReadNtsFlags());
+  ZG_ASSIGN_OR_RETURN(c.nts_ke, ParseNtsKeFlags(args));
   return c;
 }
 

@@ -19,6 +19,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "dataplane/daemon/nts_flags.h"
+#include "dataplane/nts/nts_ke_config.h"
 #include "dataplane/port/interface_address.h"
 #include "dataplane/trust/access_config.h"
 #include "servo/control_plane.h"
@@ -49,6 +51,10 @@ struct DaemonConfig {
   // --ntp_allow/--ntp_deny/--ptp_allow/--ptp_deny/--ntp_deny_action
   // (access_flags.h).
   AccessConfig access;
+  // --nts_master_key, --nts_key_period, --nts_key_window (nts_flags.h).
+  NtsConfig nts;
+  // --nts_ke_address, --nts_cert, --nts_key, ... (nts_ke_flags.h).
+  NtsKeConfig nts_ke;
 };
 
 // argv split at the first "--": EAL options before it, zeitgeberd flags

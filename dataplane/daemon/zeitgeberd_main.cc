@@ -8,6 +8,7 @@
 #include "dataplane/daemon/daemon.h"
 #include "dataplane/ntp/ntp_auth.h"
 #include "dataplane/ntp/ntp_trust_policy.h"
+#include "dataplane/ntp/nts_auth.h"
 #include "dataplane/ptp/ptp_plugin.h"
 #include "dataplane/worker/protocol_pipeline.h"
 
@@ -23,6 +24,14 @@ int main(int argc, char** argv) {
   options.plugins.push_back(ntp_trust.plugin());
   options.plugins.push_back(&ptp);
   options.ntp_auth = &ntp_auth;
+  zg::dataplane::NtsFactory nts;  // --nts_master_key
+  options.nts = &nts;
   zg::dataplane::ProtocolPipelineFactory factory(std::move(options));
-  return zg::dataplane::RunDaemon(argc, argv, factory);
+  // The NTS-KE server (--nts_ke_address) seals its cookies with the
+  // keystore `nts` derives from --nts_master_key (null without it: RunDaemon
+  // then refuses --nts_ke_address).
+  zg::dataplane::NtsKeystoreSource nts_keystore = [&nts] {
+    return nts.CurrentKeystore();
+  };
+  return zg::dataplane::RunDaemon(argc, argv, factory, nts_keystore);
 }

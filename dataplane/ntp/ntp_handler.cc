@@ -16,6 +16,7 @@ namespace {
 // Written by Handle, read by FinaliseTx of the same frame.
 struct NtpTxNote {
   bool software_checksum = false;  // UpdateUdpChecksum after writing T3
+  bool nts = false;                // an NTS reply: key_index is its seal slot
   uint16_t key_index = 0;          // of `macer`
   // Non-null: append the MAC of key_index after T3. Valid until the burst
   // ends (NtpWorkerAuth::Verdict::macer).
@@ -58,7 +59,9 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   const core::NtpRequestCheck check =
       core::ValidateNtpRequest(payload, p.info.payload_len,
                                auth_ != nullptr ? core::NtpMacHandling::kReport
-                                                : core::NtpMacHandling::kDrop);
+                                                : core::NtpMacHandling::kDrop,
+                               nts_ != nullptr ? core::NtpNtsHandling::kReport
+                                               : core::NtpNtsHandling::kDrop);
   if (check.drop != core::NtpDrop::kNone) {
     return HandleResult::Drop(ntp_drops_.Of(check.drop));
   }
@@ -67,6 +70,9 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
                          : policy_->Check(p.info, check, pkt.rx.tai);
   if (verdict.action == NtpPolicyVerdict::Action::kDrop) {
     return HandleResult::Drop(verdict.drop_reason);
+  }
+  if (check.trailer.nts_fields != 0) {  // only with nts_ (kReport)
+    return HandleNts(pkt, burst, check, verdict);
   }
   // The MAC after the policy's drop and before its KoD, in chrony's order
   // (NCR_ProcessRxUnknown: access and rate-limit drops first, then
@@ -122,9 +128,83 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   return HandleResult::TransmitFinalise();
 }
 
+HandleResult NtpHandler::HandleNts(Packet& pkt, const BurstContext& burst,
+                                   const core::NtpRequestCheck& check,
+                                   const NtpPolicyVerdict& verdict) {
+  ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
+  uint8_t* frame = pkt.data();
+  uint8_t* payload = frame + p.info.payload_offset;
+  const uint32_t len = p.info.payload_len;
+  // As for MACs: the policy's drops first, then the crypto, then its KoD.
+  core::NtsRequestState st;
+  const NtsWorkerAuth::Verdict v = nts_->Check(payload, len, &st);
+  uint32_t payload_len = 0;
+  uint16_t slot = 0;
+  const bool answer = v.action == NtsWorkerAuth::Verdict::Action::kAnswer &&
+                      verdict.action == NtpPolicyVerdict::Action::kAnswer;
+  switch (v.action) {
+    case NtsWorkerAuth::Verdict::Action::kDrop:
+      return HandleResult::Drop(v.drop_reason);
+    case NtsWorkerAuth::Verdict::Action::kNak:
+      payload_len = core::WriteNtsKiss(payload, check, core::kNtpKissNtsNak, 0,
+                                       st.fields);
+      break;
+    case NtsWorkerAuth::Verdict::Action::kAnswer:
+      if (!answer) {  // the policy's KoD
+        payload_len = core::WriteNtsKiss(payload, check, verdict.kiss_code,
+                                         verdict.kiss_min_poll_log2, st.fields);
+        break;
+      }
+      core::WriteNtpReply(payload, check, pkt.rx.tai, ModelFor(pkt.rx, burst));
+      RaisePoll(payload, verdict.answer_min_poll_log2);
+      payload_len = nts_->WriteReply(payload, len, st, &slot);
+      if (payload_len == 0) return HandleResult::Drop(nts_->reply_too_long());
+      break;
+  }
+  const uint32_t frame_len = core::PrepareUdpReply(
+      frame, p.info, *p.local, static_cast<uint16_t>(payload_len), &p.info);
+  if (frame_len == 0) {
+    return HandleResult::Drop(frame_drops_.Of(core::FrameDrop::kReplyTooLong));
+  }
+  pkt.Trim(static_cast<uint16_t>(frame_len));
+  // A KoD is complete now. A reply is sealed in FinaliseTx: a software
+  // checksum waits for that, an offloaded one is set up now.
+  if (!answer || burst.offloads.udp_checksum) {
+    FinaliseUdpChecksum(pkt.mbuf, p.info, burst.offloads);
+  }
+  if (!answer) return HandleResult::Transmit();
+  NtpTxNote note;
+  note.nts = true;
+  note.key_index = slot;
+  note.software_checksum = !burst.offloads.udp_checksum;
+  pkt.NoteAs<NtpTxNote>() = note;
+  return HandleResult::TransmitFinalise();
+}
+
+void NtpHandler::FinaliseNts(Packet& pkt, const TxStamp& tx, uint16_t slot,
+                             bool software_checksum) {
+  const ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
+  uint8_t* payload = pkt.data() + p.info.payload_offset;
+  // The key schedule before T3 is read; then T3, the seal, and nothing else
+  // until tx_burst but the other replies of the batch (and the software
+  // checksum, which the seal's bytes need).
+  nts_->PrepareSeal(slot);
+  const uint64_t now = core::ReadTsc();
+  core::StampNtpTransmit(payload, tx.tsc_model->RawToTai(now), *tx.tsc_model);
+  nts_->Seal(payload, slot);
+  last_mac_tsc_ = now;
+  if (software_checksum) {
+    FinaliseUdpChecksum(pkt.mbuf, p.info, TxOffloads{});
+  }
+}
+
 void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
   const ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
   const NtpTxNote note = pkt.NoteAs<NtpTxNote>();
+  if (note.nts) {
+    FinaliseNts(pkt, tx, note.key_index, note.software_checksum);
+    return;
+  }
   uint8_t* frame = pkt.data();
   uint8_t* payload = frame + p.info.payload_offset;
   uint8_t* t3 = payload + core::kNtpOffsetTransmitTime;

@@ -23,6 +23,13 @@
 // the same key's MAC appended, computed in FinaliseTx after T3 (a
 // Kiss-o'-Death is MACed in Handle: it has no late field).
 //
+// With an NtsWorkerAuth (--nts_master_key, dataplane/ntp/nts_auth.h), a
+// request with NTS fields is checked after the policy's drops, in the same
+// place (cookie open + authenticator: dropped, or an NTS NAK); a valid one
+// gets its reply's fields (UID, fresh cookies) in Handle and its seal in
+// FinaliseTx, right after T3 (the S2C key schedule is prepared before T3 is
+// read). A policy KoD to an NTS client carries its UID, unauthenticated.
+//
 //   ZG_ASSIGN_OR_RETURN(NtpDropIndex ntp, RegisterNtpNames(names));
 //   ZG_RETURN_IF_ERROR(pipeline.SetHandler(core::FrameKind::kNtp,
 //       std::make_unique<NtpHandler>(frame_drops, ntp, /*policy=*/nullptr)));
@@ -36,6 +43,7 @@
 #include "core/ntp/ntp_wire.h"
 #include "dataplane/ntp/ntp_auth.h"
 #include "dataplane/ntp/ntp_policy.h"
+#include "dataplane/ntp/nts_auth.h"
 #include "dataplane/worker/frame_classifier.h"
 #include "dataplane/worker/pipeline.h"
 #include "dataplane/worker/worker_stats.h"
@@ -57,11 +65,13 @@ class NtpHandler final : public FrameHandler {
  public:
   NtpHandler(FrameDropIndex frame_drops, NtpDropIndex ntp_drops,
              std::unique_ptr<NtpRequestPolicy> policy,
-             std::unique_ptr<NtpWorkerAuth> auth = nullptr)
+             std::unique_ptr<NtpWorkerAuth> auth = nullptr,
+             std::unique_ptr<NtsWorkerAuth> nts = nullptr)
       : frame_drops_(frame_drops),
         ntp_drops_(ntp_drops),
         policy_(std::move(policy)),
-        auth_(std::move(auth)) {}
+        auth_(std::move(auth)),
+        nts_(std::move(nts)) {}
 
   HandleResult Handle(Packet& pkt, const BurstContext& burst) override;
   void FinaliseTx(Packet& pkt, const TxStamp& tx) override;
@@ -76,9 +86,17 @@ class NtpHandler final : public FrameHandler {
   FrameDropIndex frame_drops_;
   NtpDropIndex ntp_drops_;
   std::unique_ptr<NtpRequestPolicy> policy_;  // null: answer every request
-  std::unique_ptr<NtpWorkerAuth> auth_;       // null: drop requests with MACs
-  // TSC read for the latest MACed reply's T3 (FinaliseTx): a batch stamp
-  // older than this was read before a MAC ran.
+  // The NTS request path (Handle's NTS half) and its late seal.
+  HandleResult HandleNts(Packet& pkt, const BurstContext& burst,
+                         const core::NtpRequestCheck& check,
+                         const NtpPolicyVerdict& verdict);
+  void FinaliseNts(Packet& pkt, const TxStamp& tx, uint16_t slot,
+                   bool software_checksum);
+
+  std::unique_ptr<NtpWorkerAuth> auth_;  // null: drop requests with MACs
+  std::unique_ptr<NtsWorkerAuth> nts_;   // null: drop NTS requests
+  // TSC read for the latest MACed or NTS reply's T3 (FinaliseTx): a batch
+  // stamp older than this was read before a MAC or seal ran.
   uint64_t last_mac_tsc_ = 0;
 };
 

@@ -44,9 +44,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -59,6 +61,7 @@
 #include "dataplane/port/interface_address.h"
 #include "dataplane/trust/reload.h"
 #include "dataplane/worker/worker_stats.h"
+#include "servo/audit_log.h"
 
 namespace prometheus {
 class Registry;
@@ -293,6 +296,10 @@ struct ControlTick {
   const core::PublishedClock* tsc_clock = nullptr;
   uint64_t tsc = 0;  // TSC read for this tick
   double tsc_hz = 0;
+  // Records a config_change in the audit log (servo::ControlPlane::
+  // RecordConfigChange); empty without one (tests). Control thread.
+  std::function<void(std::vector<std::pair<std::string, servo::AuditValue>>)>
+      audit;
 };
 
 // Builds the protocol pipeline: names first (once, before any worker), then

@@ -20,6 +20,9 @@ absl::Status ProtocolPipelineFactory::RegisterNames(CounterNames& names) {
   if (options_.ntp_auth != nullptr) {
     ZG_RETURN_IF_ERROR(options_.ntp_auth->RegisterNames(names));
   }
+  if (options_.nts != nullptr) {
+    ZG_RETURN_IF_ERROR(options_.nts->RegisterNames(names));
+  }
   for (ProtocolPlugin* plugin : options_.plugins) {
     ZG_RETURN_IF_ERROR(plugin->RegisterNames(names));
   }
@@ -52,10 +55,14 @@ absl::StatusOr<Pipeline> ProtocolPipelineFactory::Create(
   if (options_.ntp_auth != nullptr) {
     ZG_ASSIGN_OR_RETURN(auth, options_.ntp_auth->Create(setup));
   }
+  std::unique_ptr<NtsWorkerAuth> nts;
+  if (options_.nts != nullptr) {
+    ZG_ASSIGN_OR_RETURN(nts, options_.nts->Create(setup));
+  }
   ZG_RETURN_IF_ERROR(p.SetHandler(
       core::FrameKind::kNtp,
       std::make_unique<NtpHandler>(frame_drops_, ntp_drops_, std::move(policy),
-                                   std::move(auth))));
+                                   std::move(auth), std::move(nts))));
   // PTP (kPtpEvent, kPtpGeneral, kPtpL2) comes as a plugin.
   for (ProtocolPlugin* plugin : options_.plugins) {
     ZG_RETURN_IF_ERROR(plugin->AddHandlers(setup, p));
@@ -67,6 +74,9 @@ absl::Status ProtocolPipelineFactory::Configure(const DaemonConfig& config) {
   if (options_.ntp_auth != nullptr) {
     ZG_RETURN_IF_ERROR(options_.ntp_auth->Configure(config));
   }
+  if (options_.nts != nullptr) {
+    ZG_RETURN_IF_ERROR(options_.nts->Configure(config));
+  }
   for (ProtocolPlugin* plugin : options_.plugins) {
     ZG_RETURN_IF_ERROR(plugin->Configure(config));
   }
@@ -74,6 +84,7 @@ absl::Status ProtocolPipelineFactory::Configure(const DaemonConfig& config) {
 }
 
 void ProtocolPipelineFactory::ControlStep(const ControlTick& tick) {
+  if (options_.nts != nullptr) options_.nts->ControlStep(tick);
   for (ProtocolPlugin* plugin : options_.plugins) plugin->ControlStep(tick);
 }
 
@@ -81,6 +92,9 @@ absl::Status ProtocolPipelineFactory::AddMetrics(
     prometheus::Registry& registry) {
   if (options_.ntp_auth != nullptr) {
     ZG_RETURN_IF_ERROR(options_.ntp_auth->AddMetrics(registry));
+  }
+  if (options_.nts != nullptr) {
+    ZG_RETURN_IF_ERROR(options_.nts->AddMetrics(registry));
   }
   for (ProtocolPlugin* plugin : options_.plugins) {
     ZG_RETURN_IF_ERROR(plugin->AddMetrics(registry));
@@ -90,6 +104,7 @@ absl::Status ProtocolPipelineFactory::AddMetrics(
 
 void ProtocolPipelineFactory::UpdateMetrics() {
   if (options_.ntp_auth != nullptr) options_.ntp_auth->UpdateMetrics();
+  if (options_.nts != nullptr) options_.nts->UpdateMetrics();
   for (ProtocolPlugin* plugin : options_.plugins) plugin->UpdateMetrics();
 }
 
@@ -97,6 +112,10 @@ std::vector<std::string> ProtocolPipelineFactory::ReloadableFlags() const {
   std::vector<std::string> flags;
   if (options_.ntp_auth != nullptr)
     flags = options_.ntp_auth->ReloadableFlags();
+  if (options_.nts != nullptr) {
+    for (std::string& f : options_.nts->ReloadableFlags())
+      flags.push_back(std::move(f));
+  }
   if (options_.ntp_policy != nullptr) {
     for (std::string& f : options_.ntp_policy->ReloadableFlags())
       flags.push_back(std::move(f));
@@ -112,6 +131,9 @@ absl::Status ProtocolPipelineFactory::Reload(const ReloadArgs& reload) {
   if (options_.ntp_auth != nullptr) {
     ZG_RETURN_IF_ERROR(options_.ntp_auth->Reload(reload));
   }
+  if (options_.nts != nullptr) {
+    ZG_RETURN_IF_ERROR(options_.nts->Reload(reload));
+  }
   if (options_.ntp_policy != nullptr) {
     ZG_RETURN_IF_ERROR(options_.ntp_policy->Reload(reload));
   }
@@ -123,6 +145,7 @@ absl::Status ProtocolPipelineFactory::Reload(const ReloadArgs& reload) {
 
 void ProtocolPipelineFactory::Report() {
   if (options_.ntp_auth != nullptr) options_.ntp_auth->Report();
+  if (options_.nts != nullptr) options_.nts->Report();
   for (ProtocolPlugin* plugin : options_.plugins) plugin->Report();
 }
 

@@ -25,6 +25,7 @@
 #include "dataplane/ntp/ntp_auth.h"
 #include "dataplane/ntp/ntp_handler.h"
 #include "dataplane/ntp/ntp_policy.h"
+#include "dataplane/ntp/nts_auth.h"
 #include "dataplane/worker/frame_classifier.h"
 #include "dataplane/worker/pipeline.h"
 #include "dataplane/worker/worker_stats.h"
@@ -72,6 +73,9 @@ class ProtocolPipelineFactory final : public PipelineFactory {
     // Symmetric-key NTP authentication (--ntp_keys, ntp_auth.h); null or
     // without keys: requests with a MAC are dropped. Must outlive the factory.
     NtpAuthFactory* ntp_auth = nullptr;
+    // NTS-protected NTP (--nts_master_key, nts_auth.h); null or without a
+    // master key: NTS requests are dropped. Must outlive the factory.
+    NtsFactory* nts = nullptr;
   };
 
   ProtocolPipelineFactory() = default;

@@ -6,6 +6,9 @@
 //        info=period.to_bytes(8, "big")).derive(bytes(range(32)))
 //   period 20000 -> 18b94f4ae97f97965290a3d440e3c6c5
 //                   03ad319f0340dea7709fca83f4fa5238
+// and a whole cookie sealed there with that HKDF and AESSIV(key).encrypt(
+// keys, [key_id, nonce]) (tests/fuzz/corpus/nts_cookie/current_period: key
+// id 20254, nonce 00..0f, keys 0x40..0x7f).
 #include "core/nts/nts_cookie.h"
 
 #include <cstring>
@@ -86,6 +89,25 @@ TEST(NtsCookieTest, PeriodKeyIsHkdfSha256OfTheMasterKey) {
   const NtsKeys k = Keys(5);
   EXPECT_EQ(0, std::memcmp(plain, k.c2s.data(), 32));
   EXPECT_EQ(0, std::memcmp(plain + 32, k.s2c.data(), 32));
+}
+
+TEST(NtsCookieTest, OpensACookieSealedByAnotherImplementation) {
+  const Bytes cookie = testutil::FromHex(
+      "00004f1e000102030405060708090a0b0c0d0e0f0fc076f692366289f1c089687755"
+      "53e09afdcb6b268db3a202c2c5e75ace27a3e1aa88b01d4460e272cee77e14d9579d"
+      "2f59afb2eae540ac66d4d38434e0918e46dbccc22bfcecca1cc8a5bcb784ff4c");
+  const NtsCookieKeystore ks = Make(1'750'000'000);
+  NtsKeys keys;
+  for (size_t i = 0; i < kNtsKeySize; ++i) {
+    keys.c2s[i] = static_cast<uint8_t>(0x40 + i);
+    keys.s2c[i] = static_cast<uint8_t>(0x60 + i);
+  }
+  ExpectOpens(ks, cookie, keys);
+  uint8_t nonce[16];
+  for (int i = 0; i < 16; ++i) nonce[i] = static_cast<uint8_t>(i);
+  Bytes again(kNtsCookieSize);
+  ks.Seal(keys, nonce, again.data());
+  EXPECT_EQ(again, cookie);
 }
 
 TEST(NtsCookieTest, EveryPeriodOfTheWindowOpensAndNoOther) {

@@ -83,7 +83,8 @@ class NtpPipelineTest : public ::testing::Test {
   void SetUpServer(std::optional<uint16_t> vlan = std::nullopt,
                    NtpPolicyFactory* policy = nullptr,
                    std::vector<ProtocolPlugin*> plugins = {},
-                   NtpAuthFactory* ntp_auth = nullptr) {
+                   NtpAuthFactory* ntp_auth = nullptr,
+                   NtsFactory* nts = nullptr) {
     static int instance = 0;
     ring_ = testing::MakeRingPort("np" + std::to_string(instance++), 1);
     PortOptions opts;
@@ -98,7 +99,8 @@ class NtpPipelineTest : public ::testing::Test {
     tsc_clock_.Write(model_);
 
     factory_ = std::make_unique<ProtocolPipelineFactory>(
-        ProtocolPipelineFactory::Options{policy, std::move(plugins), ntp_auth});
+        ProtocolPipelineFactory::Options{policy, std::move(plugins), ntp_auth,
+                                         nts});
     ASSERT_TRUE(factory_->RegisterNames(names_).ok());
     for (auto [ip, len] :
          {std::pair{core::IpAddress::V4(core::testing::kOur4), 24},

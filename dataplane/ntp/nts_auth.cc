@@ -1,0 +1,321 @@
+#include "dataplane/ntp/nts_auth.h"
+
+#include <fcntl.h>
+#include <openssl/crypto.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "core/base/status_macros.h"
+#include "dataplane/daemon/log.h"
+#include "dataplane/worker/worker.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/registry.h"
+
+namespace zg::dataplane {
+
+static_assert(NtsWorkerAuth::kSealSlots >= 2 * kBurstSize,
+              "a seal slot must outlive its burst");
+
+// One worker's exported replies, advanced to its running total.
+struct NtsFactory::Series {
+  const NtsWorkerStats* stats = nullptr;
+  prometheus::Counter* replies = nullptr;
+  double last = 0;
+};
+
+namespace {
+
+constexpr size_t kMaxMasterKeyFileBytes = 4096;
+
+// Hex text (64+ digits, whitespace ignored) to bytes; false if not hex.
+bool DecodeHex(const std::string& text, std::vector<uint8_t>* out) {
+  std::vector<uint8_t> bytes;
+  int nibbles = 0;
+  uint8_t acc = 0;
+  for (char c : text) {
+    if (absl::ascii_isspace(static_cast<unsigned char>(c))) continue;
+    if (!absl::ascii_isxdigit(static_cast<unsigned char>(c))) return false;
+    const uint8_t v = static_cast<uint8_t>(
+        c <= '9' ? c - '0' : absl::ascii_tolower(c) - 'a' + 10);
+    acc = static_cast<uint8_t>(acc << 4 | v);
+    if (++nibbles % 2 == 0) bytes.push_back(acc);
+  }
+  if (nibbles % 2 != 0 || bytes.size() < core::kNtsMasterKeyMinSize) {
+    OPENSSL_cleanse(bytes.data(), bytes.size());
+    return false;
+  }
+  *out = std::move(bytes);
+  return true;
+}
+
+void Wipe(std::vector<uint8_t>& v) {
+  OPENSSL_cleanse(v.data(), v.size());
+  v.clear();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<uint8_t>> ReadNtsMasterKey(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    return absl::NotFoundError(absl::StrCat("--nts_master_key: cannot open ",
+                                            path, ": ", std::strerror(errno)));
+  }
+  absl::Cleanup close_fd = [fd] { close(fd); };
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--nts_master_key: ", path, " is not a regular file"));
+  }
+  if ((st.st_mode & 077) != 0) {
+    return absl::PermissionDeniedError(absl::StrFormat(
+        "--nts_master_key: %s has mode %04o: the master key must be "
+        "readable by its owner only (chmod 600 %s)",
+        path, st.st_mode & 07777, path));
+  }
+  std::string text(kMaxMasterKeyFileBytes + 1, '\0');
+  absl::Cleanup wipe = [&text] { OPENSSL_cleanse(text.data(), text.size()); };
+  size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      return absl::InternalError(absl::StrCat(
+          "--nts_master_key: cannot read ", path, ": ", std::strerror(errno)));
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  text.resize(got);
+  if (got > kMaxMasterKeyFileBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--nts_master_key: ", path, " is larger than ",
+                     kMaxMasterKeyFileBytes, " bytes"));
+  }
+  std::vector<uint8_t> key;
+  if (!DecodeHex(text, &key)) key.assign(text.begin(), text.end());
+  if (key.size() < core::kNtsMasterKeyMinSize) {
+    Wipe(key);
+    return absl::InvalidArgumentError(
+        absl::StrCat("--nts_master_key: ", path, " holds ", got,
+                     " bytes: want at least ", core::kNtsMasterKeyMinSize,
+                     " random bytes (head -c 32 /dev/urandom > FILE)"));
+  }
+  return key;
+}
+
+NtsFactory::NtsFactory()
+    : unix_now_([] { return absl::ToUnixSeconds(absl::Now()); }) {}
+
+NtsFactory::~NtsFactory() { Wipe(master_); }
+
+absl::Status NtsFactory::Configure(const DaemonConfig& config) {
+  if (!config.nts.enabled()) return absl::OkStatus();
+  ZG_ASSIGN_OR_RETURN(std::vector<uint8_t> master,
+                      ReadNtsMasterKey(config.nts.master_key));
+  master_path_ = config.nts.master_key;
+  ZG_RETURN_IF_ERROR(SetMasterKey(std::move(master), config.nts.keystore));
+  LogInfo(absl::StrCat("NTS: cookie keys from ", master_path_, ", period ",
+                       config_.period_s, " s, window -", config_.window_past,
+                       "/+", config_.window_future, ", key id ",
+                       CurrentKeystore()->current_key_id()));
+  return absl::OkStatus();
+}
+
+absl::Status NtsFactory::SetMasterKey(std::vector<uint8_t> master,
+                                      const core::NtsKeystoreConfig& config) {
+  Wipe(master_);
+  master_ = std::move(master);
+  config_ = config;
+  pending_audit_ = "start";
+  return Install();
+}
+
+absl::Status NtsFactory::Install() {
+  ZG_ASSIGN_OR_RETURN(
+      core::NtsCookieKeystore ks,
+      core::NtsCookieKeystore::Derive(master_, config_, unix_now_()));
+  auto shared = std::make_shared<const core::NtsCookieKeystore>(ks);
+  period_end_unix_s_ = ks.current_period_end_unix_s();
+  for (auto& k : keystores_) {
+    // Cannot fail: not null.
+    k->Publish(std::make_unique<const core::NtsCookieKeystore>(ks))
+        .IgnoreError();
+  }
+  std::lock_guard<std::mutex> lock(current_mu_);
+  current_ = std::move(shared);
+  return absl::OkStatus();
+}
+
+absl::Status NtsFactory::RegisterNames(CounterNames& names) {
+  if (registered_) return absl::OkStatus();
+  std::vector<absl::string_view> reasons;
+  std::vector<core::NtsFailure> failures;
+  for (size_t i = 1; i < core::kNtsFailureCount; ++i) {
+    const auto f = static_cast<core::NtsFailure>(i);
+    if (core::NtsFailureIsNak(f)) continue;
+    reasons.push_back(core::NtsFailureName(f));
+    failures.push_back(f);
+  }
+  ZG_ASSIGN_OR_RETURN(const uint8_t base,
+                      names.AddDropReasonList("ntp_nts", reasons));
+  for (size_t i = 0; i < failures.size(); ++i) {
+    drops_.of[static_cast<size_t>(failures[i])] =
+        static_cast<uint8_t>(base + i);
+  }
+  registered_ = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<NtsWorkerAuth>> NtsFactory::Create(
+    const WorkerSetup& setup) {
+  if (!enabled()) return std::unique_ptr<NtsWorkerAuth>();
+  ZG_ASSIGN_OR_RETURN(core::AesCtrRandom random, core::AesCtrRandom::FromOs());
+  std::shared_ptr<const core::NtsCookieKeystore> ks = CurrentKeystore();
+  keystores_.push_back(
+      std::make_unique<SwappableConfig<core::NtsCookieKeystore>>(
+          std::make_unique<const core::NtsCookieKeystore>(*ks)));
+  stats_.push_back(std::make_unique<NtsWorkerStats>());
+  worker_index_.push_back(setup.worker_index);
+  return std::make_unique<NtsWorkerAuth>(
+      keystores_.back().get(), std::move(random), stats_.back().get(), drops_);
+}
+
+void NtsFactory::Audit(const ControlTick& tick, const std::string& why) {
+  const std::shared_ptr<const core::NtsCookieKeystore> ks = CurrentKeystore();
+  LogInfo(absl::StrCat("NTS: cookie key id ", ks->current_key_id(), " (", why,
+                       ")"));
+  if (!tick.audit) return;
+  tick.audit({{"component", std::string("nts")},
+              {"reason", why},
+              {"nts_key_id", static_cast<int64_t>(ks->current_key_id())},
+              {"nts_key_period_s", static_cast<int64_t>(config_.period_s)}});
+}
+
+void NtsFactory::ControlStep(const ControlTick& tick) {
+  if (!enabled()) return;
+  if (unix_now_() >= period_end_unix_s_) {
+    const absl::Status s = Install();
+    if (!s.ok()) {
+      // Derive fails only for a bad master key or config, which
+      // SetMasterKey already accepted: keep the old keys, say so.
+      LogWarning(absl::StrCat("NTS: key rotation failed: ", s.message()));
+      period_end_unix_s_ = unix_now_() + 1;
+      return;
+    }
+    ++rotations_;
+    pending_audit_ = "rotation";
+  }
+  if (!pending_audit_.empty()) {
+    Audit(tick, pending_audit_);
+    pending_audit_.clear();
+  }
+}
+
+absl::Status NtsFactory::Reload(const ReloadArgs& reload) {
+  const NtsConfig& c = reload.config->nts;
+  if (c.enabled() != enabled()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--nts_master_key: turning NTS ", c.enabled() ? "on" : "off",
+        " needs a restart (a reload changes the key, not whether there is "
+        "one)"));
+  }
+  if (!c.enabled()) return absl::OkStatus();
+  ZG_ASSIGN_OR_RETURN(std::vector<uint8_t> next,
+                      ReadNtsMasterKey(c.master_key));
+  // Validate now (Derive checks the key and the window); publish at commit.
+  ZG_RETURN_IF_ERROR(
+      core::NtsCookieKeystore::Derive(next, c.keystore, unix_now_()).status());
+  auto shared = std::make_shared<std::vector<uint8_t>>(std::move(next));
+  reload.plan->Stage(
+      absl::StrCat("nts master key: ", c.master_key, ", period ",
+                   c.keystore.period_s, " s, window -", c.keystore.window_past,
+                   "/+", c.keystore.window_future),
+      [this, shared, c]() mutable {
+        Wipe(master_);
+        master_ = std::move(*shared);
+        config_ = c.keystore;
+        master_path_ = c.master_key;
+        if (Install().ok()) pending_audit_ = "reload (SIGHUP)";
+      });
+  return absl::OkStatus();
+}
+
+std::shared_ptr<const core::NtsCookieKeystore> NtsFactory::CurrentKeystore()
+    const {
+  std::lock_guard<std::mutex> lock(current_mu_);
+  return current_;
+}
+
+absl::Status NtsFactory::AddMetrics(prometheus::Registry& registry) {
+  auto& replies = prometheus::BuildCounter()
+                      .Name("zeitgeber_ntp_nts_replies_total")
+                      .Help("NTS-authenticated NTP replies sent")
+                      .Register(registry);
+  for (size_t w = 0; w < stats_.size(); ++w) {
+    series_.push_back(
+        {stats_[w].get(),
+         &replies.Add({{"worker", absl::StrCat(worker_index_[w])}}), 0});
+  }
+  auto& naks = prometheus::BuildCounter()
+                   .Name("zeitgeber_ntp_nts_naks_total")
+                   .Help(
+                       "NTS NAKs (KoD NTSN) sent, by why the cookie was "
+                       "refused")
+                   .Register(registry);
+  for (size_t r = 0; r < kNtsNakReasons; ++r) {
+    const auto f = static_cast<core::NtsFailure>(
+        static_cast<size_t>(core::NtsFailure::kCookieBadLength) + r);
+    nak_counters_[r] = &naks.Add({{"reason", core::NtsFailureName(f)}});
+  }
+  key_id_gauge_ = &prometheus::BuildGauge()
+                       .Name("zeitgeber_ntp_nts_key_id")
+                       .Help(
+                           "Key id (period number) new NTS cookies are "
+                           "sealed with")
+                       .Register(registry)
+                       .Add({});
+  UpdateMetrics();
+  return absl::OkStatus();
+}
+
+void NtsFactory::UpdateMetrics() {
+  if (key_id_gauge_ != nullptr && enabled()) {
+    key_id_gauge_->Set(CurrentKeystore()->current_key_id());
+  }
+  for (Series& s : series_) {
+    const double v = static_cast<double>(s.stats->replies.Load());
+    if (v > s.last) s.replies->Increment(v - s.last);
+    s.last = v;
+  }
+  for (size_t r = 0; r < kNtsNakReasons; ++r) {
+    if (nak_counters_[r] == nullptr) continue;
+    double v = 0;
+    for (const auto& st : stats_) v += static_cast<double>(st->naks[r].Load());
+    if (v > nak_last_[r]) nak_counters_[r]->Increment(v - nak_last_[r]);
+    nak_last_[r] = v;
+  }
+}
+
+void NtsFactory::Report() {
+  if (!enabled()) return;
+  uint64_t replies = 0, naks = 0;
+  for (const auto& s : stats_) {
+    replies += s->replies.Load();
+    for (const auto& n : s->naks) naks += n.Load();
+  }
+  LogInfo(absl::StrCat("NTS: replies=", replies, " naks=", naks,
+                       " key rotations=", rotations_));
+}
+
+}  // namespace zg::dataplane

@@ -1,0 +1,249 @@
+// NTS-protected NTP in the workers (RFC 8915 section 5): the worker side,
+// NtsWorkerAuth, that NtpHandler (dataplane/ntp/ntp_handler.h) calls per
+// request, and NtsFactory on the control thread, which derives the cookie
+// keystore from --nts_master_key (dataplane/daemon/nts_flags.h), publishes
+// one copy per worker, rotates it at period boundaries and reloads the
+// master key on SIGHUP. It follows NtpAuthFactory (ntp_auth.h).
+//
+//   request with NTS fields (ValidateNtpRequest(..., NtpNtsHandling::kReport))
+//     cookie opens, authenticator verifies   answered: UID + authenticator
+//         with fresh cookies, sealed with S2C in FinaliseTx after T3
+//     cookie of another size, unknown key id, bad tag    NTS NAK (KoD NTSN
+//         with the UID), ntp_nts_naks_total{reason}
+//     malformed, missing UID/cookie/authenticator, bad authenticator,
+//         reply too long    dropped, frames_dropped_total{reason="ntp_nts_*"}
+//   without --nts_master_key    dropped, ntp_nts_unsupported (as before)
+// The per-request work is in core/nts/nts_server.h; here: the keystore in
+// force, the worker's CSPRNG (core::AesCtrRandom, seeded from the OS when
+// the worker is created), the S2C context and the seal jobs that wait for
+// FinaliseTx.
+//
+// Metrics (prefix zeitgeber_ntp_nts_):
+//   replies_total{worker}    authenticated NTS replies sent
+//   naks_total{reason}       NTS NAKs (cookie_bad_length, cookie_unknown_key,
+//                            cookie_bad_tag), all workers
+//   key_id                   the key id (period) cookies are sealed with
+//
+// Keys: NtsFactory::Configure derives the keystore of the current period
+// (core::NtsCookieKeystore::Derive: HKDF from the master key, the window of
+// --nts_key_window) and logs the key id. ControlStep (every publish interval)
+// derives the next one once the period has ended and publishes it to every
+// worker (SwappableConfig: workers switch at a burst boundary), recording
+// the key id in the audit log (config_change), as it does for the first.
+// Reload (SIGHUP) re-reads --nts_master_key and the period and window flags
+// and stages the new keystore; turning NTS on or off needs a restart.
+// CurrentKeystore() hands the same keystore to the NTS-KE server (any
+// thread; a mutex: KE is not the hot path).
+//
+//   NtsFactory nts;
+//   ProtocolPipelineFactory factory({..., .nts = &nts});
+//   ke_server.SetKeystore([&nts] { return nts.CurrentKeystore(); });
+#ifndef ZG_DATAPLANE_NTP_NTS_AUTH_H_
+#define ZG_DATAPLANE_NTP_NTS_AUTH_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/crypto/aes_ctr_random.h"
+#include "core/crypto/aes_siv.h"
+#include "core/nts/nts_cookie.h"
+#include "core/nts/nts_server.h"
+#include "dataplane/daemon/flags.h"
+#include "dataplane/trust/config_swap.h"
+#include "dataplane/trust/reload.h"
+#include "dataplane/worker/pipeline.h"
+#include "dataplane/worker/worker_stats.h"
+
+namespace prometheus {
+class Registry;
+class Counter;
+class Gauge;
+}  // namespace prometheus
+
+namespace zg::dataplane {
+
+// The three NAK reasons, in NtsFailure order (kCookieBadLength first).
+inline constexpr size_t kNtsNakReasons = 3;
+
+// Counters of one worker's NTS. Written by: that worker. Read by: the
+// control thread (exporter, report).
+struct alignas(64) NtsWorkerStats {
+  SingleWriterCounter replies;  // authenticated replies sealed
+  std::array<SingleWriterCounter, kNtsNakReasons> naks;
+};
+
+// CounterNames index of each NtsFailure that is a drop (0 for the others).
+struct NtsDropIndex {
+  std::array<uint8_t, core::kNtsFailureCount> of{};
+  uint8_t Of(core::NtsFailure f) const { return of[static_cast<size_t>(f)]; }
+};
+
+// Reads --nts_master_key: raw bytes (>= 32), or their hex (64+ hex digits,
+// whitespace ignored); the file must be readable by its owner only.
+// (Stands in for dataplane/trust/nts_master_key.h until that is on main.)
+absl::StatusOr<std::vector<uint8_t>> ReadNtsMasterKey(const std::string& path);
+
+// One worker's NTS: used by that worker alone; no locks, allocation or
+// syscalls per request.
+class NtsWorkerAuth {
+ public:
+  // Seal jobs wait in a ring from Handle to FinaliseTx: at most one burst
+  // (kBurstSize frames, dataplane/worker/worker.h) is handled before its
+  // batch is finalised, so a slot is reused only after its FinaliseTx.
+  static constexpr size_t kSealSlots = 64;
+
+  // `keystore` (this worker's; published to by the factory) and `stats`
+  // must outlive this object.
+  NtsWorkerAuth(const SwappableConfig<core::NtsCookieKeystore>* keystore,
+                core::AesCtrRandom random, NtsWorkerStats* stats,
+                NtsDropIndex drops)
+      : keystore_(keystore),
+        random_(std::move(random)),
+        server_(&random_),
+        stats_(stats),
+        drops_(drops) {}
+  NtsWorkerAuth(const NtsWorkerAuth&) = delete;  // server_ points at random_
+  NtsWorkerAuth& operator=(const NtsWorkerAuth&) = delete;
+
+  struct Verdict {
+    enum class Action : uint8_t { kAnswer, kNak, kDrop };
+    Action action = Action::kDrop;
+    uint8_t drop_reason = 0;  // kDrop: a CounterNames index
+  };
+  // Handle: checks the request (payload[0..len), NTS fields reported).
+  Verdict Check(uint8_t* payload, uint32_t len, core::NtsRequestState* st) {
+    const core::NtsFailure f =
+        server_.Check(payload, len, *keystore_->Current(), st);
+    if (f == core::NtsFailure::kNone) return {Verdict::Action::kAnswer, 0};
+    if (core::NtsFailureIsNak(f)) {
+      stats_->naks[NakIndex(f)].Add(1);
+      return {Verdict::Action::kNak, 0};
+    }
+    return {Verdict::Action::kDrop, drops_.Of(f)};
+  }
+  // Handle, after WriteNtpReply: the reply's NTS fields (the seal waits in
+  // *slot). Returns the reply length, or 0: drop as reply_too_long().
+  uint32_t WriteReply(uint8_t* payload, uint32_t len,
+                      const core::NtsRequestState& st, uint16_t* slot) {
+    *slot = static_cast<uint16_t>(next_slot_++ % kSealSlots);
+    return server_.WriteReply(payload, len, st, *keystore_->Current(),
+                              &jobs_[*slot]);
+  }
+  uint8_t reply_too_long() const {
+    return drops_.Of(core::NtsFailure::kReplyTooLong);
+  }
+  // FinaliseTx, before T3 is read: the S2C key schedule of `slot`.
+  void PrepareSeal(uint16_t slot) { s2c_.SetKey(jobs_[slot].s2c.data()); }
+  // FinaliseTx, right after T3: the seal (PrepareSeal first). Counts it.
+  void Seal(uint8_t* payload, uint16_t slot) {
+    core::SealNtsReply(s2c_, payload, jobs_[slot]);
+    stats_->replies.Add(1);
+  }
+
+  static size_t NakIndex(core::NtsFailure f) {
+    return static_cast<size_t>(f) -
+           static_cast<size_t>(core::NtsFailure::kCookieBadLength);
+  }
+
+ private:
+  const SwappableConfig<core::NtsCookieKeystore>* keystore_;
+  core::AesCtrRandom random_;  // this worker's CSPRNG (nonces)
+  core::NtsServer server_;     // C2S context; uses random_
+  core::AesSiv s2c_;           // FinaliseTx: the reply being sealed
+  std::array<core::NtsSealJob, kSealSlots> jobs_;
+  uint32_t next_slot_ = 0;
+  NtsWorkerStats* stats_;
+  NtsDropIndex drops_;
+};
+
+class NtsFactory {
+ public:
+  NtsFactory();
+  ~NtsFactory();
+
+  // Reads config.nts (no master key: NTS off) and derives the keystore of
+  // the current period. Control thread.
+  absl::Status Configure(const DaemonConfig& config);
+  // Uses `master` instead of a file (tests, benchmarks).
+  absl::Status SetMasterKey(std::vector<uint8_t> master,
+                            const core::NtsKeystoreConfig& config);
+  // The clock periods are counted on (Unix seconds; default the system
+  // clock). Tests set it before Configure/SetMasterKey.
+  void SetClock(std::function<int64_t()> unix_now) {
+    unix_now_ = std::move(unix_now);
+  }
+  bool enabled() const { return !master_.empty(); }
+
+  std::vector<std::string> ReloadableFlags() const {
+    return {"nts_master_key", "nts_key_period", "nts_key_window"};
+  }
+  // Re-reads the master key and the period and window, and stages the new
+  // keystore for every worker (and KE); an error rejects the reload.
+  absl::Status Reload(const ReloadArgs& reload);
+
+  // Registers ntp_nts_<reason> for the drop reasons (once).
+  absl::Status RegisterNames(CounterNames& names);
+  // One per worker; null when NTS is off.
+  absl::StatusOr<std::unique_ptr<NtsWorkerAuth>> Create(
+      const WorkerSetup& setup);
+  // Rotates at period boundaries; audits the key id in force (the first
+  // call: the key at start). Control thread.
+  void ControlStep(const ControlTick& tick);
+
+  // The keystore in force, for the NTS-KE server. Any thread.
+  std::shared_ptr<const core::NtsCookieKeystore> CurrentKeystore() const;
+
+  absl::Status AddMetrics(prometheus::Registry& registry);
+  void UpdateMetrics();
+  void Report();
+
+  const NtsDropIndex& drops() const { return drops_; }
+  // Valid for the workers created so far (tests read them).
+  const NtsWorkerStats& stats(size_t worker) const { return *stats_[worker]; }
+  // Rotations done by ControlStep (tests).
+  uint64_t rotations() const { return rotations_; }
+
+ private:
+  // Derives the keystore of `now` and publishes it (workers and KE).
+  absl::Status Install();
+  void Audit(const ControlTick& tick, const std::string& why);
+
+  // Control thread.
+  std::vector<uint8_t> master_;  // zeroed on replacement and destruction
+  std::string master_path_;
+  core::NtsKeystoreConfig config_;
+  std::function<int64_t()> unix_now_;
+  int64_t period_end_unix_s_ = 0;  // rotate once now >= this
+  uint64_t rotations_ = 0;
+  std::string pending_audit_;  // what the next ControlStep records
+  NtsDropIndex drops_;
+  bool registered_ = false;
+  // One per worker created. Written by: control thread (Publish). Read by:
+  // that worker (Current).
+  std::vector<std::unique_ptr<SwappableConfig<core::NtsCookieKeystore>>>
+      keystores_;
+  std::vector<std::unique_ptr<NtsWorkerStats>> stats_;  // by creation order
+  std::vector<unsigned> worker_index_;
+  // Written by: control thread. Read by: the KE thread (CurrentKeystore).
+  mutable std::mutex current_mu_;
+  std::shared_ptr<const core::NtsCookieKeystore> current_
+      ABSL_GUARDED_BY(current_mu_);
+  // Exporter (control thread).
+  struct Series;
+  std::vector<Series> series_;
+  std::array<prometheus::Counter*, kNtsNakReasons> nak_counters_{};
+  std::array<double, kNtsNakReasons> nak_last_{};
+  prometheus::Gauge* key_id_gauge_ = nullptr;
+};
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_NTP_NTS_AUTH_H_

@@ -1,0 +1,281 @@
+// The NTS-KE server (dataplane/nts/nts_ke_server.h) against an in-process
+// OpenSSL client over loopback, with a test CA and certificates the openssl
+// CLI makes in a temporary directory: the full exchange (8 cookies that
+// open with the keystore and carry the client's own exported keys), TLS
+// 1.2 and ALPN refusals, Error records, the slowloris timeouts, the
+// connection limit, certificate reload, and start-up errors.
+#include "dataplane/nts/nts_ke_server.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "core/nts/nts_cookie.h"
+#include "core/nts/nts_ke_records.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/dataplane/nts/nts_ke_testing.h"
+#include "tests/util/temp_dir.h"
+
+namespace zg::dataplane {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_nts::KeClient;
+using testing_nts::KeClientOptions;
+using testing_nts::KeClientResult;
+using testing_nts::RunKeClient;
+using testing_nts::TestPki;
+
+class NtsKeServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new testutil::TempDir(testutil::TempDir::Create("ntske").value());
+    absl::StatusOr<TestPki> pki = testing_nts::MakeTestPki(dir_->path(), "ec");
+    ASSERT_TRUE(pki.ok()) << pki.status();
+    pki_ = new TestPki(*pki);
+  }
+  static void TearDownTestSuite() {
+    delete pki_;
+    delete dir_;
+  }
+
+  void SetUp() override {
+    const std::vector<uint8_t> master(32, 0x5a);
+    auto ks = core::NtsCookieKeystore::Derive(master, {},
+                                              absl::ToUnixSeconds(absl::Now()));
+    ASSERT_TRUE(ks.ok()) << ks.status();
+    keystore_ = std::make_shared<const core::NtsCookieKeystore>(*ks);
+    config_.addresses = {{"127.0.0.1", 0}};
+    config_.cert_path = pki_->cert;
+    config_.key_path = pki_->key;
+  }
+
+  void StartServer() {
+    auto s = NtsKeServer::Start(config_, [this] { return keystore_; });
+    ASSERT_TRUE(s.ok()) << s.status();
+    server_ = std::move(*s);
+    port_ = server_->ports()[0];
+  }
+
+  KeClientOptions Options() const {
+    KeClientOptions o;
+    o.ca_file = pki_->ca_cert;
+    return o;
+  }
+
+  // Waits (bounded) for `pred` on the server's stats.
+  template <typename Pred>
+  bool WaitFor(Pred pred, absl::Duration limit = absl::Seconds(5)) {
+    const absl::Time end = absl::Now() + limit;
+    while (absl::Now() < end) {
+      if (pred(server_->stats())) return true;
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    return pred(server_->stats());
+  }
+
+  static testutil::TempDir* dir_;
+  static TestPki* pki_;
+  std::shared_ptr<const core::NtsCookieKeystore> keystore_;
+  NtsKeConfig config_;
+  std::unique_ptr<NtsKeServer> server_;
+  uint16_t port_ = 0;
+};
+testutil::TempDir* NtsKeServerTest::dir_ = nullptr;
+TestPki* NtsKeServerTest::pki_ = nullptr;
+
+core::NtsKeResponse Parse(const std::vector<uint8_t>& bytes) {
+  core::NtsKeResponse r;
+  EXPECT_EQ(core::ParseNtsKeResponse(bytes, &r),
+            core::NtsKeResponseParse::kComplete);
+  return r;
+}
+
+TEST_F(NtsKeServerTest, FullExchangeGivesEightCookiesWithTheClientsKeys) {
+  config_.ntp_server = "ntp.ke.test";
+  config_.ntp_port = 1123;
+  StartServer();
+  const KeClientResult r = RunKeClient(port_, Options());
+  ASSERT_TRUE(r.handshake_ok);
+  EXPECT_THAT(r.peer_subject, HasSubstr("CN=ke-a"));
+  const core::NtsKeResponse resp = Parse(r.response);
+  EXPECT_EQ(resp.protocols, std::vector<uint16_t>{0});
+  EXPECT_EQ(resp.aeads, std::vector<uint16_t>{15});
+  EXPECT_EQ(resp.ntp_server, "ntp.ke.test");
+  EXPECT_EQ(resp.ntp_port, 1123);
+  EXPECT_FALSE(resp.error.has_value());
+  ASSERT_EQ(resp.cookies.size(), 8u);
+  for (const std::vector<uint8_t>& c : resp.cookies) {
+    core::NtsKeys keys;
+    ASSERT_EQ(keystore_->Open(c.data(), c.size(), &keys),
+              core::NtsCookieError::kOk);
+    EXPECT_EQ(keys.c2s, r.keys.c2s);
+    EXPECT_EQ(keys.s2c, r.keys.s2c);
+  }
+  EXPECT_NE(r.keys.c2s, r.keys.s2c);
+  EXPECT_NE(resp.cookies[0], resp.cookies[1]);  // fresh nonces
+  EXPECT_TRUE(WaitFor([](const NtsKeStats& s) {
+    return s.cookies_issued.load() == 8 && s.connections_active.load() == 0;
+  }));
+  EXPECT_EQ(server_->stats().handshakes_ok.load(), 1u);
+}
+
+TEST_F(NtsKeServerTest, Tls12IsRefused) {
+  StartServer();
+  KeClientOptions o = Options();
+  o.max_version = TLS1_2_VERSION;
+  EXPECT_FALSE(RunKeClient(port_, o).handshake_ok);
+  EXPECT_TRUE(WaitFor(
+      [](const NtsKeStats& s) { return s.handshakes_failed.load() == 1; }));
+}
+
+TEST_F(NtsKeServerTest, WrongOrMissingAlpnIsRefused) {
+  StartServer();
+  KeClientOptions o = Options();
+  o.alpn = "http/1.1";
+  EXPECT_FALSE(RunKeClient(port_, o).handshake_ok);
+  o.alpn = "";
+  EXPECT_FALSE(RunKeClient(port_, o).handshake_ok);
+  EXPECT_TRUE(WaitFor(
+      [](const NtsKeStats& s) { return s.handshakes_failed.load() == 2; }));
+  EXPECT_EQ(server_->stats().handshakes_ok.load(), 0u);
+}
+
+TEST_F(NtsKeServerTest, BadRequestGetsAnErrorRecord) {
+  StartServer();
+  KeClientOptions o = Options();
+  const uint16_t ntp[] = {0};
+  o.request = core::BuildNtsKeRequest(ntp, {});  // NTPv4 without AEAD
+  const core::NtsKeResponse resp = Parse(RunKeClient(port_, o).response);
+  EXPECT_EQ(resp.error, 1);
+  EXPECT_TRUE(resp.cookies.empty());
+  std::vector<uint8_t> critical = testing_nts::StandardRequest();
+  critical.insert(critical.begin(), {0xc0, 0x00, 0x00, 0x00});  // type 0x4000
+  o.request = critical;
+  EXPECT_EQ(Parse(RunKeClient(port_, o).response).error, 0);
+  EXPECT_TRUE(WaitFor([](const NtsKeStats& s) {
+    return s.record_errors[0].load() == 1 && s.record_errors[1].load() == 1;
+  }));
+}
+
+TEST_F(NtsKeServerTest, NoKeystoreIsAnInternalServerError) {
+  keystore_ = nullptr;
+  StartServer();
+  EXPECT_EQ(Parse(RunKeClient(port_, Options()).response).error, 2);
+}
+
+TEST_F(NtsKeServerTest, StalledClientsAreCutOffAtTheTimeouts) {
+  config_.handshake_timeout = absl::Milliseconds(200);
+  config_.request_timeout = absl::Milliseconds(200);
+  StartServer();
+  // Connects, sends no ClientHello.
+  KeClient silent;
+  ASSERT_TRUE(silent.Connect(port_));
+  // Completes the handshake, sends no request.
+  KeClientOptions o = Options();
+  o.send_request = false;
+  KeClient idle;
+  ASSERT_TRUE(idle.Connect(port_));
+  ASSERT_TRUE(idle.Handshake(o));
+  const absl::Time start = absl::Now();
+  char b;
+  EXPECT_EQ(recv(silent.fd(), &b, 1, 0), 0);  // the server closed it
+  EXPECT_TRUE(idle.ReadAll().empty());
+  EXPECT_LT(absl::Now() - start, absl::Seconds(3));
+  EXPECT_TRUE(WaitFor([](const NtsKeStats& s) {
+    return s.timeouts_handshake.load() == 1 && s.timeouts_request.load() == 1 &&
+           s.connections_active.load() == 0;
+  }));
+}
+
+TEST_F(NtsKeServerTest, ConnectionsOverTheLimitAreClosed) {
+  config_.max_connections = 2;
+  StartServer();
+  KeClient a, b, c;
+  ASSERT_TRUE(a.Connect(port_));
+  ASSERT_TRUE(b.Connect(port_));
+  ASSERT_TRUE(WaitFor(
+      [](const NtsKeStats& s) { return s.connections_active.load() == 2; }));
+  ASSERT_TRUE(c.Connect(port_));
+  char x;
+  const absl::Time start = absl::Now();
+  EXPECT_LE(recv(c.fd(), &x, 1, 0), 0);  // closed at once, not at a timeout
+  EXPECT_LT(absl::Now() - start, absl::Seconds(2));
+  EXPECT_TRUE(WaitFor(
+      [](const NtsKeStats& s) { return s.connections_rejected.load() == 1; }));
+  // Below the limit again: served.
+  shutdown(a.fd(), SHUT_RDWR);
+  ASSERT_TRUE(WaitFor(
+      [](const NtsKeStats& s) { return s.connections_active.load() <= 1; },
+      absl::Seconds(6)));
+  EXPECT_EQ(Parse(RunKeClient(port_, Options()).response).cookies.size(), 8u);
+}
+
+TEST_F(NtsKeServerTest, ReloadSwapsTheCertificateForNewConnections) {
+  StartServer();
+  KeClientOptions o = Options();
+  KeClient old_conn;
+  ASSERT_TRUE(old_conn.Connect(port_));
+  ASSERT_TRUE(old_conn.Handshake(o));
+  EXPECT_THAT(old_conn.PeerSubject(), HasSubstr("CN=ke-a"));
+
+  ASSERT_TRUE(server_->ReloadCertificate(pki_->cert_b, pki_->key_b).ok());
+  const KeClientResult fresh = RunKeClient(port_, o);
+  ASSERT_TRUE(fresh.handshake_ok);
+  EXPECT_THAT(fresh.peer_subject, HasSubstr("CN=ke-b"));
+  EXPECT_EQ(Parse(fresh.response).cookies.size(), 8u);
+
+  // The established connection completes on the old context.
+  ASSERT_TRUE(old_conn.Send(testing_nts::StandardRequest()));
+  EXPECT_EQ(Parse(old_conn.ReadAll()).cookies.size(), 8u);
+
+  // A bad pair is refused and the one in force stays.
+  const absl::Status bad = server_->ReloadCertificate(pki_->cert, pki_->key_b);
+  EXPECT_THAT(bad.message(), HasSubstr("does not match"));
+  EXPECT_THAT(RunKeClient(port_, o).peer_subject, HasSubstr("CN=ke-b"));
+}
+
+TEST_F(NtsKeServerTest, StartUpErrorsNameTheFile) {
+  config_.cert_path = dir_->File("missing.pem");
+  auto s = NtsKeServer::Start(config_, [this] { return keystore_; });
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("--nts_cert"));
+  EXPECT_THAT(s.status().message(), HasSubstr("missing.pem"));
+
+  config_.cert_path = pki_->cert;
+  config_.key_path = pki_->key_b;
+  s = NtsKeServer::Start(config_, [this] { return keystore_; });
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("does not match"));
+  EXPECT_THAT(s.status().message(), HasSubstr(pki_->key_b));
+
+  config_.key_path = pki_->cert;  // a certificate is not a key
+  s = NtsKeServer::Start(config_, [this] { return keystore_; });
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("--nts_key"));
+}
+
+TEST_F(NtsKeServerTest, ListensOnIpv4AndIpv6) {
+  config_.addresses = {{"127.0.0.1", 0}, {"::1", 0}};
+  StartServer();
+  ASSERT_EQ(server_->ports().size(), 2u);
+  EXPECT_NE(server_->ports()[1], 0);
+  EXPECT_EQ(Parse(RunKeClient(port_, Options()).response).cookies.size(), 8u);
+  KeClientOptions o = Options();
+  o.ipv6 = true;
+  EXPECT_EQ(Parse(RunKeClient(server_->ports()[1], o).response).cookies.size(),
+            8u);
+  server_->Stop();
+  server_->Stop();  // idempotent
+  KeClient late;
+  EXPECT_FALSE(late.Connect(port_));
+}
+
+}  // namespace
+}  // namespace zg::dataplane
