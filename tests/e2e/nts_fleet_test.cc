@@ -69,7 +69,7 @@ class NtsFleetTest : public ::testing::Test {
                                                     const std::string& key,
                                                     const std::string& ke) {
     ZeitgeberdOptions options;
-    options.extra_flags = NtsServerFlags(pki_, key, ke);
+    options.extra_flags = NtsServerFlags(pki_, key, {ke});
     return Zeitgeberd::Start(rig, config, options);
   }
 

@@ -53,9 +53,6 @@ using testutil::NetnsRig;
 using testutil::RigConfig;
 
 constexpr char kNtpsecNtpd[] = "/opt/zeitgeber-peers/ntpsec/usr/sbin/ntpd";
-// KE on every address, IPv4 and IPv6 (kXdpSteering: the kernel keeps the
-// rig's addresses and TCP, so KE is kernel TCP on the same address).
-constexpr char kKeAddress[] = "[::]:4460";
 
 // "System clock wrong by X seconds" of a chronyd -Q run, in seconds.
 bool ChronydOffset(const CommandResult& r, double* offset) {
@@ -137,7 +134,11 @@ class NtsZeitgeberdTest : public NtsPeersTest {
     hosts_ = std::move(*hosts);
     ZeitgeberdOptions options;
     options.nice = -20;
-    options.extra_flags = NtsServerFlags(pki_, *key, kKeAddress);
+    // KE on the NTP addresses, IPv4 and IPv6 (kXdpSteering: the kernel
+    // keeps the rig's addresses and TCP, so KE is kernel TCP there).
+    options.extra_flags = NtsServerFlags(
+        pki_, *key,
+        {rig_->server_ip() + ":4460", "[" + rig_->server_ip6() + "]:4460"});
     absl::StatusOr<std::unique_ptr<Zeitgeberd>> zg =
         Zeitgeberd::Start(*rig_, config_, options);
     ASSERT_TRUE(zg.ok()) << zg.status();

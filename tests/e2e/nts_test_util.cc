@@ -117,11 +117,16 @@ bool ZeitgeberdHasNts() {
          bin->find("nts_master_key") != std::string::npos;
 }
 
-std::vector<std::string> NtsServerFlags(const TestPki& pki,
-                                        const std::string& master_key,
-                                        const std::string& ke_address) {
-  return {"--nts_ke_address=" + ke_address, "--nts_cert=" + pki.cert_pem,
-          "--nts_key=" + pki.key_pem, "--nts_master_key=" + master_key};
+std::vector<std::string> NtsServerFlags(
+    const TestPki& pki, const std::string& master_key,
+    const std::vector<std::string>& ke_addresses) {
+  std::vector<std::string> flags = {"--nts_cert=" + pki.cert_pem,
+                                    "--nts_key=" + pki.key_pem,
+                                    "--nts_master_key=" + master_key};
+  for (const std::string& a : ke_addresses) {
+    flags.push_back("--nts_ke_address=" + a);
+  }
+  return flags;
 }
 
 absl::StatusOr<testutil::CommandResult> NtsQuery(

@@ -7,7 +7,7 @@
 //   ZG_ASSIGN_OR_RETURN(TestPki pki, MakeTestPki(dir, {"nts4.zg.test"}));
 //   ZG_ASSIGN_OR_RETURN(auto hosts, NamespaceHosts::Create(rig->ns(),
 //       {{"10.99.0.1", "nts4.zg.test"}}));
-//   options.extra_flags = NtsServerFlags(pki, key_file, "10.99.0.1:4460");
+//   options.extra_flags = NtsServerFlags(pki, key_file, {"10.99.0.1:4460"});
 #ifndef ZG_TESTS_E2E_NTS_TEST_UTIL_H_
 #define ZG_TESTS_E2E_NTS_TEST_UTIL_H_
 
@@ -57,10 +57,11 @@ absl::StatusOr<std::string> WriteMasterKey(const testutil::TempDir& dir,
 // Whether $ZG_ZEITGEBERD knows the NTS flags (the server pieces merged).
 bool ZeitgeberdHasNts();
 
-// zeitgeberd's NTS flags: KE on `ke_address` (IP:PORT, [V6]:PORT).
-std::vector<std::string> NtsServerFlags(const TestPki& pki,
-                                        const std::string& master_key,
-                                        const std::string& ke_address);
+// zeitgeberd's NTS flags: KE on each of `ke_addresses` (IP:PORT,
+// [V6]:PORT; --nts_ke_address repeats).
+std::vector<std::string> NtsServerFlags(
+    const TestPki& pki, const std::string& master_key,
+    const std::vector<std::string>& ke_addresses);
 
 // nts_query (tests/e2e/nts_query.cc) in `ns` with `args`; its one line.
 absl::StatusOr<testutil::CommandResult> NtsQuery(
