@@ -31,6 +31,11 @@
 //   - LaneConfig::reflector (a testpmd 5tswap baseline): the request itself
 //     comes back; matched by its own transmit timestamp / sequenceId and
 //     port identity, it counts as answered (round trip only).
+//   - NTS (--mix=nts): the request carries the Unique Identifier, the
+//     credential's cookie and an authenticator (core/nts/nts_client.h); a
+//     first valid reply is checked in full every verify_every-th time
+//     (bad: bad_reply, kNtsBad); an NTS NAK is a kod that also counts
+//     nts.nak.
 // Valid NTP replies feed three histograms (ns): round trip T4 - T1 from TSC
 // stamps taken at tx_burst and rx_burst, residence T3 - T2 from the reply,
 // and offset ((T2 - T1) + (T3 - T4)) / 2 with T1/T4 the generator's own
