@@ -277,9 +277,11 @@ TEST_F(NtsZeitgeberdTest, ChronydSynchronisesOverIpv4AndIpv6) {
   }
   // 300 garbage NTS requests (cookies nobody can open), then a good one; a
   // plain NTP client is answered too.
-  absl::StatusOr<CommandResult> q = NtsQuery(
-      rig_->ns(), {rig_->server_ip(), "ke", rig_->server_ip() + ":4460",
-                   pki_.ca_pem, kNtsName4, "300"});
+  absl::StatusOr<CommandResult> q =
+      NtsQuery(rig_->ns(),
+               {rig_->server_ip(), "ke", rig_->server_ip() + ":4460",
+                pki_.ca_pem, kNtsName4, "300"},
+               dir_->File("keylog"));
   ASSERT_TRUE(q.ok()) << q.status();
   EXPECT_TRUE(absl::StartsWith(q->stdout_text, "status=ok"))
       << q->stdout_text << q->stderr_text;

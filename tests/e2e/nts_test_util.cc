@@ -130,10 +130,13 @@ std::vector<std::string> NtsServerFlags(
 }
 
 absl::StatusOr<testutil::CommandResult> NtsQuery(
-    const std::string& ns, const std::vector<std::string>& args) {
+    const std::string& ns, const std::vector<std::string>& args,
+    const std::string& keylog) {
   const char* tool = std::getenv("ZG_NTS_QUERY");
   if (tool == nullptr) return absl::FailedPreconditionError("no ZG_NTS_QUERY");
-  std::vector<std::string> argv = {tool};
+  std::vector<std::string> argv;
+  if (!keylog.empty()) argv = {"env", "SSLKEYLOGFILE=" + keylog};
+  argv.push_back(tool);
   argv.insert(argv.end(), args.begin(), args.end());
   return testutil::RunInNamespace(ns, argv, absl::Seconds(15));
 }

@@ -64,8 +64,10 @@ std::vector<std::string> NtsServerFlags(
     const std::vector<std::string>& ke_addresses);
 
 // nts_query (tests/e2e/nts_query.cc) in `ns` with `args`; its one line.
+// A non-empty `keylog` is passed as SSLKEYLOGFILE (TLS secrets for tshark).
 absl::StatusOr<testutil::CommandResult> NtsQuery(
-    const std::string& ns, const std::vector<std::string>& args);
+    const std::string& ns, const std::vector<std::string>& args,
+    const std::string& keylog = "");
 
 }  // namespace zg::e2e
 
