@@ -35,7 +35,18 @@ absl::Status FromMasterKey(const NtsCredentialOptions& o, NtsClientSetup* s) {
   absl::StatusOr<std::string> key = ReadNtsMasterKey(o.master_key_file);
   if (!key.ok()) return key.status();
   core::NtsKeystoreConfig kc;
-  kc.period_s = o.key_period_s;
+  absl::Duration period;
+  uint64_t seconds = 0;
+  if (absl::SimpleAtoi(o.key_period, &seconds)) {
+    kc.period_s = seconds;
+  } else if (absl::ParseDuration(o.key_period, &period) &&
+             period >= absl::Seconds(1)) {
+    kc.period_s = static_cast<uint64_t>(absl::ToInt64Seconds(period));
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--nts_key_period=", o.key_period,
+                     ": seconds (86400) or a duration (24h), at least 1 s"));
+  }
   absl::StatusOr<core::NtsCookieKeystore> ks = core::NtsCookieKeystore::Derive(
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(key->data()),
                                key->size()),

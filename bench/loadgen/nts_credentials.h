@@ -26,7 +26,8 @@ namespace zg::bench {
 
 struct NtsCredentialOptions {
   std::string master_key_file;    // --nts_master_key (raw key bytes, >= 32)
-  uint64_t key_period_s = 86400;  // --nts_key_period: the server's
+  std::string key_period = "1d";  // --nts_key_period: the servers'
+                                  // (seconds or an absl duration)
   std::string ke;                 // --nts_ke: HOST[:PORT] (IP address)
   std::string ke_ca;              // --nts_ke_ca: PEM trust anchors
   std::string ke_name;            // --nts_ke_name: certificate name (SNI)

@@ -43,6 +43,7 @@
 #include "bench/loadgen/trial_runner.h"
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/log.h"
+#include "dataplane/daemon/nts_flags.h"
 #include "dataplane/port/eal.h"
 #include "dataplane/port/mempools.h"
 #include "dataplane/port/port.h"
@@ -101,12 +102,10 @@ ABSL_FLAG(std::string, json, "", "Write the summary as JSON to this file.");
 ABSL_FLAG(absl::Duration, arp_timeout, absl::Seconds(3),
           "How long to wait for the link and the target's ARP reply.");
 // NTS clients (--mix=nts...): keys and cookies from one of two sources.
-ABSL_FLAG(std::string, nts_master_key, "",
-          "TEST HARNESS standing in for NTS-KE: the servers' NTS master key "
-          "file; the generator mints its own cookies with it (as a zeitgeberd "
-          "sharing the key would). Use --nts_ke for a real handshake.");
-ABSL_FLAG(uint64_t, nts_key_period, 86400,
-          "The servers' --nts_key_period in seconds (with --nts_master_key).");
+// --nts_master_key and --nts_key_period are zeitgeberd's own flags
+// (dataplane/daemon/nts_flags.h, linked in with the data plane): here
+// --nts_master_key is a TEST HARNESS standing in for NTS-KE, the generator
+// minting its own cookies with the servers' master key.
 ABSL_FLAG(uint32_t, nts_associations, 64,
           "NTS associations (key pairs and cookies) per lane with "
           "--nts_master_key; clients share them round-robin.");
@@ -190,7 +189,7 @@ LoadgenOptions OptionsFromFlags() {
 NtsCredentialOptions NtsOptionsFromFlags() {
   NtsCredentialOptions n;
   n.master_key_file = absl::GetFlag(FLAGS_nts_master_key);
-  n.key_period_s = absl::GetFlag(FLAGS_nts_key_period);
+  n.key_period = absl::GetFlag(FLAGS_nts_key_period);
   n.associations = absl::GetFlag(FLAGS_nts_associations);
   n.ke = absl::GetFlag(FLAGS_nts_ke);
   n.ke_ca = absl::GetFlag(FLAGS_nts_ke_ca);
@@ -446,7 +445,12 @@ int Main(int argc, char** argv) {
   SplitArgs(argc, argv, &eal_args, &app_args);
   absl::SetProgramUsageMessage(
       "zeitgeber's NTP/PTP load generator.\n  zg-loadgen [EAL options] -- "
-      "--target=IP[:port] --rate=PPS|max --duration=10s --clients=N ...");
+      "--target=IP[:port] --rate=PPS|max --duration=10s --clients=N ...\n"
+      "NTS (--mix=nts): --nts_ke=IP[:PORT] does one real NTS-KE handshake; "
+      "--nts_master_key=FILE is a TEST HARNESS standing in for NTS-KE: the "
+      "generator holds the servers' master key and mints its own cookies "
+      "(as a zeitgeberd with that key would), with --nts_key_period as the "
+      "servers'.");
   const std::vector<char*> positional = absl::ParseCommandLine(
       static_cast<int>(app_args.size()), app_args.data());
   if (positional.size() > 1) {

@@ -3,10 +3,11 @@
 // a key derived from the master key per period, core/nts/nts_cookie.h);
 // with another master key, the second answers with an NTS NAK.
 //
-// Instance 1 serves rig A, instance 2 rig B (two veth rigs, two subnets).
-// The test process does NTS-KE with instance 1 (kernel TCP on rig A's
-// address, bench/loadgen/nts_ke_client.h); nts_query in rig B's namespace
-// then sends NTS requests with those keys and cookies to instance 2.
+// Instance 1 serves rig A, instance 2 rig B, instance 3 (the other master
+// key) rig C: three veth rigs, three subnets. The test process does NTS-KE
+// with instance 1 (kernel TCP on rig A's address,
+// bench/loadgen/nts_ke_client.h); nts_query in rig B's (C's) namespace then
+// sends NTS requests with those keys and cookies to instance 2 (3).
 //
 // Needs root; skipped until zeitgeberd has the NTS flags. About 15-25 s.
 #include <memory>
@@ -57,7 +58,13 @@ class NtsFleetTest : public ::testing::Test {
     b_.client_cidr = "10.98.0.2/24";
     b_.server_cidr6 = "fd98::1/64";
     b_.client_cidr6 = "fd98::2/64";
-    for (auto [config, rig] : {std::pair{&a_, &rig_a_}, {&b_, &rig_b_}}) {
+    c_.name = testutil::UniqueRigName("zgfc");
+    c_.server_cidr = "10.95.0.1/24";
+    c_.client_cidr = "10.95.0.2/24";
+    c_.server_cidr6 = "fd95::1/64";
+    c_.client_cidr6 = "fd95::2/64";
+    for (auto [config, rig] :
+         {std::pair{&a_, &rig_a_}, {&b_, &rig_b_}, {&c_, &rig_c_}}) {
       absl::StatusOr<std::unique_ptr<NetnsRig>> r = NetnsRig::Create(*config);
       ASSERT_TRUE(r.ok()) << r.status();
       *rig = std::move(*r);
@@ -73,12 +80,13 @@ class NtsFleetTest : public ::testing::Test {
     return Zeitgeberd::Start(rig, config, options);
   }
 
-  // nts_query in rig B with the session's keys and its cookie `i`.
-  CommandResult QueryB(const bench::NtsKeSession& s, size_t i) {
-    absl::StatusOr<CommandResult> r = NtsQuery(
-        rig_b_->ns(),
-        {rig_b_->server_ip(), testutil::ToHex(s.keys.c2s),
-         testutil::ToHex(s.keys.s2c), testutil::ToHex(s.cookies.at(i))});
+  // nts_query in `rig` with the session's keys and its cookie `i`.
+  CommandResult Query(const NetnsRig& rig, const bench::NtsKeSession& s,
+                      size_t i) {
+    absl::StatusOr<CommandResult> r =
+        NtsQuery(rig.ns(), {rig.server_ip(), testutil::ToHex(s.keys.c2s),
+                            testutil::ToHex(s.keys.s2c),
+                            testutil::ToHex(s.cookies.at(i))});
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : CommandResult{};
   }
@@ -86,8 +94,9 @@ class NtsFleetTest : public ::testing::Test {
   std::unique_ptr<testutil::TempDir> dir_;
   TestPki pki_;
   std::string fleet_key_, other_key_;
-  RigConfig a_, b_;
-  std::unique_ptr<NetnsRig> rig_a_, rig_b_;  // destroyed after the servers
+  RigConfig a_, b_, c_;
+  // Destroyed after the servers.
+  std::unique_ptr<NetnsRig> rig_a_, rig_b_, rig_c_;
 };
 
 TEST_F(NtsFleetTest, SharedMasterKeyAcceptsCookiesAnotherKeyNaks) {
@@ -113,7 +122,7 @@ TEST_F(NtsFleetTest, SharedMasterKeyAcceptsCookiesAnotherKeyNaks) {
 
   // Instance 2 opens instance 1's cookies: two of them, two replies.
   for (size_t i : {0u, 1u}) {
-    const CommandResult r = QueryB(*s, i);
+    const CommandResult r = Query(*rig_b_, *s, i);
     EXPECT_TRUE(absl::StartsWith(r.stdout_text, "status=ok"))
         << "cookie " << i << ": " << r.stdout_text << r.stderr_text << "\n"
         << (*two)->Log();
@@ -121,11 +130,11 @@ TEST_F(NtsFleetTest, SharedMasterKeyAcceptsCookiesAnotherKeyNaks) {
   EXPECT_TRUE((*two)->Stop().ok()) << (*two)->Log();
   two->reset();
 
-  // Instance 2 again, with another master key: the same cookie is NAKed.
+  // Instance 3 (rig C) with another master key NAKs the same cookies.
   absl::StatusOr<std::unique_ptr<Zeitgeberd>> other =
-      Start(*rig_b_, b_, other_key_, rig_b_->server_ip() + ":4461");
+      Start(*rig_c_, c_, other_key_, rig_c_->server_ip() + ":4462");
   ASSERT_TRUE(other.ok()) << other.status();
-  const CommandResult r = QueryB(*s, 2);
+  const CommandResult r = Query(*rig_c_, *s, 2);
   EXPECT_TRUE(absl::StartsWith(r.stdout_text, "status=nak"))
       << r.stdout_text << r.stderr_text << "\n"
       << (*other)->Log();
