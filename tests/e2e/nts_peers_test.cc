@@ -284,7 +284,8 @@ TEST_F(NtsZeitgeberdTest, ChronydSynchronisesOverIpv4AndIpv6) {
                dir_->File("keylog"));
   ASSERT_TRUE(q.ok()) << q.status();
   EXPECT_TRUE(absl::StartsWith(q->stdout_text, "status=ok"))
-      << q->stdout_text << q->stderr_text;
+      << q->stdout_text << q->stderr_text << "\n"
+      << zg_->ScrapeMetrics().value_or("");
   if (testutil::ProgramAvailable("ntpdig")) {
     absl::StatusOr<NtpdigSample> s = Ntpdig(*rig_, rig_->server_ip());
     EXPECT_TRUE(s.ok()) << s.status();
