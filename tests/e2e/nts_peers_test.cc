@@ -293,7 +293,11 @@ TEST_F(NtsZeitgeberdTest, ChronydSynchronisesOverIpv4AndIpv6) {
   absl::SleepFor(absl::Milliseconds(500));
   (*tcpdump)->Stop();
   ExpectCaptureDissects(pcap);
-  absl::StatusOr<std::string> m = zg_->ScrapeMetrics();
+  // The garbage was NAKed (its cookies open under no key of the window)
+  // and counted; the good clients' requests were answered with NTS.
+  absl::StatusOr<std::string> m =
+      zg_->WaitForMetrics({{"zeitgeber_ntp_nts_naks_total", {}, 300},
+                           {"zeitgeber_ntp_nts_replies_total", {}, 8}});
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_TRUE(zg_->Stop().ok()) << zg_->Log();
 }

@@ -154,7 +154,10 @@ int main(int argc, char** argv) {
   uint8_t buf[1024];
   uint8_t uid[kNtsUniqueIdSize];
   NtpTimestamp t1;
-  // Garbage: the same layout with a random cookie under random keys.
+  // Garbage: the same layout with a random cookie under random keys, from
+  // a socket of its own (another source port): its NAKs fill that socket's
+  // buffer, never the one the good reply comes back to.
+  const int junk_fd = garbage > 0 ? OpenSocket(server.c_str(), &ss, &sl) : -1;
   NtsClientAssociation junk;
   for (int i = 0; i < garbage; ++i) {
     NtsKeys k;
@@ -168,7 +171,7 @@ int main(int argc, char** argv) {
     const uint32_t n = Build(junk, uid, buf, sizeof buf, &t1);
     // Paced at about 20k/s: a back-to-back burst only measures the veth
     // rig's rings (the test is about what the server does with garbage).
-    if (send(fd, buf, n, 0) < 0) usleep(1000);
+    if (send(junk_fd, buf, n, 0) < 0) usleep(1000);
     usleep(50);
   }
   if (garbage > 0) usleep(20000);  // the server's NAKs to the garbage leave
