@@ -464,6 +464,15 @@ int Main(int argc, char** argv) {
     LogError(s.message());
     return kExitFlags;
   }
+  if (o.mix.Has(TrafficKind::kNts) &&
+      absl::GetFlag(FLAGS_nts_master_key).empty() ==
+          absl::GetFlag(FLAGS_nts_ke).empty()) {
+    LogError(
+        "--mix=nts needs exactly one of --nts_master_key=FILE (test harness: "
+        "cookies minted from the servers' master key) and --nts_ke=IP:PORT "
+        "(one NTS-KE handshake)");
+    return kExitFlags;
+  }
   Generator g;
   absl::StatusOr<std::unique_ptr<dataplane::Eal>> eal =
       dataplane::Eal::Init(static_cast<int>(eal_args.size()), eal_args.data());
