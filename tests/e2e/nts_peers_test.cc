@@ -23,7 +23,9 @@
 //
 // Needs root; the zeitgeberd tests skip until zeitgeberd has the NTS flags.
 // About 35-50 s.
+#include <cmath>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <string>
@@ -274,6 +276,8 @@ TEST_F(NtsZeitgeberdTest, ChronydSynchronisesOverIpv4AndIpv6) {
     ASSERT_TRUE(ChronydOffset(r, &offset))
         << name << ": " << r.Describe() << r.stdout_text << r.stderr_text;
     EXPECT_LT(std::abs(offset), 100e-6) << name;
+    std::cout << "chronyd -Q over NTS to " << name << ": offset " << offset
+              << " s\n";
   }
   // 300 garbage NTS requests (cookies nobody can open), then a good one; a
   // plain NTP client is answered too.
@@ -346,6 +350,7 @@ TEST_F(NtsZeitgeberdTest, NtpsecSelectsZeitgeberd) {
   const std::string log =
       testutil::ReadFileToString(dir_->File("ntpd.log")).value_or("");
   EXPECT_TRUE(selected) << "last peerstats line: " << last << "\n" << log;
+  std::cout << "ntpsec peerstats: " << last << "\n";
   EXPECT_TRUE(absl::StrContains(log, "NTSc: Got 8 cookies")) << log;
 }
 

@@ -79,6 +79,7 @@ absl::StatusOr<std::unique_ptr<NamespaceHosts>> NamespaceHosts::Create(
   h->dir_ = "/etc/netns/" + ns;
   std::error_code ec;
   std::filesystem::create_directories(h->dir_, ec);
+  h->cleanup_ = testutil::CleanupRegistration::Directory(h->dir_);
   if (ec) {
     return absl::InternalError(
         absl::StrCat("cannot create ", h->dir_, ": ", ec.message()));

@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "tests/util/netns.h"
+#include "tests/util/signal_cleanup.h"
 #include "tests/util/subprocess.h"
 #include "tests/util/temp_dir.h"
 
@@ -37,7 +38,8 @@ struct TestPki {
 absl::StatusOr<TestPki> MakeTestPki(const testutil::TempDir& dir,
                                     const std::vector<std::string>& names);
 
-// /etc/netns/<ns>/hosts for the life of the object (removed after).
+// /etc/netns/<ns>/hosts for the life of the object (removed after, also
+// on a fatal signal: tests/util/signal_cleanup.h).
 class NamespaceHosts {
  public:
   static absl::StatusOr<std::unique_ptr<NamespaceHosts>> Create(
@@ -47,6 +49,7 @@ class NamespaceHosts {
 
  private:
   std::string dir_;
+  testutil::CleanupRegistration cleanup_;
 };
 
 // `bytes` random bytes into dir/name, mode 0600.
