@@ -38,8 +38,8 @@
 //     "NTSN", stratum 0, the Unique Identifier echoed, no authenticator);
 //   - the authenticator opens under the cookie's C2S key, AD = the header
 //     and every field before the authenticator, nonce the last component.
-//     A failure is dropped without a reply (chrony sends a NAK there; a
-//     forged request with a replayed cookie then costs the client nothing).
+//     A failure is dropped without a reply (chrony sends a NAK there; the
+//     cookie is good, and a client whose request was corrupted retries).
 //     Encrypted extension fields the client sent are decrypted in place and
 //     ignored.
 // Reply: header + the Unique Identifier + an authenticator whose plaintext

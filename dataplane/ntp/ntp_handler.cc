@@ -185,10 +185,9 @@ void NtpHandler::FinaliseNts(Packet& pkt, const TxStamp& tx, uint16_t slot,
                              bool software_checksum) {
   const ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
   uint8_t* payload = pkt.data() + p.info.payload_offset;
-  // The key schedule before T3 is read; then T3, the seal, and nothing else
-  // until tx_burst but the other replies of the batch (and the software
-  // checksum, which the seal's bytes need).
-  nts_->PrepareSeal(slot);
+  // The S2C key schedule was prepared in Handle: T3, the seal, and nothing
+  // else until tx_burst but the other replies of the batch (and the
+  // software checksum, which the seal's bytes need).
   const uint64_t now = core::ReadTsc();
   core::StampNtpTransmit(payload, tx.tsc_model->RawToTai(now), *tx.tsc_model);
   nts_->Seal(payload, slot);

@@ -27,8 +27,8 @@
 // request with NTS fields is checked after the policy's drops, in the same
 // place (cookie open + authenticator: dropped, or an NTS NAK); a valid one
 // gets its reply's fields (UID, fresh cookies) in Handle and its seal in
-// FinaliseTx, right after T3 (the S2C key schedule is prepared before T3 is
-// read). A policy KoD to an NTS client carries its UID, unauthenticated.
+// FinaliseTx, right after T3 (the S2C key schedule is prepared in Handle). A
+// policy KoD to an NTS client carries its UID, unauthenticated.
 //
 //   ZG_ASSIGN_OR_RETURN(NtpDropIndex ntp, RegisterNtpNames(names));
 //   ZG_RETURN_IF_ERROR(pipeline.SetHandler(core::FrameKind::kNtp,

@@ -1,20 +1,12 @@
 #include "dataplane/ntp/nts_auth.h"
 
-#include <fcntl.h>
 #include <openssl/crypto.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-
-#include "absl/cleanup/cleanup.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/log.h"
+#include "dataplane/trust/nts_master_key.h"
 #include "dataplane/worker/worker.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
@@ -23,7 +15,7 @@
 
 namespace zg::dataplane {
 
-static_assert(NtsWorkerAuth::kSealSlots >= 2 * kBurstSize,
+static_assert(NtsWorkerAuth::kSealSlots >= kBurstSize,
               "a seal slot must outlive its burst");
 
 // One worker's exported replies, advanced to its running total.
@@ -35,29 +27,6 @@ struct NtsFactory::Series {
 
 namespace {
 
-constexpr size_t kMaxMasterKeyFileBytes = 4096;
-
-// Hex text (64+ digits, whitespace ignored) to bytes; false if not hex.
-bool DecodeHex(const std::string& text, std::vector<uint8_t>* out) {
-  std::vector<uint8_t> bytes;
-  int nibbles = 0;
-  uint8_t acc = 0;
-  for (char c : text) {
-    if (absl::ascii_isspace(static_cast<unsigned char>(c))) continue;
-    if (!absl::ascii_isxdigit(static_cast<unsigned char>(c))) return false;
-    const uint8_t v = static_cast<uint8_t>(
-        c <= '9' ? c - '0' : absl::ascii_tolower(c) - 'a' + 10);
-    acc = static_cast<uint8_t>(acc << 4 | v);
-    if (++nibbles % 2 == 0) bytes.push_back(acc);
-  }
-  if (nibbles % 2 != 0 || bytes.size() < core::kNtsMasterKeyMinSize) {
-    OPENSSL_cleanse(bytes.data(), bytes.size());
-    return false;
-  }
-  *out = std::move(bytes);
-  return true;
-}
-
 void Wipe(std::vector<uint8_t>& v) {
   OPENSSL_cleanse(v.data(), v.size());
   v.clear();
@@ -66,52 +35,8 @@ void Wipe(std::vector<uint8_t>& v) {
 }  // namespace
 
 absl::StatusOr<std::vector<uint8_t>> ReadNtsMasterKey(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) {
-    return absl::NotFoundError(absl::StrCat("--nts_master_key: cannot open ",
-                                            path, ": ", std::strerror(errno)));
-  }
-  absl::Cleanup close_fd = [fd] { close(fd); };
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--nts_master_key: ", path, " is not a regular file"));
-  }
-  if ((st.st_mode & 077) != 0) {
-    return absl::PermissionDeniedError(absl::StrFormat(
-        "--nts_master_key: %s has mode %04o: the master key must be "
-        "readable by its owner only (chmod 600 %s)",
-        path, st.st_mode & 07777, path));
-  }
-  std::string text(kMaxMasterKeyFileBytes + 1, '\0');
-  absl::Cleanup wipe = [&text] { OPENSSL_cleanse(text.data(), text.size()); };
-  size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n = read(fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      return absl::InternalError(absl::StrCat(
-          "--nts_master_key: cannot read ", path, ": ", std::strerror(errno)));
-    }
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
-  text.resize(got);
-  if (got > kMaxMasterKeyFileBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--nts_master_key: ", path, " is larger than ",
-                     kMaxMasterKeyFileBytes, " bytes"));
-  }
-  std::vector<uint8_t> key;
-  if (!DecodeHex(text, &key)) key.assign(text.begin(), text.end());
-  if (key.size() < core::kNtsMasterKeyMinSize) {
-    Wipe(key);
-    return absl::InvalidArgumentError(
-        absl::StrCat("--nts_master_key: ", path, " holds ", got,
-                     " bytes: want at least ", core::kNtsMasterKeyMinSize,
-                     " random bytes (head -c 32 /dev/urandom > FILE)"));
-  }
-  return key;
+  ZG_ASSIGN_OR_RETURN(const NtsMasterKey key, LoadNtsMasterKey(path));
+  return std::vector<uint8_t>(key.bytes().begin(), key.bytes().end());
 }
 
 NtsFactory::NtsFactory()
@@ -234,6 +159,12 @@ absl::Status NtsFactory::Reload(const ReloadArgs& reload) {
   ZG_ASSIGN_OR_RETURN(std::vector<uint8_t> next,
                       ReadNtsMasterKey(c.master_key));
   // Validate now (Derive checks the key and the window); publish at commit.
+  if (next == master_ && c.keystore.period_s == config_.period_s &&
+      c.keystore.window_past == config_.window_past &&
+      c.keystore.window_future == config_.window_future) {
+    Wipe(next);
+    return absl::OkStatus();  // unchanged: nothing to publish or audit
+  }
   ZG_RETURN_IF_ERROR(
       core::NtsCookieKeystore::Derive(next, c.keystore, unix_now_()).status());
   auto shared = std::make_shared<std::vector<uint8_t>>(std::move(next));

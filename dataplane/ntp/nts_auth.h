@@ -86,19 +86,19 @@ struct NtsDropIndex {
   uint8_t Of(core::NtsFailure f) const { return of[static_cast<size_t>(f)]; }
 };
 
-// Reads --nts_master_key: raw bytes (>= 32), or their hex (64+ hex digits,
-// whitespace ignored); the file must be readable by its owner only.
-// (Stands in for dataplane/trust/nts_master_key.h until that is on main.)
+// Reads --nts_master_key (dataplane/trust/nts_master_key.h: raw bytes or
+// hex, owner-only) into the bytes the factory derives keystores from.
 absl::StatusOr<std::vector<uint8_t>> ReadNtsMasterKey(const std::string& path);
 
 // One worker's NTS: used by that worker alone; no locks, allocation or
 // syscalls per request.
 class NtsWorkerAuth {
  public:
-  // Seal jobs wait in a ring from Handle to FinaliseTx: at most one burst
-  // (kBurstSize frames, dataplane/worker/worker.h) is handled before its
+  // Seal jobs (with their S2C key schedule, prepared in Handle) wait in a
+  // ring from Handle to FinaliseTx: at most one burst (kBurstSize frames,
+  // dataplane/worker/worker.h; checked in nts_auth.cc) is handled before its
   // batch is finalised, so a slot is reused only after its FinaliseTx.
-  static constexpr size_t kSealSlots = 64;
+  static constexpr size_t kSealSlots = 32;
 
   // `keystore` (this worker's; published to by the factory) and `stats`
   // must outlive this object.
@@ -129,22 +129,25 @@ class NtsWorkerAuth {
     }
     return {Verdict::Action::kDrop, drops_.Of(f)};
   }
-  // Handle, after WriteNtpReply: the reply's NTS fields (the seal waits in
-  // *slot). Returns the reply length, or 0: drop as reply_too_long().
+  // Handle, after WriteNtpReply: the reply's NTS fields, and the S2C key
+  // schedule for its seal (both wait in *slot). Returns the reply length,
+  // or 0: drop as reply_too_long().
   uint32_t WriteReply(uint8_t* payload, uint32_t len,
                       const core::NtsRequestState& st, uint16_t* slot) {
     *slot = static_cast<uint16_t>(next_slot_++ % kSealSlots);
-    return server_.WriteReply(payload, len, st, *keystore_->Current(),
-                              &jobs_[*slot]);
+    SealSlot& s = slots_[*slot];
+    const uint32_t n =
+        server_.WriteReply(payload, len, st, *keystore_->Current(), &s.job);
+    if (n != 0) s.s2c.SetKey(s.job.s2c.data());
+    return n;
   }
   uint8_t reply_too_long() const {
     return drops_.Of(core::NtsFailure::kReplyTooLong);
   }
-  // FinaliseTx, before T3 is read: the S2C key schedule of `slot`.
-  void PrepareSeal(uint16_t slot) { s2c_.SetKey(jobs_[slot].s2c.data()); }
-  // FinaliseTx, right after T3: the seal (PrepareSeal first). Counts it.
+  // FinaliseTx, right after T3: the seal. Counts it.
   void Seal(uint8_t* payload, uint16_t slot) {
-    core::SealNtsReply(s2c_, payload, jobs_[slot]);
+    const SealSlot& s = slots_[slot];
+    core::SealNtsReply(s.s2c, payload, s.job);
     stats_->replies.Add(1);
   }
 
@@ -157,8 +160,11 @@ class NtsWorkerAuth {
   const SwappableConfig<core::NtsCookieKeystore>* keystore_;
   core::AesCtrRandom random_;  // this worker's CSPRNG (nonces)
   core::NtsServer server_;     // C2S context; uses random_
-  core::AesSiv s2c_;           // FinaliseTx: the reply being sealed
-  std::array<core::NtsSealJob, kSealSlots> jobs_;
+  struct SealSlot {
+    core::AesSiv s2c;  // SetKey(job.s2c) in Handle, used in FinaliseTx
+    core::NtsSealJob job;
+  };
+  std::array<SealSlot, kSealSlots> slots_;
   uint32_t next_slot_ = 0;
   NtsWorkerStats* stats_;
   NtsDropIndex drops_;

@@ -96,6 +96,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(report.trailer.mac_offset + report.trailer.mac_size == len);
   }
 
+  // With NTS reported (a server with --nts_master_key): the same verdict
+  // but for NTS requests (and their MACs), which pass for the NTS check.
+  const NtpRequestCheck nts = ValidateNtpRequest(p, len, NtpMacHandling::kDrop,
+                                                 NtpNtsHandling::kReport);
+  if (check.drop != NtpDrop::kNtsUnsupported &&
+      check.drop != NtpDrop::kMacPresent) {
+    Check(nts.drop == check.drop);
+  }
+  if (nts.drop == NtpDrop::kNone && check.drop != NtpDrop::kNone) {
+    Check(nts.trailer.nts_fields != 0);
+  }
+
   const TaiNs rx = model.tai_anchor + 3599 * kS + 999'999'999;
   uint32_t reply_len = 0xdeadbeef;
   const NtpDrop drop = BuildNtpReply(p, len, rx, model, &reply_len);

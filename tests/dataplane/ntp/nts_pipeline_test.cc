@@ -7,7 +7,8 @@
 // its reason; without a master key NTS stays ntp_nts_unsupported; T3 is
 // final before the seal and never goes backwards along a batch; the key
 // rotates at the period boundary (old cookies still accepted, the key id
-// audited) and the master key reloads.
+// audited) and the master key reloads (an unchanged one stages nothing); a
+// policy KoD carries the UID; tshark dissects replies and NAKs cleanly.
 #include <sys/stat.h>
 
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "core/nts/nts_cookie.h"
 #include "core/nts/nts_server.h"
 #include "dataplane/ntp/nts_auth.h"
@@ -23,6 +25,7 @@
 #include "tests/dataplane/ntp/ntp_pipeline_fixture.h"
 #include "tests/dataplane/testing/frames.h"
 #include "tests/util/temp_dir.h"
+#include "tests/util/tshark.h"
 
 namespace zg::dataplane {
 namespace {
@@ -37,12 +40,31 @@ using testing::NtpPipelineTest;
 
 constexpr int64_t kStartUnixS = 1'800'000'000;  // a period of 86400 s
 
+// Answers every request with a KoD RATE (the rate limiter's verdict).
+class KissAll final : public NtpRequestPolicy {
+ public:
+  NtpPolicyVerdict Check(const core::FrameInfo&, const core::NtpRequestCheck&,
+                         core::TaiNs) override {
+    return NtpPolicyVerdict::Kiss(core::kNtpKissRate, 10);
+  }
+};
+class KissAllFactory final : public NtpPolicyFactory {
+ public:
+  absl::Status RegisterNames(CounterNames&) override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> Create(
+      const WorkerSetup&) override {
+    return std::make_unique<KissAll>();
+  }
+};
+
 class NtsPipelineTest : public NtpPipelineTest {
  protected:
-  void SetUpNts() {
+  void SetUpNts(NtpPolicyFactory* policy = nullptr) {
     nts_.SetClock([this] { return now_unix_s_; });
     ASSERT_TRUE(nts_.SetMasterKey(core::testing::TestMasterKey(1), {}).ok());
-    SetUpServer(std::nullopt, nullptr, {}, nullptr, &nts_);
+    SetUpServer(std::nullopt, policy, {}, nullptr, &nts_);
     keys_ = core::testing::TestKeys(5);
     spec_.cookie = core::testing::MintCookie(*nts_.CurrentKeystore(), keys_);
     spec_.c2s = keys_.c2s;
@@ -110,6 +132,97 @@ TEST_F(NtsPipelineTest, AnsweredWithFreshCookiesAndNeverLonger) {
     previous_t3 = t3.value;
   }
   EXPECT_EQ(nts_.stats(0).replies.Load(), frames.size());
+  Free(e);
+}
+
+// Plain and NTS requests in one batch: every plain reply after a sealed one
+// reads the TSC again, so T3 never goes backwards along the batch.
+TEST_F(NtsPipelineTest, PlainRepliesAfterNtsOnesKeepT3InOrder) {
+  SetUpNts();
+  std::vector<std::vector<uint8_t>> frames, requests;
+  for (size_t i = 0; i < 10; ++i) {
+    requests.push_back(i % 3 == 0 ? testing::NtpRequest(4, kT1)
+                                  : BuildNtsRequest(spec_));
+    frames.push_back(testing::UdpFrame(Flow4(static_cast<uint16_t>(40000 + i)),
+                                       requests.back()));
+  }
+  Exchange e = Run(frames);
+  ASSERT_EQ(e.out.size(), frames.size());
+  int64_t previous = 0;
+  for (size_t i = 0; i < e.out.size(); ++i) {
+    absl::StatusOr<ClientView> v = testing::ReceiveAtClient(
+        Flow4(static_cast<uint16_t>(40000 + i)), e.out[i]);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_EQ(v->info.payload_len, i % 3 == 0 ? 48u : requests[i].size());
+    core::NtpHeader h;
+    ASSERT_TRUE(core::ParseNtpHeader(v->payload(), v->info.payload_len, &h));
+    const int64_t t3 = Utc(h.transmit_time).value;
+    EXPECT_GE(t3, previous) << "reply " << i;
+    previous = t3;
+  }
+  EXPECT_EQ(nts_.stats(0).replies.Load(), 6u);
+  Free(e);
+}
+
+// tshark reads our NTS replies (IPv4, IPv6) and NAKs cleanly: the UID and
+// authenticator fields, the UDP checksum good, no expert warning.
+TEST_F(NtsPipelineTest, TsharkDissectsRepliesAndNaksCleanly) {
+  if (!testutil::TsharkAvailable()) GTEST_SKIP() << "tshark not installed";
+  SetUpNts();
+  std::vector<std::vector<uint8_t>> frames;
+  spec_.placeholders = 2;
+  frames.push_back(testing::UdpFrame(Flow4(40000), BuildNtsRequest(spec_)));
+  frames.push_back(testing::UdpFrame(Flow6(40001), BuildNtsRequest(spec_)));
+  NtsClientSpec foreign = spec_;
+  absl::StatusOr<core::NtsCookieKeystore> other =
+      core::NtsCookieKeystore::Derive(core::testing::TestMasterKey(9), {},
+                                      kStartUnixS);
+  ASSERT_TRUE(other.ok());
+  foreign.cookie = core::testing::MintCookie(*other, keys_);
+  frames.push_back(testing::UdpFrame(Flow4(40002), BuildNtsRequest(foreign)));
+  Exchange e = Run(frames);
+  ASSERT_EQ(e.out.size(), frames.size());
+  std::vector<testutil::FrameCheck> checks;
+  for (size_t i = 0; i < e.out.size(); ++i) {
+    const uint8_t* data = rte_pktmbuf_mtod(e.out[i], const uint8_t*);
+    const bool nak = i == 2;
+    checks.push_back(
+        {nak ? "nak" : (i == 0 ? "reply v4" : "reply v6"),
+         std::vector<uint8_t>(data, data + e.out[i]->data_len),
+         {{"ntp.flags.mode", "4"}, {"udp.checksum.status", "1"}},
+         [nak](const testutil::DissectedPacket& p) -> absl::Status {
+           const std::vector<std::string> types = p.FieldValues("ntp.ext.type");
+           const size_t want = nak ? 1 : 2;
+           if (types.size() != want) {
+             return absl::InternalError(absl::StrCat(
+                 "extension field types: ", absl::StrJoin(types, ","),
+                 "; want ", want));
+           }
+           return absl::OkStatus();
+         }});
+  }
+  const absl::Status st = testutil::DissectAndCheck(checks);
+  EXPECT_TRUE(st.ok()) << st;
+  Free(e);
+}
+
+// The policy's KoD (rate limiting) to an NTS client: after the NTS check,
+// with the UID, unauthenticated (as chrony sends it).
+TEST_F(NtsPipelineTest, PolicyKissCarriesTheUid) {
+  KissAllFactory policy;
+  SetUpNts(&policy);
+  Exchange e = Run({testing::UdpFrame(Flow4(), BuildNtsRequest(spec_))});
+  ASSERT_EQ(e.out.size(), 1u);
+  absl::StatusOr<ClientView> v = testing::ReceiveAtClient(Flow4(), e.out[0]);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->info.payload_len, 48u + 36u);
+  core::NtpHeader h;
+  ASSERT_TRUE(core::ParseNtpHeader(v->payload(), v->info.payload_len, &h));
+  EXPECT_EQ(core::ClassifyNtpKiss(h), core::NtpKiss::kRate);
+  EXPECT_EQ(h.poll_log2, 10);
+  EXPECT_EQ(std::vector<uint8_t>(v->payload() + 52, v->payload() + 84),
+            spec_.uid);
+  EXPECT_EQ(nts_.stats(0).replies.Load(), 0u);
   Free(e);
 }
 
@@ -218,6 +331,7 @@ TEST_F(NtsPipelineTest, ReloadSwitchesTheMasterKey) {
   ASSERT_EQ(chmod(path.c_str(), 0600), 0);
   ReloadPlan plan2;
   ASSERT_TRUE(nts_.Reload({{}, &config, &plan2}).ok());
+  EXPECT_EQ(plan2.staged(), 1u);
   // Staged, not yet in force: the old cookie is still good.
   core::NtsKeys k;
   EXPECT_EQ(nts_.CurrentKeystore()->Open(spec_.cookie.data(),
@@ -227,6 +341,10 @@ TEST_F(NtsPipelineTest, ReloadSwitchesTheMasterKey) {
   EXPECT_EQ(nts_.CurrentKeystore()->Open(spec_.cookie.data(),
                                          spec_.cookie.size(), &k),
             core::NtsCookieError::kBadTag);
+  // The same key again: nothing staged.
+  ReloadPlan plan3;
+  ASSERT_TRUE(nts_.Reload({{}, &config, &plan3}).ok());
+  EXPECT_EQ(plan3.staged(), 0u);
   // The worker now NAKs the old master key's cookie.
   Exchange e = Run({testing::UdpFrame(Flow4(), BuildNtsRequest(spec_))});
   ASSERT_EQ(e.out.size(), 1u);
