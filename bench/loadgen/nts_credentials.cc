@@ -5,6 +5,8 @@
 #include <iterator>
 #include <span>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -21,6 +23,15 @@ absl::StatusOr<std::string> ReadNtsMasterKey(const std::string& path) {
   }
   std::string key((std::istreambuf_iterator<char>(in)),
                   std::istreambuf_iterator<char>());
+  // zeitgeberd takes the file raw or as hex (doc/nts.md): hex digits only,
+  // an even count of at least 64, trailing whitespace ignored.
+  std::string text = key;
+  while (!text.empty() && absl::ascii_isspace(text.back())) text.pop_back();
+  if (text.size() >= 2 * core::kNtsMasterKeyMinSize && text.size() % 2 == 0 &&
+      std::all_of(text.begin(), text.end(),
+                  [](char c) { return absl::ascii_isxdigit(c); })) {
+    key = absl::HexStringToBytes(text);
+  }
   if (key.size() < core::kNtsMasterKeyMinSize) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--nts_master_key=", path, " holds ", key.size(),
@@ -35,18 +46,7 @@ absl::Status FromMasterKey(const NtsCredentialOptions& o, NtsClientSetup* s) {
   absl::StatusOr<std::string> key = ReadNtsMasterKey(o.master_key_file);
   if (!key.ok()) return key.status();
   core::NtsKeystoreConfig kc;
-  absl::Duration period;
-  uint64_t seconds = 0;
-  if (absl::SimpleAtoi(o.key_period, &seconds)) {
-    kc.period_s = seconds;
-  } else if (absl::ParseDuration(o.key_period, &period) &&
-             period >= absl::Seconds(1)) {
-    kc.period_s = static_cast<uint64_t>(absl::ToInt64Seconds(period));
-  } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--nts_key_period=", o.key_period,
-                     ": seconds (86400) or a duration (24h), at least 1 s"));
-  }
+  kc.period_s = o.key_period_s;
   absl::StatusOr<core::NtsCookieKeystore> ks = core::NtsCookieKeystore::Derive(
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(key->data()),
                                key->size()),

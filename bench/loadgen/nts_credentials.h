@@ -26,8 +26,8 @@ namespace zg::bench {
 
 struct NtsCredentialOptions {
   std::string master_key_file;    // --nts_master_key (raw key bytes, >= 32)
-  std::string key_period = "1d";  // --nts_key_period: the servers'
-                                  // (seconds or an absl duration)
+  uint64_t key_period_s = 86400;  // --nts_key_period: the servers'
+                                  // (parsed by zeitgeberd's own parser)
   std::string ke;                 // --nts_ke: HOST[:PORT] (IP address)
   std::string ke_ca;              // --nts_ke_ca: PEM trust anchors
   std::string ke_name;            // --nts_ke_name: certificate name (SNI)
@@ -40,7 +40,9 @@ struct NtsCredentialOptions {
 absl::StatusOr<std::shared_ptr<const NtsClientSetup>> MakeNtsClientSetup(
     const NtsCredentialOptions& o, std::string* source);
 
-// Reads a master key file: its bytes, at least core::kNtsMasterKeyMinSize.
+// Reads a master key file as zeitgeberd does: raw bytes, or hex text (only
+// hex digits, 64 or more, trailing whitespace ignored); at least
+// core::kNtsMasterKeyMinSize bytes.
 absl::StatusOr<std::string> ReadNtsMasterKey(const std::string& path);
 
 }  // namespace zg::bench

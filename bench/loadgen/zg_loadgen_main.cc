@@ -186,10 +186,11 @@ LoadgenOptions OptionsFromFlags() {
   return o;
 }
 
-NtsCredentialOptions NtsOptionsFromFlags() {
+absl::StatusOr<NtsCredentialOptions> NtsOptionsFromFlags() {
   NtsCredentialOptions n;
   n.master_key_file = absl::GetFlag(FLAGS_nts_master_key);
-  n.key_period = absl::GetFlag(FLAGS_nts_key_period);
+  ZG_ASSIGN_OR_RETURN(n.key_period_s, dataplane::ParseNtsKeyPeriod(
+                                          absl::GetFlag(FLAGS_nts_key_period)));
   n.associations = absl::GetFlag(FLAGS_nts_associations);
   n.ke = absl::GetFlag(FLAGS_nts_ke);
   n.ke_ca = absl::GetFlag(FLAGS_nts_ke_ca);
@@ -301,8 +302,10 @@ absl::Status SetUpLanes(Generator& g, const LoadgenOptions& o) {
                            .lanes = n}));
   std::shared_ptr<const NtsClientSetup> nts;
   if (o.mix.Has(TrafficKind::kNts)) {
-    ZG_ASSIGN_OR_RETURN(
-        nts, MakeNtsClientSetup(NtsOptionsFromFlags(), &g.nts_credentials));
+    ZG_ASSIGN_OR_RETURN(NtsCredentialOptions nts_options,
+                        NtsOptionsFromFlags());
+    ZG_ASSIGN_OR_RETURN(nts,
+                        MakeNtsClientSetup(nts_options, &g.nts_credentials));
     LogInfo(absl::StrCat("nts: ", nts->credentials.size(),
                          " association(s) from ", g.nts_credentials));
   }
