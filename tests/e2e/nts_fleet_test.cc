@@ -9,7 +9,7 @@
 // bench/loadgen/nts_ke_client.h); nts_query in rig B's (C's) namespace then
 // sends NTS requests with those keys and cookies to instance 2 (3).
 //
-// Needs root; skipped until zeitgeberd has the NTS flags. About 15-25 s.
+// Needs root; skipped until zeitgeberd has the NTS flags. 8-9 s measured here.
 #include <memory>
 #include <string>
 #include <vector>
