@@ -41,6 +41,10 @@ constexpr WorkerCounterDef kWorkerCounters[] = {
     {"zeitgeber_tx_dropped_total",
      "Replies tx_burst did not accept (queue full), freed.",
      &WorkerStatsSnapshot::tx_dropped},
+    {"zeitgeber_tx_finalise_splits_total",
+     "TX batches sent in more than one tx_burst so that late-written "
+     "transmit times (NTS, MAC replies) stay within 1 us of departure.",
+     &WorkerStatsSnapshot::tx_finalise_splits},
     {"zeitgeber_worker_bursts_total", "rx_burst calls that returned frames.",
      &WorkerStatsSnapshot::bursts},
     {"zeitgeber_worker_empty_polls_total",

@@ -11,7 +11,9 @@
 //   -> per frame: dispatch to the kind's handler, which rewrites the mbuf
 //      in place
 //   -> late TX hook: one fresh TSC stamp, FinaliseTx for frames that asked
-//   -> rte_eth_tx_burst; frames it did not take are freed and counted
+//   -> rte_eth_tx_burst; frames it did not take are freed and counted (a
+//      batch whose hooks are costly, NTS seals, goes in chunks, each with
+//      its own stamp: kFinaliseBudgetNs)
 //   -> the pipeline's FrameSource, if any and due: frames it originates
 //      (PTP Announce/Sync/Follow_Up), stamped just before their own
 //      tx_burst
@@ -48,6 +50,12 @@
 namespace zg::dataplane {
 
 inline constexpr uint16_t kBurstSize = 32;
+// A TX batch is sent in chunks once its FinaliseTx hooks (checked every
+// kFinaliseCheckEvery hooks) have run this long since the chunk's stamp: a
+// reply's late-written T3 is then early by at most about this much plus
+// kFinaliseCheckEvery hooks (Worker::Flush).
+inline constexpr double kFinaliseBudgetNs = 1000;
+inline constexpr uint32_t kFinaliseCheckEvery = 4;
 
 // One queue pair a worker polls, with how to stamp its frames.
 struct WorkerQueue {
@@ -89,6 +97,8 @@ class Worker {
   bool Classify(Packet& pkt, uint8_t& kind);
   void Dispatch(Packet& pkt, uint8_t kind, const BurstContext& burst);
   void Flush(QueueState& q);
+  // tx_burst of tx_[from, to); frames it did not take are freed, counted.
+  void Transmit(QueueState& q, uint16_t from, uint16_t to);
   void Drop(rte_mbuf* m, uint8_t reason);
 
   std::vector<QueueState> queues_;
@@ -103,6 +113,7 @@ class Worker {
   const std::atomic<bool>* stop_;
   ReaderEpochs* epochs_ = nullptr;  // null: no reloadable configs to mark
   size_t reader_ = 0;
+  uint64_t finalise_budget_ticks_;  // kFinaliseBudgetNs in TSC ticks
 
   // Per-burst scratch (reused; no allocation in the loop).
   std::array<rte_mbuf*, kBurstSize> rx_ = {};

@@ -25,6 +25,7 @@ WorkerStatsSnapshot WorkerStatsSnapshot::Of(const WorkerStats& s) {
   r.tx_packets = s.tx_packets.Load();
   r.tx_bytes = s.tx_bytes.Load();
   r.tx_dropped = s.tx_dropped.Load();
+  r.tx_finalise_splits = s.tx_finalise_splits.Load();
   r.bursts = s.bursts.Load();
   r.empty_polls = s.empty_polls.Load();
   r.model_refresh_failures = s.model_refresh_failures.Load();
@@ -46,6 +47,7 @@ WorkerStatsSnapshot& WorkerStatsSnapshot::operator+=(
   tx_packets += o.tx_packets;
   tx_bytes += o.tx_bytes;
   tx_dropped += o.tx_dropped;
+  tx_finalise_splits += o.tx_finalise_splits;
   bursts += o.bursts;
   empty_polls += o.empty_polls;
   model_refresh_failures += o.model_refresh_failures;

@@ -69,7 +69,10 @@ struct alignas(64) WorkerStats {
   SingleWriterCounter rx_bytes;    // frame bytes (pkt_len), no FCS
   SingleWriterCounter tx_packets;  // accepted by tx_burst
   SingleWriterCounter tx_bytes;
-  SingleWriterCounter tx_dropped;   // replies tx_burst did not accept (freed)
+  SingleWriterCounter tx_dropped;  // replies tx_burst did not accept (freed)
+  // TX batches split because their FinaliseTx hooks ran past
+  // kFinaliseBudgetNs (worker.h): extra tx_burst calls made for exact T3s.
+  SingleWriterCounter tx_finalise_splits;
   SingleWriterCounter bursts;       // rx_burst calls that returned frames
   SingleWriterCounter empty_polls;  // rx_burst calls that returned none
   SingleWriterCounter model_refresh_failures;  // torn/unpublished ClockModel
@@ -87,7 +90,7 @@ struct alignas(64) WorkerStats {
 // Plain-value snapshot of WorkerStats (for sums and reports).
 struct WorkerStatsSnapshot {
   uint64_t rx_packets = 0, rx_bytes = 0, tx_packets = 0, tx_bytes = 0,
-           tx_dropped = 0, bursts = 0, empty_polls = 0,
+           tx_dropped = 0, tx_finalise_splits = 0, bursts = 0, empty_polls = 0,
            model_refresh_failures = 0, hw_stamped = 0, sw_stamped = 0;
   std::array<uint64_t, kMaxFrameKinds> handled = {};
   std::array<uint64_t, kMaxFrameKinds> replied = {};

@@ -252,6 +252,72 @@ TEST_F(WorkerTest, ShortTxBurstIsCountedAndFreed) {
   ExpectPoolRestored();
 }
 
+// A handler whose FinaliseTx costs 2 us (as a burst of NTS seals would) and
+// records the stamp each frame was finalised with.
+class SlowFinaliser final : public FrameHandler {
+ public:
+  explicit SlowFinaliser(std::vector<uint64_t>* stamps) : stamps_(stamps) {}
+  HandleResult Handle(Packet&, const BurstContext&) override {
+    return HandleResult::TransmitFinalise();
+  }
+  void FinaliseTx(Packet&, const TxStamp& tx) override {
+    stamps_->push_back(tx.tsc_ticks);
+    const uint64_t until = core::ReadTsc() + rte_get_tsc_hz() / 500'000;
+    while (core::ReadTsc() < until) {
+    }
+  }
+
+ private:
+  std::vector<uint64_t>* stamps_;
+};
+
+// Every frame is of the NTP kind.
+class AllNtp final : public FrameClassifier {
+ public:
+  Verdict Classify(Packet&) override { return Verdict::Kind(kNtpKind); }
+};
+
+// A batch whose hooks run past kFinaliseBudgetNs goes out in chunks of
+// kFinaliseCheckEvery frames (each hook alone is past the budget), each
+// chunk finalised with its own fresh stamp; every frame is sent, in order.
+TEST_F(WorkerTest, CostlyFinaliseHooksSplitTheBatchWithFreshStamps) {
+  SetUpPort("split");
+  std::vector<uint64_t> stamps;
+  Pipeline pipeline;
+  pipeline.SetClassifier(std::make_unique<AllNtp>());
+  ASSERT_TRUE(pipeline
+                  .SetHandler(core::FrameKind::kNtp,
+                              std::make_unique<SlowFinaliser>(&stamps))
+                  .ok());
+  Timestamper::Config stamping;
+  stamping.tsc_clock = &tsc_clock_;
+  Worker worker({{port_->queue(0), stamping, port_->tx_offloads()}},
+                std::move(pipeline), &stats_, &stop_);
+  InjectNtp(static_cast<int>(kBurstSize));
+  EXPECT_EQ(worker.PollOnce(), kBurstSize);
+  std::vector<rte_mbuf*> out = testing::DrainRing(ring_.tx[0]);
+  ASSERT_EQ(out.size(), kBurstSize);
+  for (size_t i = 0; i < out.size(); ++i) {  // the requests, unchanged
+    const uint8_t* udp = rte_pktmbuf_mtod(out[i], const uint8_t*) + 14 + 20;
+    EXPECT_EQ(udp[0] << 8 | udp[1], 40000 + static_cast<int>(i)) << i;
+  }
+  EXPECT_EQ(stats_.tx_packets.Load(), kBurstSize);
+  const uint64_t chunks = kBurstSize / kFinaliseCheckEvery;
+  EXPECT_EQ(stats_.tx_finalise_splits.Load(), chunks - 1);
+  ASSERT_EQ(stamps.size(), kBurstSize);
+  for (size_t i = 0; i < stamps.size(); ++i) {
+    const bool chunk_start = i % kFinaliseCheckEvery == 0;
+    if (i == 0) continue;
+    if (chunk_start) {
+      EXPECT_GT(stamps[i], stamps[i - 1]) << "frame " << i;
+    } else {
+      EXPECT_EQ(stamps[i], stamps[i - 1]) << "frame " << i;
+    }
+  }
+  testing::FreeAll(out);
+  ExpectPoolRestored();
+}
+
 // A policy that logs its calls: 'P' for Prefetch, 'C' for Check.
 class RecordingPolicy final : public NtpRequestPolicy {
  public:
