@@ -23,6 +23,34 @@ PACKAGES=(
   openssl  # the NTS-KE tests make a test CA and certificates with its CLI
 )
 
+# ntpsec's ntpd, a second independent NTS client for the e2e tests. Its
+# Debian package conflicts with chrony (both provide time-daemon), so it is
+# not installed: the .deb is downloaded and unpacked into a private prefix
+# that only the tests use (ZG_NTPSEC_PREFIX). Its libraries (libbsd0,
+# libcap2, libssl3) are chrony's and the system's too; python3-ntp (ntpq) is
+# not needed for ntpd.
+ZG_NTPSEC_PREFIX=${ZG_NTPSEC_PREFIX:-/opt/zeitgeber-peers/ntpsec}
+install_private_ntpsec() {
+  if [ -x "$ZG_NTPSEC_PREFIX/usr/sbin/ntpd" ]; then
+    echo "bootstrap: ntpsec ntpd present in $ZG_NTPSEC_PREFIX"
+    return 0
+  fi
+  local tmp
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp"  # apt's _apt user writes the download there
+  (cd "$tmp" && apt-get download ntpsec >/dev/null 2>&1) ||
+    { $SUDO apt-get update -qq && (cd "$tmp" && apt-get download ntpsec >/dev/null); }
+  $SUDO mkdir -p "$ZG_NTPSEC_PREFIX"
+  $SUDO dpkg-deb -x "$tmp"/ntpsec_*.deb "$ZG_NTPSEC_PREFIX"
+  rm -rf "$tmp"
+  "$ZG_NTPSEC_PREFIX/usr/sbin/ntpd" --version >/dev/null ||
+    { echo "bootstrap: $ZG_NTPSEC_PREFIX/usr/sbin/ntpd does not run" >&2; return 1; }
+  echo "bootstrap: ntpsec ntpd unpacked into $ZG_NTPSEC_PREFIX"
+}
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -32,11 +60,10 @@ done
 
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "bootstrap: all ${#PACKAGES[@]} packages present"
+  install_private_ntpsec
   exit 0
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "bootstrap: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 # tshark asks whether non-root users may capture; answer once, quietly.
@@ -49,4 +76,5 @@ $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 for svc in chrony gpsd gpsd.socket; do
   $SUDO systemctl stop "$svc" >/dev/null 2>&1 || true
 done
+install_private_ntpsec
 echo "bootstrap: done"

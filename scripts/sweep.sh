@@ -56,6 +56,12 @@ kill_pids "peer left running by a test" "${peers[@]}"
 for ns in "${namespaces[@]}"; do
   ip netns del "$ns" 2>/dev/null && { echo "sweep: namespace $ns"; removed=$((removed + 1)); }
 done
+# Hosts files a test gave its namespace (ip netns exec bind-mounts
+# /etc/netns/NS/hosts): tests/e2e/nts_test_util.h.
+for d in /etc/netns/zg*; do
+  [ -d "$d" ] || continue
+  rm -rf "$d" && { echo "sweep: $d"; removed=$((removed + 1)); }
+done
 mapfile -t links < <(ip -o link show 2>/dev/null | awk -F': ' '{sub(/@.*/, "", $2); print $2}' | grep '^zg')
 for l in "${links[@]}"; do
   ip link del "$l" 2>/dev/null && { echo "sweep: link $l"; removed=$((removed + 1)); }

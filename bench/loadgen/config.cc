@@ -133,6 +133,8 @@ const char* TrafficKindName(TrafficKind kind) {
       return "ntp3";
     case TrafficKind::kPtpDelayReq:
       return "ptp";
+    case TrafficKind::kNts:
+      return "nts";
     case TrafficKind::kCount:
       break;
   }
@@ -183,9 +185,10 @@ bool AbslParseFlag(absl::string_view text, TrafficMix* mix,
         absl::StrSplit(item, absl::MaxSplits(':', 1));
     TrafficKind kind;
     if (!KindFromName(absl::StripAsciiWhitespace(kv.first), &kind)) {
-      *error = absl::StrCat("'", item,
-                            "': unknown traffic kind; use ntp4, ntp3 or ptp, "
-                            "optionally weighted: ntp4:90,ptp:10");
+      *error =
+          absl::StrCat("'", item,
+                       "': unknown traffic kind; use ntp4, ntp3, ptp or nts, "
+                       "optionally weighted: ntp4:90,ptp:10");
       return false;
     }
     uint32_t w = 1;

@@ -54,9 +54,11 @@ enum class TrafficKind : uint8_t {
   kNtp4 = 0,         // NTPv4 client request (mode 3)
   kNtp3 = 1,         // NTPv3 client request
   kPtpDelayReq = 2,  // PTP Delay_Req (one-step E2E, UDP port 319)
+  kNts = 3,          // NTPv4 with NTS (RFC 8915): needs --nts_master_key
+                     // or --nts_ke for its keys and cookies
   kCount
 };
-const char* TrafficKindName(TrafficKind kind);  // "ntp4", "ntp3", "ptp"
+const char* TrafficKindName(TrafficKind kind);  // "ntp4", "ntp3", "ptp", "nts"
 
 // --mix: a weighted list of kinds, "ntp4" or "ntp4:90,ptp:10". Each client
 // speaks one kind; clients are given kinds in proportion to the weights.

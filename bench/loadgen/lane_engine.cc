@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "core/base/byte_order.h"
 #include "core/net/net_headers.h"
 #include "core/ntp/ntp_client.h"
 
@@ -49,6 +50,8 @@ const char* ReplyDefectName(ReplyDefect defect) {
       return "ptp_wrong_destination";
     case ReplyDefect::kNotReflection:
       return "not_reflection";
+    case ReplyDefect::kNtsBad:
+      return "nts_bad";
     case ReplyDefect::kCount:
       break;
   }
@@ -64,6 +67,10 @@ void LaneMeasurements::Merge(const LaneMeasurements& o) {
   rtt_ns.Merge(o.rtt_ns);
   residence_ns.Merge(o.residence_ns);
   offset_ns.Merge(o.offset_ns);
+  nts += o.nts;
+  for (size_t i = 0; i < nts_status.size(); ++i) {
+    nts_status[i] += o.nts_status[i];
+  }
 }
 
 uint64_t LaneMeasurements::DefectTotal() const {
@@ -78,6 +85,14 @@ NamedCounts LaneMeasurements::DefectNames() const {
     if (defects[i] != 0) {
       out.emplace_back(ReplyDefectName(static_cast<ReplyDefect>(i)),
                        defects[i]);
+    }
+  }
+  for (size_t i = 0; i < nts_status.size(); ++i) {
+    if (nts_status[i] != 0) {
+      out.emplace_back(
+          absl::StrCat("nts_", core::NtsReplyStatusName(
+                                   static_cast<core::NtsReplyStatus>(i))),
+          nts_status[i]);
     }
   }
   return out;
@@ -153,7 +168,12 @@ std::optional<uint32_t> OwnerLaneOf(const ClientSpace& space, uint16_t ntp_port,
 namespace {
 
 bool IsNtp(TrafficKind k) {
-  return k == TrafficKind::kNtp4 || k == TrafficKind::kNtp3;
+  return k == TrafficKind::kNtp4 || k == TrafficKind::kNtp3 ||
+         k == TrafficKind::kNts;
+}
+bool HasNtp(const TrafficMix& mix) {
+  return mix.Has(TrafficKind::kNtp4) || mix.Has(TrafficKind::kNtp3) ||
+         mix.Has(TrafficKind::kNts);
 }
 uint8_t NtpVersionOf(TrafficKind k) { return k == TrafficKind::kNtp3 ? 3 : 4; }
 uint64_t PtpKey(uint32_t client, uint16_t seq) {
@@ -193,6 +213,22 @@ absl::StatusOr<std::unique_ptr<LaneEngine>> LaneEngine::Create(
   if (config.mix.weights.empty()) {
     return absl::InvalidArgumentError("empty traffic mix");
   }
+  if (config.mix.Has(TrafficKind::kNts)) {
+    if (config.nts == nullptr || config.nts->credentials.empty()) {
+      return absl::InvalidArgumentError(
+          "--mix has nts but there are no NTS credentials: give "
+          "--nts_master_key=FILE or --nts_ke=HOST:PORT");
+    }
+    for (const NtsCredential& c : config.nts->credentials) {
+      if (c.cookie.empty() || c.cookie.size() > core::kNtsClientMaxCookieSize ||
+          core::NtsRequestSize(c.cookie.size(), 0) > kMaxRequestPayload) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("an NTS cookie of ", c.cookie.size(),
+                         " bytes does not fit a request of at most ",
+                         kMaxRequestPayload, " bytes"));
+      }
+    }
+  }
   auto table =
       RequestTable::Create(lane_clients, config.depth, config.timeout_ticks);
   if (!table.ok()) return table.status();
@@ -212,6 +248,15 @@ LaneEngine::LaneEngine(const LaneConfig& config,
         config_.mix.KindOf(config_.space.GlobalIndex(config_.lane, local),
                            config_.space.clients());
   }
+  if (config_.mix.Has(TrafficKind::kNts)) {
+    nts_.resize(config_.nts->credentials.size());
+    for (size_t i = 0; i < nts_.size(); ++i) {
+      const NtsCredential& c = config_.nts->credentials[i];
+      nts_[i].SetKeys(c.keys);
+      nts_[i].PushCookie(c.cookie.data(), c.cookie.size());
+    }
+    core::FillNtsRandom(nts_salt_.data(), nts_salt_.size());
+  }
 }
 
 OutgoingRequest LaneEngine::Next(uint8_t* payload, core::TaiNs now) {
@@ -226,6 +271,10 @@ OutgoingRequest LaneEngine::Next(uint8_t* payload, core::TaiNs now) {
   if (IsNtp(kind)) {
     const core::NtpTimestamp t1 = TagNtpTransmit(
         core::UtcToNtp(model_.TaiToUtc(now)), r.seq, ntp_tag_bits_);
+    if (kind == TrafficKind::kNts) {
+      NextNts(payload, t1, &r);
+      return r;
+    }
     core::BuildNtpClientRequest(payload, NtpVersionOf(kind),
                                 config_.ntp_poll_log2, t1);
     r.key = t1.ToU64();
@@ -264,9 +313,7 @@ void LaneEngine::Sent(const OutgoingRequest* requests, uint32_t n,
 void LaneEngine::OnReply(const ReplyAddress& from, const uint8_t* payload,
                          uint32_t len, uint64_t rx_tsc) {
   if (!from.from_target) return CountDefect(ReplyDefect::kNotFromTarget);
-  if (from.src_port == config_.ntp_port &&
-      (config_.mix.Has(TrafficKind::kNtp4) ||
-       config_.mix.Has(TrafficKind::kNtp3))) {
+  if (from.src_port == config_.ntp_port && HasNtp(config_.mix)) {
     const std::optional<uint32_t> client =
         config_.space.ClientOf(from.dst_address_offset, from.dst_port);
     if (!client.has_value()) {
@@ -325,9 +372,15 @@ void LaneEngine::OnNtpReply(uint32_t local, const uint8_t* payload,
       core::ParseNtpServerReply(payload, len, origin, t4, &sample);
   const ReplyMatch match = table_->OnReply(local, seq, origin.ToU64(), rx_tsc);
   if (match.outcome != MatchOutcome::kFirst) return CountRepeat(match.outcome);
+  const bool nts = kinds_[local] == TrafficKind::kNts;
   if (status == NtpReplyStatus::kKissOfDeath) {
     ++m_->counts.kod;
     ++m_->kiss[static_cast<size_t>(sample.kiss) % kKissKinds];
+    if (nts && sample.kiss == core::NtpKiss::kNtsNak) {
+      uint8_t uid[core::kNtsUniqueIdSize];
+      NtsUid(origin, local, uid);
+      if (core::IsNtsNak(payload, len, uid)) ++m_->nts.nak;
+    }
     return;
   }
   if (status != NtpReplyStatus::kOk) {
@@ -336,10 +389,67 @@ void LaneEngine::OnNtpReply(uint32_t local, const uint8_t* payload,
   if (sample.header.version != NtpVersionOf(kinds_[local])) {
     return CountBadFirst(ReplyDefect::kNtpVersionMismatch);
   }
+  if (nts && !CheckNtsReply(local, payload, len)) {
+    return CountBadFirst(ReplyDefect::kNtsBad);
+  }
   CountAnswered(match.tx_tsc, rx_tsc);
   const core::UtcNs t1 = model_.TaiToUtc(TaiOf(match.tx_tsc));
   m_->residence_ns.Record(sample.t3 - sample.t2);
   m_->offset_ns.Record(((sample.t2 - t1) + (sample.t3 - t4)) / 2);
+}
+
+void LaneEngine::NtsUid(core::NtpTimestamp t1, uint32_t local,
+                        uint8_t* uid) const {
+  core::StoreBe64(uid, t1.ToU64());
+  core::StoreBe32(uid + 8, config_.lane);
+  core::StoreBe32(uid + 12, local);
+  std::memcpy(uid + 16, nts_salt_.data(), 16);
+}
+
+void LaneEngine::NextNts(uint8_t* payload, core::NtpTimestamp t1,
+                         OutgoingRequest* r) {
+  uint8_t uid[core::kNtsUniqueIdSize];
+  NtsUid(t1, r->local_client, uid);
+  uint8_t nonce[core::kNtsClientNonceSize];
+  std::memcpy(nonce, nts_salt_.data(), 8);
+  core::StoreBe64(nonce + 8, ++nts_nonce_);
+  core::NtsRequestSpec spec;
+  spec.transmit = t1;
+  spec.poll_log2 = config_.ntp_poll_log2;
+  spec.unique_id = uid;
+  spec.nonce = nonce;
+  core::NtsClientAssociation& a = nts_[r->local_client % nts_.size()];
+  r->payload_len = static_cast<uint16_t>(a.BuildRequest(
+      spec, /*consume_cookie=*/false, payload, kMaxRequestPayload));
+  r->key = t1.ToU64();
+  r->dst_port = config_.ntp_port;
+  ++m_->nts.sent;
+}
+
+bool LaneEngine::CheckNtsReply(uint32_t local, const uint8_t* payload,
+                               uint32_t len) {
+  const uint32_t every = config_.nts->verify_every;
+  if (every == 0 || nts_replies_++ % every != 0) {
+    ++m_->nts.answered;
+    return true;
+  }
+  uint8_t uid[core::kNtsUniqueIdSize];
+  NtsUid(core::LoadNtpTimestamp(payload + core::kNtpOffsetOriginTime), local,
+         uid);
+  const core::NtsReplyCheck c = nts_[local % nts_.size()].VerifyReply(
+      payload, len, uid, /*store_cookies=*/false);
+  if (c.status != core::NtsReplyStatus::kOk || c.cookies == 0) {
+    ++m_->nts.verified_bad;
+    // A reply that opens but carries no cookie: counted as bad plaintext.
+    ++m_->nts_status[static_cast<size_t>(
+        c.status == core::NtsReplyStatus::kOk
+            ? core::NtsReplyStatus::kBadPlaintext
+            : c.status)];
+    return false;
+  }
+  ++m_->nts.answered;
+  ++m_->nts.verified_ok;
+  return true;
 }
 
 void LaneEngine::OnPtpReply(const ReplyAddress& from, const uint8_t* payload,

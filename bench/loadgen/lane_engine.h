@@ -31,6 +31,11 @@
 //   - LaneConfig::reflector (a testpmd 5tswap baseline): the request itself
 //     comes back; matched by its own transmit timestamp / sequenceId and
 //     port identity, it counts as answered (round trip only).
+//   - NTS (--mix=nts): the request carries the Unique Identifier, the
+//     credential's cookie and an authenticator (core/nts/nts_client.h); a
+//     first valid reply is checked in full every verify_every-th time
+//     (bad: bad_reply, kNtsBad); an NTS NAK is a kod that also counts
+//     nts.nak.
 // Valid NTP replies feed three histograms (ns): round trip T4 - T1 from TSC
 // stamps taken at tx_burst and rx_burst, residence T3 - T2 from the reply,
 // and offset ((T2 - T1) + (T3 - T4)) / 2 with T1/T4 the generator's own
@@ -54,6 +59,7 @@
 #include "bench/loadgen/report.h"
 #include "bench/loadgen/request_table.h"
 #include "core/ntp/ntp_wire.h"
+#include "core/nts/nts_client.h"
 #include "core/ptp/ptp_wire.h"
 #include "core/time/clock_model.h"
 #include "core/time/time_types.h"
@@ -79,6 +85,7 @@ enum class ReplyDefect : uint8_t {
   kPtpUnknownIdentity,   // requestingPortIdentity is none of our clients
   kPtpWrongDestination,  // sent to another client's address
   kNotReflection,        // reflector mode: not one of our requests
+  kNtsBad,               // NTS reply failed its full check (NtsReplyStatus)
   kCount
 };
 inline constexpr size_t kReplyDefectCount =
@@ -97,6 +104,10 @@ struct LaneMeasurements {
   LogHistogram rtt_ns;
   SignedHistogram residence_ns;  // signed: a negative one is a server bug
   SignedHistogram offset_ns;
+  NtsCounts nts;
+  // By core::NtsReplyStatus, for the sampled replies that failed.
+  std::array<uint64_t, static_cast<size_t>(core::NtsReplyStatus::kCount)>
+      nts_status{};
 
   void Merge(const LaneMeasurements& other);
   uint64_t DefectTotal() const;
@@ -123,8 +134,24 @@ struct OutgoingRequest {
   uint16_t payload_len = 0;
 };
 
-// The biggest payload Next() writes.
-inline constexpr uint16_t kMaxRequestPayload = 48;
+// The biggest payload Next() writes: an NTS request with one cookie of up
+// to 124 bytes (ours are 100: 228 bytes).
+inline constexpr uint16_t kMaxRequestPayload = 256;
+
+// Keys and a cookie for NTS clients. Written by: the main lcore at setup
+// (from --nts_master_key or --nts_ke). Read by: the lanes' engines at
+// Create, which copy them.
+struct NtsCredential {
+  core::NtsKeys keys;
+  std::vector<uint8_t> cookie;
+};
+struct NtsClientSetup {
+  // Client i of a lane uses credential i % size. Every request reuses its
+  // credential's cookie (a load generator's shortcut: a real client spends
+  // each cookie once; servers keep no state, so reuse costs them the same).
+  std::vector<NtsCredential> credentials;
+  uint32_t verify_every = 16;  // full check of every N-th reply; 1: all
+};
 
 struct LaneConfig {
   uint32_t lane = 0;
@@ -142,6 +169,8 @@ struct LaneConfig {
   // sourcePortIdentity) and counted answered; it has no server timestamps,
   // so only the round trip is measured.
   bool reflector = false;
+  // Required when the mix has nts.
+  std::shared_ptr<const NtsClientSetup> nts;
 };
 
 class LaneEngine {
@@ -184,6 +213,15 @@ class LaneEngine {
  private:
   LaneEngine(const LaneConfig& config, std::unique_ptr<RequestTable> table);
 
+  // An NTS request of `local` into payload; r has the rest.
+  void NextNts(uint8_t* payload, core::NtpTimestamp t1, OutgoingRequest* r);
+  // The unique identifier of `local`'s request sent with transmit `t1`:
+  // t1, lane, client and a per-engine random salt (unique and not guessable
+  // off-path; a real client draws 32 random bytes instead).
+  void NtsUid(core::NtpTimestamp t1, uint32_t local, uint8_t* uid) const;
+  // A first, valid NTP reply to an NTS request: sampled full check. False
+  // when the check failed (counted).
+  bool CheckNtsReply(uint32_t local, const uint8_t* payload, uint32_t len);
   void OnNtpReply(uint32_t local, const uint8_t* payload, uint32_t len,
                   uint64_t rx_tsc);
   void OnPtpReply(const ReplyAddress& from, const uint8_t* payload,
@@ -205,8 +243,12 @@ class LaneEngine {
   int ntp_tag_bits_;
   std::unique_ptr<RequestTable> table_;
   std::unique_ptr<LaneMeasurements> m_;
-  std::vector<TrafficKind> kinds_;  // by local client
-  uint32_t cursor_ = 0;             // next local client
+  std::vector<TrafficKind> kinds_;               // by local client
+  std::vector<core::NtsClientAssociation> nts_;  // from config_.nts
+  std::array<uint8_t, 16> nts_salt_{};
+  uint64_t nts_nonce_ = 0;    // counter, with the salt: the nonce
+  uint64_t nts_replies_ = 0;  // valid NTS replies so far (sampling)
+  uint32_t cursor_ = 0;       // next local client
   core::ClockModel model_;
 };
 

@@ -26,6 +26,15 @@ RequestCounts& RequestCounts::operator+=(const RequestCounts& o) {
   return *this;
 }
 
+NtsCounts& NtsCounts::operator+=(const NtsCounts& o) {
+  sent += o.sent;
+  answered += o.answered;
+  verified_ok += o.verified_ok;
+  verified_bad += o.verified_bad;
+  nak += o.nak;
+  return *this;
+}
+
 double RequestCounts::Loss() const {
   if (sent == 0) return 0;
   if (answered >= sent) return 0;
@@ -180,6 +189,14 @@ std::string FormatSummary(const RunSummary& s) {
                     "              (offset = ((T2-T1)+(T3-T4))/2: the stamping "
                     "error when generator and server share a clock)\n");
   }
+  if (s.has_nts) {
+    absl::StrAppend(
+        &out,
+        absl::StrFormat("  nts (%s): sent %d  answered %d  verified_ok "
+                        "%d  verified_bad %d  nak %d\n",
+                        s.nts_credentials, s.nts.sent, s.nts.answered,
+                        s.nts.verified_ok, s.nts.verified_bad, s.nts.nak));
+  }
   if (s.sweep.has_value()) {
     absl::StrAppend(&out, SweepText(*s.sweep, s.sweep_loss_threshold));
   }
@@ -243,6 +260,14 @@ std::string SummaryToJson(const RunSummary& s) {
       {"residence_ns", DistributionJson(s.residence_ns)},
       {"offset_ns", DistributionJson(s.offset_ns)},
   };
+  if (s.has_nts) {
+    j["nts"] = {{"credentials", s.nts_credentials},
+                {"sent", s.nts.sent},
+                {"answered", s.nts.answered},
+                {"verified_ok", s.nts.verified_ok},
+                {"verified_bad", s.nts.verified_bad},
+                {"nak", s.nts.nak}};
+  }
   if (s.sweep.has_value()) {
     nlohmann::json trials = nlohmann::json::array();
     for (const TrialResult& t : s.sweep->trials) {

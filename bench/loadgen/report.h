@@ -53,6 +53,20 @@ struct RequestCounts {
   bool Consistent() const;
 };
 
+// What NTS clients (--mix=nts...) got back, besides RequestCounts. Every
+// verify_every-th valid NTS reply is checked in full (unique identifier,
+// authenticator under S2C, cookies inside): verified_ok or verified_bad
+// (bad ones also count as bad_reply); the others are answered unverified.
+// nak: NTS NAKs (KoD NTSN echoing the request's identifier), also kod.
+struct NtsCounts {
+  uint64_t sent = 0;
+  uint64_t answered = 0;  // valid NTP replies to NTS requests, in time
+  uint64_t verified_ok = 0;
+  uint64_t verified_bad = 0;
+  uint64_t nak = 0;
+  NtsCounts& operator+=(const NtsCounts& o);
+};
+
 // A distribution's summary, in nanoseconds.
 struct Distribution {
   uint64_t count = 0;
@@ -88,6 +102,10 @@ struct RunSummary {
   // when generator and server share a clock.
   Distribution offset_ns;
   std::optional<SweepResult> sweep;
+  // NTS clients' counts; reported when the mix has nts.
+  bool has_nts = false;
+  std::string nts_credentials;  // "master_key" (test harness) or "nts_ke"
+  NtsCounts nts;
   double sweep_loss_threshold = 1e-4;  // what a sweep trial had to meet
 
   double AchievedPps() const;  // sent / sending_s

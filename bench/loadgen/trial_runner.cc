@@ -100,7 +100,8 @@ absl::Status TrialRunner::PrepareLanes(const TrialSpec& spec, TrialOutcome* out,
                                             .ntp_port = config_.ntp_port,
                                             .depth = depth,
                                             .timeout_ticks = timeout_ticks,
-                                            .reflector = config_.reflector}));
+                                            .reflector = config_.reflector,
+                                            .nts = config_.nts}));
     engines.push_back(std::move(engine));
     ZG_ASSIGN_OR_RETURN(
         RateController pace,

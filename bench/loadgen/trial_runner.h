@@ -42,6 +42,7 @@ struct TrialRunnerConfig {
   absl::Duration timeout = absl::Milliseconds(200);  // reply deadline
   uint32_t burst = 32;
   bool reflector = false;
+  std::shared_ptr<const NtsClientSetup> nts;  // when the mix has nts
   FILE* progress = nullptr;  // a line per second here; null: quiet
 };
 

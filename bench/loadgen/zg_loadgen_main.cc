@@ -36,12 +36,14 @@
 #include "bench/loadgen/dpdk_lane.h"
 #include "bench/loadgen/generator_clock.h"
 #include "bench/loadgen/lane_network.h"
+#include "bench/loadgen/nts_credentials.h"
 #include "bench/loadgen/report.h"
 #include "bench/loadgen/sweep.h"
 #include "bench/loadgen/target_resolver.h"
 #include "bench/loadgen/trial_runner.h"
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/log.h"
+#include "dataplane/daemon/nts_flags.h"
 #include "dataplane/port/eal.h"
 #include "dataplane/port/mempools.h"
 #include "dataplane/port/port.h"
@@ -99,6 +101,26 @@ ABSL_FLAG(uint32_t, sweep_max_trials, 20, "Sweep trials at most.");
 ABSL_FLAG(std::string, json, "", "Write the summary as JSON to this file.");
 ABSL_FLAG(absl::Duration, arp_timeout, absl::Seconds(3),
           "How long to wait for the link and the target's ARP reply.");
+// NTS clients (--mix=nts...): keys and cookies from one of two sources.
+// --nts_master_key and --nts_key_period are zeitgeberd's own flags
+// (dataplane/daemon/nts_flags.h, linked in with the data plane): here
+// --nts_master_key is a TEST HARNESS standing in for NTS-KE, the generator
+// minting its own cookies with the servers' master key.
+ABSL_FLAG(uint32_t, nts_associations, 64,
+          "NTS associations (key pairs and cookies) per lane with "
+          "--nts_master_key; clients share them round-robin.");
+ABSL_FLAG(std::string, nts_ke, "",
+          "Get NTS keys and 8 cookies from one NTS-KE handshake with this "
+          "IP[:port] (default port 4460); the cookies are spread over the "
+          "clients.");
+ABSL_FLAG(std::string, nts_ke_ca, "",
+          "PEM trust anchors for --nts_ke (default: the system's).");
+ABSL_FLAG(std::string, nts_ke_name, "",
+          "The name the --nts_ke server's certificate must carry (and SNI); "
+          "default: its address.");
+ABSL_FLAG(uint32_t, nts_verify_every, 16,
+          "Check every N-th NTS reply in full (authenticator, cookies); 1: "
+          "all; 0: none (only the NTP header).");
 ABSL_FLAG(std::string, port, "0",
           "DPDK port: id or name (net_memif0, net_af_xdp0, 0000:3b:00.0).");
 ABSL_FLAG(uint32_t, vlan, 0, "802.1Q VLAN id of our frames (0: untagged).");
@@ -164,6 +186,19 @@ LoadgenOptions OptionsFromFlags() {
   return o;
 }
 
+absl::StatusOr<NtsCredentialOptions> NtsOptionsFromFlags() {
+  NtsCredentialOptions n;
+  n.master_key_file = absl::GetFlag(FLAGS_nts_master_key);
+  ZG_ASSIGN_OR_RETURN(n.key_period_s, dataplane::ParseNtsKeyPeriod(
+                                          absl::GetFlag(FLAGS_nts_key_period)));
+  n.associations = absl::GetFlag(FLAGS_nts_associations);
+  n.ke = absl::GetFlag(FLAGS_nts_ke);
+  n.ke_ca = absl::GetFlag(FLAGS_nts_ke_ca);
+  n.ke_name = absl::GetFlag(FLAGS_nts_ke_name);
+  n.verify_every = absl::GetFlag(FLAGS_nts_verify_every);
+  return n;
+}
+
 // Everything a run needs, in teardown order (reversed).
 struct Generator {
   std::unique_ptr<dataplane::Eal> eal;
@@ -176,6 +211,7 @@ struct Generator {
   LaneNetwork net;
   std::vector<std::unique_ptr<DpdkLane>> lanes;
   std::unique_ptr<TrialRunner> runner;
+  std::string nts_credentials;  // "master_key" / "nts_ke" with --mix=nts
 };
 
 absl::Status OpenPort(Generator& g) {
@@ -264,6 +300,15 @@ absl::Status SetUpLanes(Generator& g, const LoadgenOptions& o) {
                            .addresses = o.source_addresses,
                            .first_port = static_cast<uint16_t>(o.source_port),
                            .lanes = n}));
+  std::shared_ptr<const NtsClientSetup> nts;
+  if (o.mix.Has(TrafficKind::kNts)) {
+    ZG_ASSIGN_OR_RETURN(NtsCredentialOptions nts_options,
+                        NtsOptionsFromFlags());
+    ZG_ASSIGN_OR_RETURN(nts,
+                        MakeNtsClientSetup(nts_options, &g.nts_credentials));
+    LogInfo(absl::StrCat("nts: ", nts->credentials.size(),
+                         " association(s) from ", g.nts_credentials));
+  }
   std::vector<LaneSlot> slots;
   for (uint32_t i = 0; i < n; ++i) {
     g.lanes.push_back(
@@ -280,6 +325,7 @@ absl::Status SetUpLanes(Generator& g, const LoadgenOptions& o) {
            .timeout = o.timeout,
            .burst = o.burst,
            .reflector = absl::GetFlag(FLAGS_reflector),
+           .nts = nts,
            .progress = absl::GetFlag(FLAGS_progress) ? stderr : nullptr},
           std::move(slots), g.clock.get()));
   return absl::OkStatus();
@@ -323,6 +369,7 @@ RunSummary MakeSummary(const LoadgenOptions& o, uint32_t lanes,
   s.rtt_ns = Summarize(t.measurements.rtt_ns);
   s.residence_ns = Summarize(t.measurements.residence_ns);
   s.offset_ns = Summarize(t.measurements.offset_ns);
+  s.nts = t.measurements.nts;
   return s;
 }
 
@@ -401,7 +448,12 @@ int Main(int argc, char** argv) {
   SplitArgs(argc, argv, &eal_args, &app_args);
   absl::SetProgramUsageMessage(
       "zeitgeber's NTP/PTP load generator.\n  zg-loadgen [EAL options] -- "
-      "--target=IP[:port] --rate=PPS|max --duration=10s --clients=N ...");
+      "--target=IP[:port] --rate=PPS|max --duration=10s --clients=N ...\n"
+      "NTS (--mix=nts): --nts_ke=IP[:PORT] does one real NTS-KE handshake; "
+      "--nts_master_key=FILE is a TEST HARNESS standing in for NTS-KE: the "
+      "generator holds the servers' master key and mints its own cookies "
+      "(as a zeitgeberd with that key would), with --nts_key_period as the "
+      "servers'.");
   const std::vector<char*> positional = absl::ParseCommandLine(
       static_cast<int>(app_args.size()), app_args.data());
   if (positional.size() > 1) {
@@ -413,6 +465,15 @@ int Main(int argc, char** argv) {
   // What can be checked before the EAL starts (lanes unknown: assume one).
   if (absl::Status s = ValidateOptions(o, 1); !s.ok()) {
     LogError(s.message());
+    return kExitFlags;
+  }
+  if (o.mix.Has(TrafficKind::kNts) &&
+      absl::GetFlag(FLAGS_nts_master_key).empty() ==
+          absl::GetFlag(FLAGS_nts_ke).empty()) {
+    LogError(
+        "--mix=nts needs exactly one of --nts_master_key=FILE (test harness: "
+        "cookies minted from the servers' master key) and --nts_ke=IP:PORT "
+        "(one NTS-KE handshake)");
     return kExitFlags;
   }
   Generator g;
@@ -458,6 +519,8 @@ int Main(int argc, char** argv) {
     LogError(summary.status().message());
     return kExitRun;
   }
+  summary->has_nts = o.mix.Has(TrafficKind::kNts);
+  summary->nts_credentials = g.nts_credentials;
   std::fputs(FormatSummary(*summary).c_str(), stdout);
   std::fflush(stdout);
   if (!o.json.empty()) {

@@ -32,6 +32,8 @@ expect 1 10 "--target is required" -- $(eal -l 0-1 $ring) -- --rate=1k
 expect 1 10 "Illegal value 'fast' specified for flag 'rate'" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 --rate=fast
 expect 1 10 "Illegal value '10.99.0.1:0' specified for flag 'target'" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1:0
 expect 1 10 "unknown traffic kind" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 --mix=dns
+expect 1 10 "--mix=nts needs exactly one of" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 --mix=nts:50,ntp4:50
+expect 4 10 "cannot open the file" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 $mac --target_mac=02:00:00:00:00:01 --mix=nts --nts_master_key=/nonexistent/key
 expect 1 10 "Unknown command line flag 'bogus'" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 --bogus
 expect 1 10 "must be in (0, 24h]" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 --duration=0s
 expect 1 10 "include the target" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 --source_ip=10.99.0.0 --source_addresses=4 $mac
