@@ -13,9 +13,9 @@
 #include "absl/strings/strip.h"
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/access_flags.h"
-#include "dataplane/daemon/nts_ke_flags.h"
 #include "dataplane/daemon/control_flags.h"
 #include "dataplane/daemon/ntp_key_flags.h"
+#include "dataplane/daemon/nts_ke_flags.h"
 #include "dataplane/trust/reload.h"
 
 // --address values, validated by abseil occurrence by occurrence; every
