@@ -38,8 +38,9 @@
 //     "NTSN", stratum 0, the Unique Identifier echoed, no authenticator);
 //   - the authenticator opens under the cookie's C2S key, AD = the header
 //     and every field before the authenticator, nonce the last component.
-//     A failure is dropped without a reply (chrony sends a NAK there; the
-//     cookie is good, and a client whose request was corrupted retries).
+//     A failure gets an NTS NAK too: RFC 8915 5.7 says the server SHOULD
+//     NAK a request it cannot authenticate, and chrony does (the NAK is
+//     shorter than the request and carries no time).
 //     Encrypted extension fields the client sent are decrypted in place and
 //     ignored.
 // Reply: header + the Unique Identifier + an authenticator whose plaintext
@@ -84,7 +85,7 @@ enum class NtsFailure : uint8_t {
   kCookieBadLength,       // NAK: not one of our cookies' size
   kCookieUnknownKey,      // NAK: key id outside the window
   kCookieBadTag,          // NAK: forged, corrupted, another master key
-  kBadAuthenticator,      // the authenticator does not open: dropped
+  kBadAuthenticator,      // NAK: the authenticator does not open
   kReplyTooLong,          // the reply would be longer than the request
   kCount
 };
@@ -97,7 +98,8 @@ const char* NtsFailureName(NtsFailure f);
 // Whether `f` is answered with an NTS NAK rather than dropped.
 constexpr bool NtsFailureIsNak(NtsFailure f) {
   return f == NtsFailure::kCookieBadLength ||
-         f == NtsFailure::kCookieUnknownKey || f == NtsFailure::kCookieBadTag;
+         f == NtsFailure::kCookieUnknownKey || f == NtsFailure::kCookieBadTag ||
+         f == NtsFailure::kBadAuthenticator;
 }
 
 // Where a request's NTS fields are: byte offsets within the payload.

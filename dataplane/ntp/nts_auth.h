@@ -8,10 +8,10 @@
 //   request with NTS fields (ValidateNtpRequest(..., NtpNtsHandling::kReport))
 //     cookie opens, authenticator verifies   answered: UID + authenticator
 //         with fresh cookies, sealed with S2C in FinaliseTx after T3
-//     cookie of another size, unknown key id, bad tag    NTS NAK (KoD NTSN
-//         with the UID), ntp_nts_naks_total{reason}
-//     malformed, missing UID/cookie/authenticator, bad authenticator,
-//         reply too long    dropped, frames_dropped_total{reason="ntp_nts_*"}
+//     cookie of another size, unknown key id, bad tag, bad authenticator
+//         NTS NAK (KoD NTSN with the UID), ntp_nts_naks_total{reason}
+//     malformed, missing UID/cookie/authenticator, reply too long
+//         dropped, frames_dropped_total{reason="ntp_nts_*"}
 //   without --nts_master_key    dropped, ntp_nts_unsupported (as before)
 // The per-request work is in core/nts/nts_server.h; here: the keystore in
 // force, the worker's CSPRNG (core::AesCtrRandom, seeded from the OS when
@@ -21,7 +21,7 @@
 // Metrics (prefix zeitgeber_ntp_nts_):
 //   replies_total{worker}    authenticated NTS replies sent
 //   naks_total{reason}       NTS NAKs (cookie_bad_length, cookie_unknown_key,
-//                            cookie_bad_tag), all workers
+//                            cookie_bad_tag, bad_authenticator), all workers
 //   key_id                   the key id (period) cookies are sealed with
 //
 // Keys: NtsFactory::Configure derives the keystore of the current period
@@ -70,8 +70,13 @@ class Gauge;
 
 namespace zg::dataplane {
 
-// The three NAK reasons, in NtsFailure order (kCookieBadLength first).
-inline constexpr size_t kNtsNakReasons = 3;
+// The four NAK reasons, in NtsFailure order (kCookieBadLength first).
+inline constexpr size_t kNtsNakReasons = 4;
+static_assert(static_cast<size_t>(core::NtsFailure::kBadAuthenticator) -
+                      static_cast<size_t>(core::NtsFailure::kCookieBadLength) +
+                      1 ==
+                  kNtsNakReasons,
+              "the NAK reasons are contiguous in NtsFailure");
 
 // Counters of one worker's NTS. Written by: that worker. Read by: the
 // control thread (exporter, report).

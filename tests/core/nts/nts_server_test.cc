@@ -202,7 +202,8 @@ TEST_F(NtsServerTest, CookieFailuresAreNaksWithTheUidAndNoAuthenticator) {
   }
 }
 
-TEST_F(NtsServerTest, BadAuthenticatorsAreDropped) {
+TEST_F(NtsServerTest, BadAuthenticatorsAreNaked) {
+  EXPECT_TRUE(NtsFailureIsNak(NtsFailure::kBadAuthenticator));
   std::vector<uint8_t> req = BuildNtsRequest(spec_);
   std::vector<uint8_t> header_changed = req;
   header_changed[2] ^= 1;  // poll: covered by the AD
