@@ -79,7 +79,13 @@ absl::Status FromKe(const NtsCredentialOptions& o, NtsClientSetup* s) {
     }
     const std::string rest = k.host.substr(close + 1);
     k.host = k.host.substr(1, close - 1);
-    if (!rest.empty()) k.host += "#" + rest.substr(1);
+    if (!rest.empty()) {
+      if (rest.front() != ':') {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--nts_ke=", o.ke, ": expected ':' after ']'"));
+      }
+      absl::StrAppend(&k.host, "#", rest.substr(1));
+    }
   } else if (std::count(k.host.begin(), k.host.end(), ':') == 1) {
     k.host[k.host.find(':')] = '#';
   }
