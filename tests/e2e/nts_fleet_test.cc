@@ -37,10 +37,8 @@ class NtsFleetTest : public ::testing::Test {
   void SetUp() override {
     if (!testutil::CanCreateNamespaces()) GTEST_SKIP() << "needs root";
     if (!testutil::ProgramAvailable("openssl")) GTEST_SKIP() << "no openssl";
-    if (!ZeitgeberdHasNts()) {
-      GTEST_SKIP() << "zeitgeberd has no NTS flags: the NTS server is not "
-                      "merged";
-    }
+    ASSERT_TRUE(ZeitgeberdHasNts())
+        << "$ZG_ZEITGEBERD unset, or that zeitgeberd has no NTS flags";
     absl::StatusOr<testutil::TempDir> d = testutil::TempDir::Create("ntsf");
     ASSERT_TRUE(d.ok()) << d.status();
     dir_ = std::make_unique<testutil::TempDir>(std::move(*d));

@@ -110,7 +110,7 @@ absl::StatusOr<std::string> WriteMasterKey(const testutil::TempDir& dir,
   return path;
 }
 
-bool ZeitgeberdHasNts() {
+bool ZeitgeberdHasNts() {  // the binary in $ZG_ZEITGEBERD names both flags
   const char* zg = std::getenv("ZG_ZEITGEBERD");
   if (zg == nullptr) return false;
   absl::StatusOr<std::string> bin = testutil::ReadFileToString(zg);
