@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/base/byte_order.h"
+#include "core/base/status_macros.h"
 
 namespace zg::core {
 namespace {
@@ -68,6 +69,22 @@ absl::Status DerivePeriodKey(std::span<const uint8_t> master, uint64_t period,
   return absl::OkStatus();
 }
 
+// The AES-SIV keys of periods [first, first + count) under `master`.
+absl::Status DeriveWindow(std::span<const uint8_t> master, uint64_t first,
+                          size_t count, AesSiv* siv) {
+  uint8_t key[kAesSivKeySize];
+  for (size_t i = 0; i < count; ++i) {
+    absl::Status s = DerivePeriodKey(master, first + i, key);
+    if (!s.ok()) {
+      OPENSSL_cleanse(key, sizeof(key));
+      return s;
+    }
+    siv[i].SetKey(key);
+  }
+  OPENSSL_cleanse(key, sizeof(key));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 const char* NtsCookieErrorName(NtsCookieError e) {
@@ -113,16 +130,24 @@ absl::StatusOr<NtsCookieKeystore> NtsCookieKeystore::Derive(
                          : 0;
   const uint64_t last = ks.current_period_ + config.window_future;
   ks.key_count_ = static_cast<size_t>(last - ks.first_period_ + 1);
-  uint8_t key[kAesSivKeySize];
-  for (size_t i = 0; i < ks.key_count_; ++i) {
-    absl::Status s = DerivePeriodKey(master, ks.first_period_ + i, key);
-    if (!s.ok()) {
-      OPENSSL_cleanse(key, sizeof(key));
-      return s;
-    }
-    ks.siv_[i].SetKey(key);
+  ZG_RETURN_IF_ERROR(
+      DeriveWindow(master, ks.first_period_, ks.key_count_, ks.siv_.data()));
+  return ks;
+}
+
+absl::StatusOr<NtsCookieKeystore> NtsCookieKeystore::Derive(
+    std::span<const uint8_t> master, const NtsKeystoreConfig& config,
+    int64_t unix_s, std::span<const uint8_t> previous) {
+  ZG_ASSIGN_OR_RETURN(NtsCookieKeystore ks, Derive(master, config, unix_s));
+  if (previous.empty()) return ks;
+  if (previous.size() < kNtsMasterKeyMinSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("NTS previous master key: ", previous.size(),
+                     " bytes, at least ", kNtsMasterKeyMinSize, " needed"));
   }
-  OPENSSL_cleanse(key, sizeof(key));
+  ZG_RETURN_IF_ERROR(DeriveWindow(previous, ks.first_period_, ks.key_count_,
+                                  ks.previous_siv_.data()));
+  ks.has_previous_ = true;
   return ks;
 }
 
@@ -159,8 +184,12 @@ NtsCookieError NtsCookieKeystore::Open(const uint8_t* cookie, size_t len,
   const AesSivInput ad[] = {{cookie + kKeyIdOffset, 4},
                             {cookie + kNonceOffset, 16}};
   uint8_t plain[kPlainSize];
-  const bool ok = siv_[index].Open(ad, cookie + kSealedOffset,
+  bool ok = siv_[index].Open(ad, cookie + kSealedOffset,
+                             kAesSivTagSize + kPlainSize, plain);
+  if (!ok && has_previous_) {
+    ok = previous_siv_[index].Open(ad, cookie + kSealedOffset,
                                    kAesSivTagSize + kPlainSize, plain);
+  }
   if (ok) {
     std::memcpy(out->c2s.data(), plain, kNtsKeySize);
     std::memcpy(out->s2c.data(), plain + kNtsKeySize, kNtsKeySize);

@@ -64,6 +64,16 @@ class NtsCookieKeystore {
   static absl::StatusOr<NtsCookieKeystore> Derive(
       std::span<const uint8_t> master, const NtsKeystoreConfig& config,
       int64_t unix_s);
+  // As Derive, and cookies sealed under `previous` (the master key a reload
+  // replaced) still open: when a cookie's tag fails under `master`, the
+  // same period's key of `previous` is tried. A fleet rolls its master key
+  // server by server without NAKing every client; only `master` seals.
+  // An empty `previous` is Derive.
+  static absl::StatusOr<NtsCookieKeystore> Derive(
+      std::span<const uint8_t> master, const NtsKeystoreConfig& config,
+      int64_t unix_s, std::span<const uint8_t> previous);
+  // Whether a previous master key's cookies are accepted too.
+  bool accepts_previous() const { return has_previous_; }
 
   uint64_t current_period() const { return current_period_; }
   uint32_t current_key_id() const {
@@ -86,6 +96,8 @@ class NtsCookieKeystore {
   uint64_t first_period_ = 0;  // of siv_[0]
   size_t key_count_ = 0;
   std::array<AesSiv, kMaxKeys> siv_;
+  bool has_previous_ = false;
+  std::array<AesSiv, kMaxKeys> previous_siv_;  // same periods as siv_
 };
 
 }  // namespace zg::core

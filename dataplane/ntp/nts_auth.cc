@@ -2,6 +2,8 @@
 
 #include <openssl/crypto.h>
 
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "core/base/status_macros.h"
@@ -42,7 +44,10 @@ absl::StatusOr<std::vector<uint8_t>> ReadNtsMasterKey(const std::string& path) {
 NtsFactory::NtsFactory()
     : unix_now_([] { return absl::ToUnixSeconds(absl::Now()); }) {}
 
-NtsFactory::~NtsFactory() { Wipe(master_); }
+NtsFactory::~NtsFactory() {
+  Wipe(master_);
+  Wipe(previous_master_);
+}
 
 absl::Status NtsFactory::Configure(const DaemonConfig& config) {
   if (!config.nts.enabled()) return absl::OkStatus();
@@ -67,9 +72,16 @@ absl::Status NtsFactory::SetMasterKey(std::vector<uint8_t> master,
 }
 
 absl::Status NtsFactory::Install() {
+  const int64_t now = unix_now_();
+  if (!previous_master_.empty() && now >= previous_until_unix_s_) {
+    Wipe(previous_master_);
+    LogInfo(
+        "NTS: cookies of the previous master key have left the window: no "
+        "longer accepted");
+  }
   ZG_ASSIGN_OR_RETURN(
       core::NtsCookieKeystore ks,
-      core::NtsCookieKeystore::Derive(master_, config_, unix_now_()));
+      core::NtsCookieKeystore::Derive(master_, config_, now, previous_master_));
   auto shared = std::make_shared<const core::NtsCookieKeystore>(ks);
   period_end_unix_s_ = ks.current_period_end_unix_s();
   for (auto& k : keystores_) {
@@ -173,6 +185,7 @@ absl::Status NtsFactory::Reload(const ReloadArgs& reload) {
                    c.keystore.period_s, " s, window -", c.keystore.window_past,
                    "/+", c.keystore.window_future),
       [this, shared, c]() mutable {
+        if (*shared != master_) KeepAsPrevious();
         Wipe(master_);
         master_ = std::move(*shared);
         config_ = c.keystore;
@@ -180,6 +193,25 @@ absl::Status NtsFactory::Reload(const ReloadArgs& reload) {
         if (Install().ok()) pending_audit_ = "reload (SIGHUP)";
       });
   return absl::OkStatus();
+}
+
+void NtsFactory::KeepAsPrevious() {
+  // The last cookies master_ sealed carry the current period; they stay in
+  // the window until window_past more periods have ended.
+  const std::shared_ptr<const core::NtsCookieKeystore> ks = CurrentKeystore();
+  const uint64_t last_period = ks->current_period() + config_.window_past;
+  const uint64_t limit =
+      static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  previous_until_unix_s_ =
+      last_period + 1 > limit / config_.period_s
+          ? std::numeric_limits<int64_t>::max()
+          : static_cast<int64_t>((last_period + 1) * config_.period_s);
+  Wipe(previous_master_);
+  previous_master_ = master_;
+  LogInfo(absl::StrCat(
+      "NTS: master key replaced; cookies of the previous one are accepted "
+      "until unix time ",
+      previous_until_unix_s_));
 }
 
 std::shared_ptr<const core::NtsCookieKeystore> NtsFactory::CurrentKeystore()

@@ -31,7 +31,12 @@
 // worker (SwappableConfig: workers switch at a burst boundary), recording
 // the key id in the audit log (config_change), as it does for the first.
 // Reload (SIGHUP) re-reads --nts_master_key and the period and window flags
-// and stages the new keystore; turning NTS on or off needs a restart.
+// and stages the new keystore; turning NTS on or off needs a restart. A
+// new master key does not strand the clients: the key it replaced still
+// opens cookies (never seals) for as long as cookies it sealed can be in
+// the window (to the end of the reload's period plus window_past periods),
+// then the rotation at that boundary drops it. One previous key is kept: a
+// second change within that time drops the oldest.
 // CurrentKeystore() hands the same keystore to the NTS-KE server (any
 // thread; a mutex: KE is not the hot path).
 //
@@ -225,10 +230,17 @@ class NtsFactory {
  private:
   // Derives the keystore of `now` and publishes it (workers and KE).
   absl::Status Install();
+  // Before a reload replaces master_: keep it as previous_master_, until
+  // its last cookies leave the window.
+  void KeepAsPrevious();
   void Audit(const ControlTick& tick, const std::string& why);
 
   // Control thread.
   std::vector<uint8_t> master_;  // zeroed on replacement and destruction
+  // The master key a reload replaced (empty: none), accepted for opening
+  // until previous_until_unix_s_. Zeroed like master_.
+  std::vector<uint8_t> previous_master_;
+  int64_t previous_until_unix_s_ = 0;
   std::string master_path_;
   core::NtsKeystoreConfig config_;
   std::function<int64_t()> unix_now_;

@@ -134,6 +134,44 @@ TEST(NtsCookieTest, OtherMasterKeyIsBadTag) {
             NtsCookieError::kBadTag);
 }
 
+// A master-key rollover: the keystore of the new key with the old one as
+// `previous` opens the old key's cookies of every period in the window,
+// seals only under the new key, and still refuses a third key's cookies.
+TEST(NtsCookieTest, PreviousMasterKeysCookiesStillOpen) {
+  const int64_t now = 1'800'000'000;
+  const NtsKeystoreConfig c;
+  const NtsCookieKeystore old_key = Make(now, c, Master(0));
+  absl::StatusOr<NtsCookieKeystore> rolled =
+      NtsCookieKeystore::Derive(Master(100), c, now, Master(0));
+  ASSERT_TRUE(rolled.ok()) << rolled.status();
+  EXPECT_TRUE(rolled->accepts_previous());
+  EXPECT_FALSE(Make(now, c, Master(100)).accepts_previous());
+  // Cookies the old key sealed in each past period of the window.
+  for (uint32_t back = 0; back <= c.window_past; ++back) {
+    const NtsCookieKeystore then =
+        Make(now - static_cast<int64_t>(back * c.period_s), c, Master(0));
+    ExpectOpens(*rolled, SealWith(then, Keys(7)), Keys(7));
+  }
+  ExpectOpens(*rolled, SealWith(old_key, Keys(8)), Keys(8));
+  // New cookies are the new key's: the old key alone cannot open them.
+  const Bytes fresh = SealWith(*rolled, Keys(9));
+  ExpectOpens(Make(now, c, Master(100)), fresh, Keys(9));
+  NtsKeys got;
+  EXPECT_EQ(old_key.Open(fresh.data(), fresh.size(), &got),
+            NtsCookieError::kBadTag);
+  // Without `previous`, and for a third key, the old cookies are bad tags.
+  const Bytes old_cookie = SealWith(old_key, Keys(10));
+  EXPECT_EQ(Make(now, c, Master(100))
+                .Open(old_cookie.data(), old_cookie.size(), &got),
+            NtsCookieError::kBadTag);
+  const Bytes third = SealWith(Make(now, c, Master(200)), Keys(11));
+  EXPECT_EQ(rolled->Open(third.data(), third.size(), &got),
+            NtsCookieError::kBadTag);
+  // A short previous key is refused like a short master key.
+  EXPECT_FALSE(
+      NtsCookieKeystore::Derive(Master(100), c, now, Bytes(16, 1)).ok());
+}
+
 TEST(NtsCookieTest, BadLengthAndEveryTamperedByte) {
   const NtsCookieKeystore ks = Make(kT);
   Bytes cookie = SealWith(ks, Keys(3));

@@ -325,6 +325,8 @@ TEST_F(NtsPipelineTest, RotatesAtThePeriodBoundaryAndAuditsTheKeyId) {
   Free(e);
 }
 
+// A reload to a new master key: new cookies are sealed under it, and the
+// replaced key still opens its own cookies until they leave the window.
 TEST_F(NtsPipelineTest, ReloadSwitchesTheMasterKey) {
   SetUpNts();
   auto dir = testutil::TempDir::Create("nts-reload");
@@ -349,22 +351,47 @@ TEST_F(NtsPipelineTest, ReloadSwitchesTheMasterKey) {
                                          spec_.cookie.size(), &k),
             core::NtsCookieError::kOk);
   plan2.Commit();
+  // The new key seals; the replaced one still opens the cookies it sealed.
+  EXPECT_TRUE(nts_.CurrentKeystore()->accepts_previous());
   EXPECT_EQ(nts_.CurrentKeystore()->Open(spec_.cookie.data(),
                                          spec_.cookie.size(), &k),
-            core::NtsCookieError::kBadTag);
+            core::NtsCookieError::kOk);
   // The same key again: nothing staged.
   ReloadPlan plan3;
   ASSERT_TRUE(nts_.Reload({{}, &config, &plan3}).ok());
   EXPECT_EQ(plan3.staged(), 0u);
-  // The worker now NAKs the old master key's cookie.
-  Exchange e = Run({testing::UdpFrame(Flow4(), BuildNtsRequest(spec_))});
+  // The worker answers the old key's cookie with a cookie of the new key.
+  const std::vector<uint8_t> req = BuildNtsRequest(spec_);
+  Exchange e = Run({testing::UdpFrame(Flow4(), req)});
   ASSERT_EQ(e.out.size(), 1u);
-  absl::StatusOr<ClientView> v = testing::ReceiveAtClient(Flow4(), e.out[0]);
+  const NtsReplyView r = Open(e.out[0], Flow4(), req.size());
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.cookies.size(), 1u);
+  absl::StatusOr<core::NtsCookieKeystore> new_only =
+      core::NtsCookieKeystore::Derive(master, {}, now_unix_s_);
+  ASSERT_TRUE(new_only.ok());
+  EXPECT_EQ(new_only->Open(r.cookies[0].data(), r.cookies[0].size(), &k),
+            core::NtsCookieError::kOk);
+  Free(e);
+  // Once the old key's last cookies have left the window (the reload's
+  // period and window_past = 2 more), the rotation drops it: NAK.
+  ControlTick tick;
+  for (int i = 0; i < 2; ++i) {
+    now_unix_s_ = nts_.CurrentKeystore()->current_period_end_unix_s();
+    nts_.ControlStep(tick);
+    EXPECT_TRUE(nts_.CurrentKeystore()->accepts_previous()) << i;
+  }
+  now_unix_s_ = nts_.CurrentKeystore()->current_period_end_unix_s();
+  nts_.ControlStep(tick);
+  EXPECT_FALSE(nts_.CurrentKeystore()->accepts_previous());
+  Exchange late = Run({testing::UdpFrame(Flow4(), BuildNtsRequest(spec_))});
+  ASSERT_EQ(late.out.size(), 1u);
+  absl::StatusOr<ClientView> v = testing::ReceiveAtClient(Flow4(), late.out[0]);
   ASSERT_TRUE(v.ok());
   EXPECT_TRUE(
       OpenNtsReply(v->payload(), v->info.payload_len, spec_.uid, keys_.s2c)
           .nak);
-  Free(e);
+  Free(late);
 }
 
 }  // namespace
