@@ -4,58 +4,27 @@
 // reply's worth of calls (cookie open, two SetKey, authenticator verify,
 // cookie seal, reply seal, nonces) runs 1000 times between two reads of the
 // counts. The set-up (HKDF in Derive, getrandom) allocates, as it may.
-#include <openssl/crypto.h>
-
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <vector>
 
 #include "core/crypto/aes_ctr_random.h"
 #include "core/crypto/aes_siv.h"
 #include "core/nts/nts_cookie.h"
 #include "gtest/gtest.h"
-
-namespace {
-
-std::atomic<long> allocs{0};
-
-void* CountingMalloc(size_t n, const char*, int) {
-  allocs.fetch_add(1);
-  return std::malloc(n);
-}
-void* CountingRealloc(void* p, size_t n, const char*, int) {
-  allocs.fetch_add(1);
-  return std::realloc(p, n);
-}
-void CountingFree(void* p, const char*, int) { std::free(p); }
-
-const bool kHooked = CRYPTO_set_mem_functions(CountingMalloc, CountingRealloc,
-                                              CountingFree) == 1;
-
-}  // namespace
-
-void* operator new(size_t n) {
-  allocs.fetch_add(1);
-  void* p = std::malloc(n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
+#include "tests/util/alloc_count.h"
 
 namespace zg::core {
 namespace {
 
 TEST(NtsCryptoAllocTest, OneReplysCryptoAllocatesNothing) {
-  ASSERT_TRUE(kHooked) << "OpenSSL allocated before the hook was installed";
+  ASSERT_TRUE(testutil::AllocationHooksInstalled())
+      << "OpenSSL allocated before the hook was installed";
   std::vector<uint8_t> master(32, 0x5a);
   absl::StatusOr<NtsCookieKeystore> ks =
       NtsCookieKeystore::Derive(master, {}, 1'750'000'000);
   ASSERT_TRUE(ks.ok()) << ks.status();
   absl::StatusOr<AesCtrRandom> rng = AesCtrRandom::FromOs();
   ASSERT_TRUE(rng.ok()) << rng.status();
-  EXPECT_GT(allocs.load(), 0) << "the hooks count nothing";
+  EXPECT_GT(testutil::AllocationCount(), 0) << "the hooks count nothing";
 
   NtsKeys keys;
   keys.c2s[0] = 1;
@@ -71,7 +40,7 @@ TEST(NtsCryptoAllocTest, OneReplysCryptoAllocatesNothing) {
   ASSERT_TRUE(c2s.Seal(req, nullptr, 0, req_tag));
   uint8_t reply[16 + 104] = {0};
 
-  const long before = allocs.load();
+  const long before = testutil::AllocationCount();
   for (int i = 0; i < 1000; ++i) {
     NtsKeys k;
     ASSERT_EQ(ks->Open(cookie, sizeof(cookie), &k), NtsCookieError::kOk);
@@ -86,7 +55,7 @@ TEST(NtsCryptoAllocTest, OneReplysCryptoAllocatesNothing) {
     ASSERT_TRUE(s2c.Seal(rep, reply + 16, 104, reply));
     ASSERT_TRUE(s2c.Open(rep, reply, sizeof(reply), reply + 16));
   }
-  EXPECT_EQ(allocs.load(), before);
+  EXPECT_EQ(testutil::AllocationCount(), before);
 }
 
 }  // namespace

@@ -1,15 +1,10 @@
 // Proves that the workers' NTS path (core/nts/nts_server.h) allocates
-// nothing per request: operator new and OpenSSL's allocator count (as in
-// nts_crypto_alloc_test.cc), and 1000 chrony-shaped requests (with 3
+// nothing per request: operator new and OpenSSL's allocator count
+// (tests/util/alloc_count.h), and 1000 chrony-shaped requests (with 3
 // placeholders) go through ValidateNtpRequest, NtsServer::Check, the reply
 // header, WriteReply, SetKey and SealNtsReply, and 1000 with a foreign
 // cookie through Check and the NAK, between two reads of the counts.
-#include <openssl/crypto.h>
-
-#include <atomic>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 #include <vector>
 
 #include "core/crypto/aes_ctr_random.h"
@@ -17,34 +12,7 @@
 #include "core/nts/nts_server.h"
 #include "gtest/gtest.h"
 #include "tests/core/nts/nts_test_request.h"
-
-namespace {
-
-std::atomic<long> allocs{0};
-
-void* CountingMalloc(size_t n, const char*, int) {
-  allocs.fetch_add(1);
-  return std::malloc(n);
-}
-void* CountingRealloc(void* p, size_t n, const char*, int) {
-  allocs.fetch_add(1);
-  return std::realloc(p, n);
-}
-void CountingFree(void* p, const char*, int) { std::free(p); }
-
-const bool kHooked = CRYPTO_set_mem_functions(CountingMalloc, CountingRealloc,
-                                              CountingFree) == 1;
-
-}  // namespace
-
-void* operator new(size_t n) {
-  allocs.fetch_add(1);
-  void* p = std::malloc(n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
+#include "tests/util/alloc_count.h"
 
 namespace zg::core {
 namespace {
@@ -52,7 +20,8 @@ namespace {
 constexpr int64_t kUnixS = 1'800'000'000;
 
 TEST(NtsServerAllocTest, RepliesAndNaksAllocateNothing) {
-  ASSERT_TRUE(kHooked) << "OpenSSL allocated before the hook was installed";
+  ASSERT_TRUE(testutil::AllocationHooksInstalled())
+      << "OpenSSL allocated before the hook was installed";
   absl::StatusOr<NtsCookieKeystore> ks =
       NtsCookieKeystore::Derive(testing::TestMasterKey(1), {}, kUnixS);
   absl::StatusOr<NtsCookieKeystore> other =
@@ -76,9 +45,9 @@ TEST(NtsServerAllocTest, RepliesAndNaksAllocateNothing) {
   model.state = SyncState::kLocked;
   model.stratum = 1;
   AesSiv s2c;
-  EXPECT_GT(allocs.load(), 0) << "the hooks count nothing";
+  EXPECT_GT(testutil::AllocationCount(), 0) << "the hooks count nothing";
 
-  const long before = allocs.load();
+  const long before = testutil::AllocationCount();
   for (int i = 0; i < 1000; ++i) {
     std::memcpy(buf.data(), good.data(), good.size());
     const uint32_t len = static_cast<uint32_t>(good.size());
@@ -100,7 +69,7 @@ TEST(NtsServerAllocTest, RepliesAndNaksAllocateNothing) {
     ASSERT_EQ(WriteNtsKiss(buf.data(), check, kNtpKissNtsNak, 0, st.fields),
               48u + 36u);
   }
-  EXPECT_EQ(allocs.load(), before);
+  EXPECT_EQ(testutil::AllocationCount(), before);
 }
 
 }  // namespace
