@@ -12,6 +12,8 @@
 //     kTransmit          -> queued for tx_burst as rewritten
 //     kTransmitFinalise  -> queued; FinaliseTx(pkt, tx) runs just before
 //                           tx_burst (NTP writes T3 and the UDP checksum)
+//   after tx_burst, frames of kinds whose handler HasAfterTx():
+//     AfterTx(pkt, after, sent) with the stamp taken when tx_burst returned
 //     kDrop              -> freed, counted under r.drop_reason
 //     kConsumed          -> the handler kept the mbuf (frees/sends it later)
 //
@@ -190,6 +192,16 @@ class FrameHandler {
   // and before the first Handle, so per-client lookups' cache misses overlap.
   virtual bool HasPrefetch() const { return false; }
   virtual void Prefetch(Packet& /*pkt*/) {}
+  // Optional: after tx_burst, for every frame of this kind that was queued
+  // for transmission (kTransmit or kTransmitFinalise), when HasAfterTx()
+  // (asked once, when the worker starts): whether tx_burst took it, and one
+  // TSC stamp read right after tx_burst returned (after net_af_xdp's kick:
+  // the best software transmit time). The mbuf is no longer ours (the PMD
+  // owns or freed it): only pkt.rx, pkt.parse and pkt.note may be read.
+  // NTP interleaved mode keeps this as the reply's exact transmit time.
+  virtual bool HasAfterTx() const { return false; }
+  virtual void AfterTx(Packet& /*pkt*/, const TxStamp& /*after*/,
+                       bool /*sent*/) {}
 };
 
 // What the worker hands a FrameSource each time it polls it.

@@ -25,6 +25,7 @@ Worker::Worker(std::vector<WorkerQueue> queues, Pipeline pipeline,
   for (size_t k = 0; k < kMaxFrameKinds; ++k) {
     handlers_[k] = pipeline_.handler(static_cast<uint8_t>(k));
     prefetch_[k] = handlers_[k] != nullptr && handlers_[k]->HasPrefetch();
+    after_tx_[k] = handlers_[k] != nullptr && handlers_[k]->HasAfterTx();
     any_prefetch_ |= prefetch_[k];
   }
 }
@@ -147,6 +148,7 @@ void Worker::Dispatch(Packet& pkt, uint8_t kind, const BurstContext& burst) {
     case Action::kTransmitFinalise:
       stats_->replied[kind].Add(1);
       finalise_[n_tx_] = r.action == Action::kTransmitFinalise ? h : nullptr;
+      after_[n_tx_] = after_tx_[kind] ? h : nullptr;
       tx_[n_tx_++] = &pkt;
       return;
     case Action::kDrop:
@@ -205,6 +207,15 @@ void Worker::Transmit(QueueState& q, uint16_t from, uint16_t to) {
   }
   const uint16_t sent = rte_eth_tx_burst(
       q.config.queue.port_id, q.config.queue.queue_id, tx_mbufs_.data(), n);
+  bool any_after = false;
+  for (uint16_t i = from; i < to; ++i) any_after |= after_[i] != nullptr;
+  if (any_after) {
+    const TxStamp after = q.stamper.TxNow();
+    for (uint16_t i = 0; i < n; ++i) {
+      FrameHandler* h = after_[from + i];
+      if (h != nullptr) h->AfterTx(*tx_[from + i], after, i < sent);
+    }
+  }
   uint64_t tx_bytes = 0;
   for (uint16_t i = 0; i < sent; ++i) tx_bytes += len[i];
   stats_->tx_packets.Add(sent);

@@ -14,6 +14,8 @@
 //   -> rte_eth_tx_burst; frames it did not take are freed and counted (a
 //      batch whose hooks are costly, NTS seals, goes in chunks, each with
 //      its own stamp: kFinaliseBudgetNs)
+//   -> a TSC stamp when tx_burst returned, for handlers that HasAfterTx()
+//      (NTP interleaved mode keeps it as the reply's transmit time)
 //   -> the pipeline's FrameSource, if any and due: frames it originates
 //      (PTP Announce/Sync/Follow_Up), stamped just before their own
 //      tx_burst
@@ -108,6 +110,7 @@ class Worker {
   std::array<FrameHandler*, kMaxFrameKinds> handlers_ =
       {};                                           // owned by pipeline_
   std::array<bool, kMaxFrameKinds> prefetch_ = {};  // handler HasPrefetch()
+  std::array<bool, kMaxFrameKinds> after_tx_ = {};  // handler HasAfterTx()
   bool any_prefetch_ = false;
   WorkerStats* stats_;
   const std::atomic<bool>* stop_;
@@ -123,6 +126,7 @@ class Worker {
   uint16_t n_tx_ = 0;
   std::array<Packet*, kBurstSize> tx_ = {};
   std::array<FrameHandler*, kBurstSize> finalise_ = {};  // null: no hook
+  std::array<FrameHandler*, kBurstSize> after_ = {};     // null: no AfterTx
   std::array<rte_mbuf*, kBurstSize> tx_mbufs_ = {};
   uint16_t n_free_ = 0;
   std::array<rte_mbuf*, kBurstSize> free_ = {};

@@ -1,0 +1,83 @@
+// Where each timestamp of a port comes from: what the port can stamp
+// (PortStampCaps, probed once at startup by ProbePortStampCaps) and which
+// source the worker uses for each stamp (StampPlan, chosen by
+// SelectStampPlan from the caps and the flags --timesync, --tx_schedule,
+// --tx_schedule_lead). The plan is fixed when the workers start; it is
+// logged, exported as zeitgeber_stamp_source{port,stamp,source} and printed
+// by scripts/nic-check.sh. doc/deployment.md has the table per NIC family.
+//
+// Written by: the control thread before the workers start. Read by: the
+// workers (immutable afterwards).
+//
+//   ZG_ASSIGN_OR_RETURN(PortStampCaps caps, ProbePortStampCaps(port_id));
+//   StampPlan plan = SelectStampPlan(caps, flags);
+#ifndef ZG_DATAPLANE_CLOCK_STAMP_PLAN_H_
+#define ZG_DATAPLANE_CLOCK_STAMP_PLAN_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace zg::dataplane {
+
+// What one port offers.
+struct PortStampCaps {
+  std::string driver;              // rte_eth_dev_info.driver_name
+  bool af_xdp = false;             // net_af_xdp
+  bool read_clock = false;         // rte_eth_read_clock works
+  bool rx_dynfield = false;        // RTE_ETH_RX_OFFLOAD_TIMESTAMP
+  bool timesync = false;           // rte_eth_timesync_enable succeeded
+  bool timesync_one_latch = true;  // one TX stamp latched per port (Intel)
+  bool send_on_timestamp = false;  // RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP
+  bool xdp_rx_metadata = false;    // bpf_xdp_metadata_rx_timestamp answers
+};
+
+// Receive stamps.
+enum class RxStampSource : uint8_t {
+  kSoftwareBurst,  // one TSC read per rx_burst (ring, memif)
+  kXdpKernel,      // the XDP program's bpf_ktime_get_ns per frame (AF_XDP)
+  kXdpMetadata,    // the driver's RX hardware stamp via XDP metadata kfunc
+  kDynfield,       // the mbuf RX-timestamp dynfield (mlx5 style)
+  kTimesync,       // rte_eth_timesync_read_rx_timestamp (PTP event frames)
+};
+// Transmit stamps.
+enum class TxStampSource : uint8_t {
+  kSoftwareBefore,  // TSC read just before tx_burst
+  kSoftwareAfter,   // TSC read when tx_burst returned (after the kick)
+  kTimesync,        // RTE_MBUF_F_TX_IEEE1588_TMST + read_tx_timestamp
+  kScheduled,       // send-on-timestamp: leaves at a chosen NIC time
+};
+const char* RxStampSourceName(RxStampSource s);
+const char* TxStampSourceName(TxStampSource s);
+
+enum class TxScheduleMode : uint8_t { kOff, kAuto };
+
+struct StampFlags {
+  bool timesync = false;                              // --timesync
+  TxScheduleMode tx_schedule = TxScheduleMode::kOff;  // --tx_schedule
+  int64_t tx_schedule_lead_ns = 20'000;               // --tx_schedule_lead
+};
+
+// Per port: the source of each stamp the worker takes.
+struct StampPlan {
+  RxStampSource ntp_rx = RxStampSource::kSoftwareBurst;   // NTP T2
+  TxStampSource ntp_tx = TxStampSource::kSoftwareBefore;  // NTP T3
+  RxStampSource ptp_rx = RxStampSource::kSoftwareBurst;   // t2, Delay_Req t4
+  TxStampSource ptp_tx = TxStampSource::kSoftwareBefore;  // t1, Pdelay t3
+  int64_t tx_schedule_lead_ns = 0;  // kScheduled: launch this far ahead
+  // The two stamps of an NTP reply come from one clock (false: RX from
+  // the NIC clock, TX from the TSC; the correlation error between them is
+  // added to the error bound).
+  bool ntp_one_clock = true;
+};
+
+// Needs the port configured (and started, for read_clock on some PMDs).
+absl::StatusOr<PortStampCaps> ProbePortStampCaps(uint16_t port_id);
+StampPlan SelectStampPlan(const PortStampCaps& caps, const StampFlags& flags);
+// "ntp_rx=dynfield ntp_tx=software_after ptp_rx=... ptp_tx=..." for logs.
+std::string StampPlanString(const StampPlan& plan);
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_CLOCK_STAMP_PLAN_H_
