@@ -58,6 +58,7 @@
 #include "absl/types/span.h"
 #include "core/time/clock_model.h"
 #include "core/time/time_types.h"
+#include "dataplane/clock/stamp_plan.h"
 #include "dataplane/clock/timestamper.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/port/interface_address.h"
@@ -292,7 +293,8 @@ struct WorkerPort {
   rte_ether_addr mac = {};
   uint16_t mtu = 0;
   TxOffloads
-      offloads;  // for FinaliseUdpChecksums (dataplane/port/tx_checksum.h)
+      offloads;      // for FinaliseUdpChecksums (dataplane/port/tx_checksum.h)
+  StampPlan stamps;  // where each stamp comes from (clock/stamp_plan.h)
 };
 struct WorkerSetup {
   unsigned lcore_id = 0;

@@ -64,6 +64,7 @@ struct WorkerQueue {
   QueuePair queue;
   Timestamper::Config stamping;
   TxOffloads offloads;
+  StampPlan stamps;  // where each stamp comes from (clock/stamp_plan.h)
 };
 
 class Worker {
