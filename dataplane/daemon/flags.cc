@@ -232,6 +232,7 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   ZG_ASSIGN_OR_RETURN(c.access, ParseAccessFlags(args));
   ZG_ASSIGN_OR_RETURN(c.nts, ReadNtsFlags());
   ZG_ASSIGN_OR_RETURN(c.nts_ke, ParseNtsKeFlags(args));
+  ZG_ASSIGN_OR_RETURN(c.ntp_interleave, ReadNtpInterleaveFlags());
   return c;
 }
 
