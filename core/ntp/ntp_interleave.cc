@@ -66,6 +66,7 @@ NtpInterleaveTable::Taken NtpInterleaveTable::Take(NtpTimestamp rx) {
             key + static_cast<uint64_t>(int64_t{e.tx_minus_rx}));
         break;
       case State::kUsed:
+      case State::kPendingUsed:
         t.result = TakeResult::kReplay;
         break;
       case State::kPending:
@@ -74,7 +75,7 @@ NtpInterleaveTable::Taken NtpInterleaveTable::Take(NtpTimestamp rx) {
         t.result = TakeResult::kNoTx;
         break;
     }
-    e.state = State::kUsed;
+    Disable(e);
     return t;
   }
   return {};
@@ -100,7 +101,7 @@ uint32_t NtpInterleaveTable::Victim(uint32_t bucket, uint64_t rx) const {
     const Entry& e = b.way[w];
     if (e.state == State::kEmpty || e.state == State::kUsed) return w;
     const int64_t age = NtpDiff(rx, e.rx);
-    if (e.state == State::kPending && age <= kStalePendingNtp) continue;
+    if (IsPending(e.state) && age <= kStalePendingNtp) continue;
     // kNoTx entries can answer nothing: before any kReady one.
     const int64_t rank = e.state == State::kNoTx ? INT64_MAX : age;
     if (rank > oldest_age) {
@@ -117,7 +118,7 @@ NtpInterleaveTable::Saved NtpInterleaveTable::Save(NtpTimestamp rx) {
   Bucket& b = buckets_[bucket];
   for (Entry& e : b.way) {
     if (e.rx == key && e.state != State::kEmpty) {
-      e.state = State::kUsed;  // ambiguous: neither reply answers
+      Disable(e);  // ambiguous: neither reply answers
       return {SaveResult::kDuplicate, kNtpInterleaveNoSlot};
     }
   }
@@ -135,6 +136,7 @@ NtpInterleaveTable::Saved NtpInterleaveTable::Save(NtpTimestamp rx) {
 void NtpInterleaveTable::SetTx(uint32_t slot, NtpTimestamp tx) {
   if (slot >= slots()) return;
   Entry& e = At(slot);
+  if (e.state == State::kPendingUsed) e.state = State::kUsed;
   if (e.state != State::kPending) return;
   const int64_t d = NtpDiff(TagNtpTx(tx).ToU64(), e.rx);
   if (d > kMaxTxMinusRx || d < -kMaxTxMinusRx) {
@@ -149,6 +151,7 @@ void NtpInterleaveTable::ClearTx(uint32_t slot) {
   if (slot >= slots()) return;
   Entry& e = At(slot);
   if (e.state == State::kPending) e.state = State::kNoTx;
+  if (e.state == State::kPendingUsed) e.state = State::kUsed;
 }
 
 }  // namespace zg::core

@@ -142,7 +142,19 @@ class NtpInterleaveTable {
   void ClearTx(uint32_t slot);
 
  private:
-  enum class State : uint16_t { kEmpty = 0, kPending, kReady, kNoTx, kUsed };
+  // kPending: saved, its TX time to come (the slot stays its own until
+  // then, unless stale); kPendingUsed: the same, already disabled.
+  enum class State : uint16_t {
+    kEmpty = 0,
+    kPending,
+    kPendingUsed,
+    kReady,
+    kNoTx,
+    kUsed
+  };
+  static bool IsPending(State s) {
+    return s == State::kPending || s == State::kPendingUsed;
+  }
   struct Entry {
     uint64_t rx = 0;          // the key: our T2 as sent
     int32_t tx_minus_rx = 0;  // kReady: T3 - T2 in 2^-32 s units
@@ -150,6 +162,10 @@ class NtpInterleaveTable {
     uint16_t reserved = 0;
   };
   static_assert(sizeof(Entry) == 16);
+  // Disables an entry (at most one answer); a pending one keeps its slot.
+  static void Disable(Entry& e) {
+    e.state = IsPending(e.state) ? State::kPendingUsed : State::kUsed;
+  }
   static constexpr uint32_t kWays = 4;
   struct alignas(64) Bucket {  // one cache line
     Entry way[kWays];

@@ -69,9 +69,14 @@ TEST(NtpInterleaveTableTest, NotSentOrStillPendingHasNoTx) {
   t.ClearTx(s.slot);
   t.SetTx(s.slot, Ts(0xe8fe6f80'10001000));  // too late: stays kNoTx
   EXPECT_EQ(t.Take(rx).result, Table::TakeResult::kNoTx);
+  // Asked for before its reply left (never in practice): no answer, and the
+  // slot stays that reply's until its TX time comes, which then answers
+  // nothing either.
   const NtpTimestamp rx2 = Ts(0xe8fe6f80'20000001);
-  t.Save(rx2);
+  const Table::Saved s2 = t.Save(rx2);
   EXPECT_EQ(t.Take(rx2).result, Table::TakeResult::kNoTx);
+  t.SetTx(s2.slot, Ts(0xe8fe6f80'20001000));
+  EXPECT_EQ(t.Take(rx2).result, Table::TakeResult::kReplay);
 }
 
 TEST(NtpInterleaveTableTest, ADuplicateKeyDisablesBoth) {
