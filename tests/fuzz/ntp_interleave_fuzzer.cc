@@ -8,9 +8,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <map>
 
+#include "core/base/byte_order.h"
 #include "core/ntp/ntp_interleave.h"
 #include "core/ntp/ntp_wire.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -25,12 +25,6 @@ struct Model {
   bool used = false;
   uint64_t tx = 0;
 };
-
-uint64_t Load64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
 
 }  // namespace
 
@@ -51,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Keys from a small space around one base so that lookups collide.
   for (size_t at = 0; at + 9 <= size; at += 9) {
     const uint8_t op = data[at];
-    const uint64_t arg = Load64(data + at + 1);
+    const uint64_t arg = zg::core::LoadBe64(data + at + 1);
     const uint64_t key = (0xe8fe6f80'00000000ull + (arg & 0xffff)) | 1;
     switch (op % 5) {
       case 0: {  // save
