@@ -1,7 +1,3 @@
-// rte_eth_read_clock is experimental in DPDK 22.11 (used in no call here, but
-// rte_ethdev.h declares the timesync and clock API this PMD implements).
-#define ALLOW_EXPERIMENTAL_API 1
-
 #include "tests/dataplane/testing/emulated_nic.h"
 
 #include <rte_errno.h>
