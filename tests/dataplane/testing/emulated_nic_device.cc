@@ -55,11 +55,14 @@ int64_t SimClock::AtTsc(uint64_t tsc) const {
       static_cast<unsigned __int128>(tsc) * kNsPerS / tsc_hz_);
   const auto drift =
       static_cast<int64_t>(std::floor(static_cast<long double>(base) * drift_));
-  const int64_t raw =
-      offset_ns_ + step_ns_.load(std::memory_order_relaxed) + base + drift;
-  int64_t rem = raw % resolution_ns_;
+  return Quantise(offset_ns_ + step_ns_.load(std::memory_order_relaxed) + base +
+                  drift);
+}
+
+int64_t SimClock::Quantise(int64_t ns) const {
+  int64_t rem = ns % resolution_ns_;
   if (rem < 0) rem += resolution_ns_;
-  return raw - rem;
+  return ns - rem;
 }
 
 int64_t SimClock::Now() const { return AtTsc(rte_rdtsc()); }
@@ -170,7 +173,7 @@ std::optional<int64_t> EmulatedNicDevice::Inject(
 }
 
 void EmulatedNicDevice::StampRx(rte_mbuf* m) {
-  const int64_t wire = *WireNsOf(m);
+  const int64_t wire = clock_.Quantise(*WireNsOf(m));
   if (rx_stamp_on_) {
     *RTE_MBUF_DYNFIELD(m, rx_ts_offset_, uint64_t*) =
         static_cast<uint64_t>(wire);
@@ -217,7 +220,7 @@ bool EmulatedNicDevice::LatchTx(int64_t wire_ns) {
     return false;
   }
   tx_latch_full_ = true;
-  tx_latch_ns_ = wire_ns;
+  tx_latch_ns_ = clock_.Quantise(wire_ns);
   tx_readable_ns_ = wire_ns + config_.tx_stamp_latency_ns;
   tx_latched_.fetch_add(1, std::memory_order_relaxed);
   return true;

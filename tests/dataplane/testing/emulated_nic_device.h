@@ -4,6 +4,10 @@
 // time, launch time, TX latch, the transmitted log), and its counters.
 // emulated_nic.cc makes it an ethdev (eth_dev_ops calling into it).
 //
+// Wire times are exact (given to Inject, or a launch time, or the clock at
+// tx_burst plus the wire latency); the stamps the NIC reports for them (RX
+// dynfield, timesync latches) are quantised to the clock's resolution.
+//
 // Threads: RxBurst/TxBurst run on the worker polling the queue; Inject,
 // TakeTransmitted and Snapshot on the test thread; the timesync reads on the
 // worker or the control thread. Latches and the log are guarded by mutexes
@@ -44,6 +48,8 @@ class SimClock {
   SimClock(const EmulatedNicConfig& config, uint64_t tsc_hz);
   int64_t AtTsc(uint64_t tsc) const;
   int64_t Now() const;
+  // What the NIC reports for an instant: floor to the resolution.
+  int64_t Quantise(int64_t ns) const;
   void Step(int64_t delta_ns) {
     step_ns_.fetch_add(delta_ns, std::memory_order_relaxed);
   }

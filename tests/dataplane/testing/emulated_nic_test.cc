@@ -216,6 +216,22 @@ TEST_F(EmulatedNicTest, RxDynfieldIsTheWireTime) {
   EXPECT_EQ(st.q_ipackets[0], 0u);
 }
 
+TEST_F(EmulatedNicTest, StampsAreQuantisedToTheResolution) {
+  EmulatedNicConfig c;
+  c.resolution_ns = 8;
+  c.timesync = true;
+  Open("quant", c, {.timesync = true});
+  ASSERT_EQ(nic_->Inject(PtpL2(0x0), 0, 1003), 1003);  // the exact wire time
+  std::vector<rte_mbuf*> got = Rx();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(port_->stamp_field().Read(got[0]), 1000u);
+  timespec ts{};
+  ASSERT_EQ(rte_eth_timesync_read_rx_timestamp(port_->id(), &ts, 0), 0);
+  EXPECT_EQ(Ns(ts), 1000);
+  FreeAll(got);
+  EXPECT_EQ(nic_->NicNowNs() % 8, 0);
+}
+
 TEST_F(EmulatedNicTest, RxTimestampOffloadOffLeavesFramesUnstamped) {
   Open("rxoff", EmulatedNicConfig{}, {.rx_timestamp = false});
   EXPECT_FALSE(port_->caps().rx_timestamp_offload);

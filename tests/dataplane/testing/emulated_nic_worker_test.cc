@@ -11,8 +11,10 @@
 #include <rte_mempool.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/ntp/ntp_wire.h"
@@ -202,6 +204,39 @@ TEST_F(EmulatedNicWorkerTest, RepliesLeaveOnTheQueueOfTheirRequest) {
   EXPECT_EQ(st.opackets, 3u);
   EXPECT_EQ(st.q_opackets[2], 1u);
   EXPECT_EQ(stats_.hw_stamped.Load(), 3u);
+}
+
+// The worker on its own lcore while the test thread injects and collects:
+// the PMD's two sides on two threads, as in zeitgeberd.
+TEST_F(EmulatedNicWorkerTest, WorkerOnItsLcoreAnswersConcurrentInjects) {
+  SetUpNic("lcore", EmulatedNicConfig{});
+  nic_clock_.Write(NicModel(tsc_model_, *nic_, rte_rdtsc()));
+  ASSERT_EQ(WorkerLcores().size(), 1u);
+  std::vector<std::unique_ptr<Worker>> workers;
+  workers.push_back(MakeWorker());
+  WorkerGroup group;
+  ASSERT_TRUE(group.Launch(std::move(workers)).ok());
+  constexpr int kFrames = 256;
+  std::vector<EmulatedNic::WireFrame> sent;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (int i = 0; i < kFrames; ++i) {
+    while (!nic_->Inject(Request(i % 64)).has_value() &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();  // ring full: the worker is behind
+    }
+  }
+  while (sent.size() < kFrames && std::chrono::steady_clock::now() < deadline) {
+    for (EmulatedNic::WireFrame& f : nic_->TakeTransmitted()) {
+      sent.push_back(std::move(f));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  stop_.store(true, std::memory_order_relaxed);
+  group.Join();
+  ASSERT_EQ(sent.size(), static_cast<size_t>(kFrames));
+  for (int i = 0; i < kFrames; i += 37) ReadReply(sent[i], i % 64);
+  EXPECT_EQ(stats_.hw_stamped.Load(), static_cast<uint64_t>(kFrames));
 }
 
 }  // namespace
