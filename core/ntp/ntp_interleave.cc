@@ -150,8 +150,11 @@ void NtpInterleaveTable::SetTx(uint32_t slot, NtpTimestamp tx) {
 void NtpInterleaveTable::ClearTx(uint32_t slot) {
   if (slot >= slots()) return;
   Entry& e = At(slot);
-  if (e.state == State::kPending) e.state = State::kNoTx;
-  if (e.state == State::kPendingUsed) e.state = State::kUsed;
+  if (e.state == State::kPending || e.state == State::kReady) {
+    e.state = State::kNoTx;
+  } else if (e.state == State::kPendingUsed) {
+    e.state = State::kUsed;
+  }
 }
 
 }  // namespace zg::core

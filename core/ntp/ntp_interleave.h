@@ -138,7 +138,7 @@ class NtpInterleaveTable {
   // The transmit time of the reply saved in `slot` (tagged as TagNtpTx
   // here). A time more than +-0.5 s from its RX time is not kept (kNoTx).
   void SetTx(uint32_t slot, NtpTimestamp tx);
-  // That reply was not sent.
+  // That reply was not sent (also after SetTx).
   void ClearTx(uint32_t slot);
 
  private:

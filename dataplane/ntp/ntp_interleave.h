@@ -96,9 +96,13 @@ class NtpWorkerInterleave {
   static void TagTransmit(uint8_t* payload) {
     payload[core::kNtpOffsetTransmitTime + 7] &= 0xfe;
   }
-  // The reply in `slot` leaves exactly at `t3` (as written in it).
-  void SetExactTx(uint32_t slot, core::NtpTimestamp t3) {
-    table_.SetTx(slot, t3);
+  // FinaliseTx, where T3 just written is the exact transmit time (a
+  // send-on-timestamp launch time, --tx_schedule): keep it for the slot's
+  // entry; AfterTx then leaves it (only a pending entry takes a TX time),
+  // unless the reply was not sent.
+  void SetExactTx(uint32_t slot, const uint8_t* payload) {
+    table_.SetTx(
+        slot, core::LoadNtpTimestamp(payload + core::kNtpOffsetTransmitTime));
   }
   // AfterTx: `after` is the stamp taken when tx_burst returned.
   void AfterTx(uint32_t slot, const TxStamp& after, bool sent) {
