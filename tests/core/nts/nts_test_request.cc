@@ -55,6 +55,8 @@ std::vector<uint8_t> BuildNtsRequest(const NtsClientSpec& spec) {
   h.mode = NtpMode::kClient;
   h.poll_log2 = 6;
   h.transmit_time = spec.t1;
+  h.origin_time = spec.origin;
+  h.receive_time = spec.receive;
   std::vector<uint8_t> out(kNtpHeaderSize);
   SerializeNtpHeader(h, out.data());
   for (const auto& f : spec.leading_fields) Append(out, f);

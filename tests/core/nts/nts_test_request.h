@@ -42,6 +42,10 @@ std::vector<uint8_t> NtsField(uint16_t type, const std::vector<uint8_t>& body);
 // placeholder, authenticator with a 16-byte nonce and empty plaintext.
 struct NtsClientSpec {
   NtpTimestamp t1{0xe8fe6f80u, 0x12345678u};  // the request's transmit time
+  // Origin and receive (zero in basic mode; an interleaved client's are
+  // our previous T2 and its own T4, RFC 9769).
+  NtpTimestamp origin{};
+  NtpTimestamp receive{};
   std::vector<uint8_t> uid = std::vector<uint8_t>(32, 0x55);
   std::vector<uint8_t> cookie;  // body of the NTS Cookie field
   uint32_t placeholders = 0;    // Cookie Placeholders, as long as cookie

@@ -4,7 +4,8 @@
 // whose T3 is exactly the stamp the worker took when tx_burst returned
 // with the first reply; replays, unknown origins and basic clients get
 // basic replies, counted; one burst's shared RX stamp still gives every
-// reply its own key; symmetric-key MACs cover the interleaved T3.
+// reply its own key; symmetric-key MACs and NTS seals cover the interleaved
+// T3.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -13,9 +14,12 @@
 #include "core/ntp/ntp_keys.h"
 #include "core/ntp/ntp_mac.h"
 #include "core/ntp/ntp_wire.h"
+#include "core/nts/nts_cookie.h"
 #include "dataplane/ntp/ntp_auth.h"
 #include "dataplane/ntp/ntp_interleave.h"
+#include "dataplane/ntp/nts_auth.h"
 #include "gtest/gtest.h"
+#include "tests/core/nts/nts_test_request.h"
 #include "tests/dataplane/ntp/ntp_pipeline_fixture.h"
 #include "tests/dataplane/testing/frames.h"
 
@@ -29,9 +33,10 @@ using testing::NtpPipelineTest;
 
 class NtpInterleaveTest : public NtpPipelineTest {
  protected:
-  void SetUpInterleave(NtpAuthFactory* auth = nullptr) {
+  void SetUpInterleave(NtpAuthFactory* auth = nullptr,
+                       NtsFactory* nts = nullptr) {
     xleave_.SetConfig({.enabled = true, .slots = 1024});
-    SetUpServer(std::nullopt, nullptr, {}, auth, nullptr, &xleave_);
+    SetUpServer(std::nullopt, nullptr, {}, auth, nts, &xleave_);
   }
 
   // A client request in interleaved mode (RFC 9769): origin = our
@@ -222,6 +227,48 @@ TEST_F(NtpInterleaveTest, TheMacCoversTheInterleavedTransmitTime) {
       Flow4(), macced(Request(r1.receive_time, kT4, kT1b)))});
   ASSERT_EQ(e2.out.size(), 1u);
   EXPECT_EQ(verified(e2.out[0]).transmit_time, tx1);
+  EXPECT_EQ(Stats().interleaved.Load(), 1u);
+  Free(e2);
+}
+
+TEST_F(NtpInterleaveTest, TheNtsSealCoversTheInterleavedTransmitTime) {
+  NtsFactory nts;
+  nts.SetClock([] { return int64_t{1'800'000'000}; });
+  ASSERT_TRUE(nts.SetMasterKey(core::testing::TestMasterKey(1), {}).ok());
+  SetUpInterleave(nullptr, &nts);
+  const core::NtsKeys keys = core::testing::TestKeys(5);
+  core::testing::NtsClientSpec spec;
+  spec.cookie = core::testing::MintCookie(*nts.CurrentKeystore(), keys);
+  spec.c2s = keys.c2s;
+  spec.t1 = kT1;
+  spec.origin = {0x1000u, 0x1u};
+  spec.receive = {0x1u, 0x2u};
+  auto open = [&](const rte_mbuf* m, size_t len) {
+    absl::StatusOr<ClientView> v = testing::ReceiveAtClient(Flow4(), m);
+    EXPECT_TRUE(v.ok()) << v.status();
+    if (!v.ok()) return core::testing::NtsReplyView{};
+    EXPECT_EQ(v->info.payload_len, len);
+    return core::testing::OpenNtsReply(v->payload(), v->info.payload_len,
+                                       spec.uid, keys.s2c);
+  };
+  std::vector<uint8_t> req = core::testing::BuildNtsRequest(spec);
+  Exchange e1 = Run({testing::UdpFrame(Flow4(), req)});
+  ASSERT_EQ(e1.out.size(), 1u);
+  const core::testing::NtsReplyView r1 = open(e1.out[0], req.size());
+  ASSERT_TRUE(r1.ok) << r1.error;
+  EXPECT_EQ(r1.header.origin_time, kT1);
+  const NtpTimestamp tx1 = LastTxOnTheWire();
+  Free(e1);
+  spec.origin = r1.header.receive_time;
+  spec.receive = kT4;
+  spec.t1 = kT1b;
+  req = core::testing::BuildNtsRequest(spec);
+  Exchange e2 = Run({testing::UdpFrame(Flow4(), req)});
+  ASSERT_EQ(e2.out.size(), 1u);
+  const core::testing::NtsReplyView r2 = open(e2.out[0], req.size());
+  ASSERT_TRUE(r2.ok) << r2.error << ": the seal covers the reply as sent";
+  EXPECT_EQ(r2.header.origin_time, kT4);
+  EXPECT_EQ(r2.header.transmit_time, tx1);
   EXPECT_EQ(Stats().interleaved.Load(), 1u);
   Free(e2);
 }
