@@ -20,7 +20,11 @@
 
 #include <cstdint>
 
+#include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
+
+ABSL_DECLARE_FLAG(bool, ntp_interleave);
+ABSL_DECLARE_FLAG(int64_t, ntp_interleave_slots);
 
 namespace zg::dataplane {
 
