@@ -1,6 +1,3 @@
-// rte_eth_read_clock is experimental in DPDK 22.11.
-#define ALLOW_EXPERIMENTAL_API 1
-
 #include "dataplane/daemon/nic_check.h"
 
 #include <rte_cycles.h>
@@ -17,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/time/tsc.h"
+#include "dataplane/clock/nic_clock.h"
 #include "dataplane/daemon/daemon.h"
 #include "dataplane/daemon/log.h"
 
@@ -54,17 +52,20 @@ std::string Spread(std::vector<double> ns, const char* unit, double scale) {
                          unit, ns.back() * scale, unit, ns.size());
 }
 
-void CheckReadClock(uint16_t port_id) {
+// The TSC bracket of reading the RX stamps' clock (NicClock::Sample):
+// rte_eth_read_clock for a NIC, clock_gettime for the XDP program's stamps.
+void CheckClockBracket(NicClock* nic) {
   std::vector<double> widths;
   for (int i = 0; i < kClockReads; ++i) {
-    uint64_t ticks = 0;
-    const uint64_t before = core::ReadTscOrdered();
-    const int rc = rte_eth_read_clock(port_id, &ticks);
-    const uint64_t after = core::ReadTscOrdered();
-    if (rc != 0) break;
-    widths.push_back(TscToNs(after - before));
+    absl::StatusOr<NicTscSample> s = nic->Sample();
+    if (!s.ok()) {
+      Line("rx_clock_error", std::string(s.status().message()));
+      break;
+    }
+    widths.push_back(TscToNs(s->tsc_after - s->tsc_before));
   }
-  Line("read_clock_bracket", Spread(widths, "ns", 1));
+  Line("rx_clock", nic->name());
+  Line("rx_clock_bracket", Spread(widths, "ns", 1));
 }
 
 // An L2 PTP Sync (two-step) from `mac` in domain kCheckDomain.
@@ -95,8 +96,12 @@ void WriteSync(uint8_t* f, const rte_ether_addr& mac, uint16_t seq) {
 int64_t OneTxStamp(const Port& port, rte_mempool* pool, uint16_t seq) {
   rte_mbuf* m = rte_pktmbuf_alloc(pool);
   if (m == nullptr) return -2;
-  auto* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, 14 + 44));
-  WriteSync(f, port.mac(), seq);
+  char* f = rte_pktmbuf_append(m, 14 + 44);
+  if (f == nullptr) {
+    rte_pktmbuf_free(m);
+    return -2;
+  }
+  WriteSync(reinterpret_cast<uint8_t*>(f), port.mac(), seq);
   m->ol_flags |= RTE_MBUF_F_TX_IEEE1588_TMST;
   timespec ts{};
   (void)rte_eth_timesync_read_tx_timestamp(port.id(), &ts);  // clear latch
@@ -162,10 +167,11 @@ int RunNicCheck(const Port& port, const PortStamps& stamps, MbufPools* pools) {
   Line("ptp_rx", RxStampSourceName(plan.ptp_rx));
   Line("ptp_tx", TxStampSourceName(plan.ptp_tx));
   Line("ntp_one_clock", YesNo(plan.ntp_one_clock));
-  if (c.read_clock && !c.af_xdp) {
-    CheckReadClock(port.id());
+  if (stamps.nic() != nullptr) {
+    CheckClockBracket(stamps.nic());
   } else {
-    Line("read_clock_bracket", "n/a (no rte_eth_read_clock)");
+    Line("rx_clock", "tsc");
+    Line("rx_clock_bracket", "n/a (RX stamps are TSC reads)");
   }
   int rc = kExitOk;
   if (c.timesync) {
