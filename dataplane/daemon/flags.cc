@@ -235,6 +235,7 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   ZG_ASSIGN_OR_RETURN(c.nts_ke, ParseNtsKeFlags(args));
   c.stamps.timesync = c.timesync;
   c.nic_check = NicCheckFlag();
+  ZG_ASSIGN_OR_RETURN(c.ntp_interleave, ReadNtpInterleaveFlags());
   return c;
 }
 

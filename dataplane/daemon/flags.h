@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "dataplane/clock/stamp_plan.h"
+#include "dataplane/daemon/ntp_interleave_flags.h"
 #include "dataplane/daemon/nts_flags.h"
 #include "dataplane/nts/nts_ke_config.h"
 #include "dataplane/port/interface_address.h"
@@ -60,6 +61,8 @@ struct DaemonConfig {
   // fill the rest (stamp_setup.h).
   StampFlags stamps;
   bool nic_check = false;  // --nic_check (nic_check.h)
+  // --ntp_interleave, --ntp_interleave_slots (ntp_interleave_flags.h).
+  NtpInterleaveConfig ntp_interleave;
 };
 
 // argv split at the first "--": EAL options before it, zeitgeberd flags
