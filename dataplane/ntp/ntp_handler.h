@@ -35,7 +35,9 @@
 // one of our recent T2s gets the interleaved reply (RFC 9769: T3 the exact
 // transmit time of that earlier reply), written in Handle and left alone
 // by FinaliseTx, and AfterTx keeps each saved reply's transmit time. Plain,
-// MACed and NTS requests alike.
+// MACed and NTS requests alike. Where FinaliseTx gives a frame an exact
+// launch time (send-on-timestamp), it passes that time to
+// NtpWorkerInterleave::SetExactTx for the note's slot, and AfterTx keeps it.
 //
 //   ZG_ASSIGN_OR_RETURN(NtpDropIndex ntp, RegisterNtpNames(names));
 //   ZG_RETURN_IF_ERROR(pipeline.SetHandler(core::FrameKind::kNtp,

@@ -96,13 +96,19 @@ class NtpWorkerInterleave {
   static void TagTransmit(uint8_t* payload) {
     payload[core::kNtpOffsetTransmitTime + 7] &= 0xfe;
   }
-  // FinaliseTx, where T3 just written is the exact transmit time (a
-  // send-on-timestamp launch time, --tx_schedule): keep it for the slot's
-  // entry; AfterTx then leaves it (only a pending entry takes a TX time),
-  // unless the reply was not sent.
+  // FinaliseTx, where the frame's transmit time is exact (a send-on-
+  // timestamp launch time, --tx_schedule; the T3 a basic reply carries):
+  // keep it for the slot's entry (note.xleave_slot). AfterTx then leaves it
+  // (only a pending entry takes a TX time) unless the frame was not sent.
+  // An interleaved reply (its T3 is the previous reply's) still passes its
+  // own launch time here.
+  void SetExactTx(uint32_t slot, core::NtpTimestamp launch) {
+    table_.SetTx(slot, launch);
+  }
+  // The same from the T3 just written in `payload`.
   void SetExactTx(uint32_t slot, const uint8_t* payload) {
-    table_.SetTx(
-        slot, core::LoadNtpTimestamp(payload + core::kNtpOffsetTransmitTime));
+    SetExactTx(slot,
+               core::LoadNtpTimestamp(payload + core::kNtpOffsetTransmitTime));
   }
   // AfterTx: `after` is the stamp taken when tx_burst returned.
   void AfterTx(uint32_t slot, const TxStamp& after, bool sent) {

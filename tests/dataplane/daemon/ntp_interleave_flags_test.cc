@@ -2,14 +2,18 @@
 // ntp_interleave_flags.h) and the NtpInterleaveFactory that reads them
 // (dataplane/ntp/ntp_interleave.h), without an EAL: defaults, bounds with
 // messages that name the flag, one table per worker sized as asked (and
-// rounded up), none when turned off, the metric families it exports.
+// rounded up), none when turned off, the metric families it exports; and
+// the worker side keeps an exact launch time over the after-stamp.
 #include "dataplane/daemon/ntp_interleave_flags.h"
 
+#include <array>
 #include <memory>
 #include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
+#include "core/ntp/ntp_wire.h"
+#include "core/time/clock_model.h"
 #include "dataplane/ntp/ntp_interleave.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -65,6 +69,50 @@ TEST(NtpInterleaveFactoryTest, OneRoundedTablePerWorkerOrNone) {
   absl::StatusOr<std::unique_ptr<NtpWorkerInterleave>> none = off.Create(setup);
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(*none, nullptr);
+}
+
+TEST(NtpWorkerInterleaveTest, AnExactLaunchTimeIsKeptOverTheAfterStamp) {
+  NtpInterleaveFactory f;
+  f.SetConfig({.enabled = true, .slots = 64});
+  std::unique_ptr<NtpWorkerInterleave> x = *f.Create(WorkerSetup{});
+  // A validated v4 request in interleaved form; the reply written over it.
+  std::array<uint8_t, core::kNtpHeaderSize> p = {};
+  p[0] = core::NtpLiVnMode(core::NtpLeapIndicator::kNoWarning, 4,
+                           core::NtpMode::kClient);
+  core::StoreNtpTimestamp(p.data() + core::kNtpOffsetOriginTime, {7, 9});
+  core::StoreNtpTimestamp(p.data() + core::kNtpOffsetReceiveTime, {1, 2});
+  core::StoreNtpTimestamp(p.data() + core::kNtpOffsetTransmitTime, {3, 4});
+  const core::NtpRequestCheck check =
+      core::ValidateNtpRequest(p.data(), core::kNtpHeaderSize);
+  const core::NtpInterleavedRequest req =
+      NtpWorkerInterleave::Inspect(p.data(), check);
+  ASSERT_TRUE(req.looks_interleaved);
+  const core::NtpTimestamp t2{0xe8fe6f80u, 0x10000000u};
+  core::StoreNtpTimestamp(p.data() + core::kNtpOffsetReceiveTime, t2);
+  const NtpWorkerInterleave::Applied a = x->Apply(p.data(), req);
+  ASSERT_NE(a.slot, core::kNtpInterleaveNoSlot);
+  EXPECT_FALSE(a.interleaved);
+  const core::NtpTimestamp sent_t2 =
+      core::LoadNtpTimestamp(p.data() + core::kNtpOffsetReceiveTime);
+  EXPECT_EQ(sent_t2, core::TagNtpRx(t2));
+  const core::NtpTimestamp launch{0xe8fe6f80u, 0x10004000u};
+  x->SetExactTx(a.slot, launch);
+  core::ClockModel model;  // identity-ish: any model, the stamp is ignored
+  x->AfterTx(a.slot, TxStamp{core::TaiNs{123}, 1, &model}, true);
+  // The client's next request names reply 1's T2.
+  core::StoreNtpTimestamp(p.data() + core::kNtpOffsetOriginTime, sent_t2);
+  core::StoreNtpTimestamp(p.data() + core::kNtpOffsetReceiveTime, {5, 6});
+  const core::NtpInterleavedRequest next =
+      NtpWorkerInterleave::Inspect(p.data(), check);
+  core::StoreNtpTimestamp(p.data() + core::kNtpOffsetReceiveTime,
+                          {0xe8fe6f81u, 0});
+  const NtpWorkerInterleave::Applied b = x->Apply(p.data(), next);
+  EXPECT_TRUE(b.interleaved);
+  EXPECT_EQ(core::LoadNtpTimestamp(p.data() + core::kNtpOffsetTransmitTime),
+            launch);
+  EXPECT_EQ(core::LoadNtpTimestamp(p.data() + core::kNtpOffsetOriginTime),
+            (core::NtpTimestamp{5, 6}));
+  EXPECT_EQ(f.stats(0).interleaved.Load(), 1u);
 }
 
 }  // namespace
