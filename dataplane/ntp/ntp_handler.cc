@@ -217,7 +217,8 @@ HandleResult NtpHandler::HandleNts(Packet& pkt, const BurstContext& burst,
 }
 
 void NtpHandler::FinaliseNts(Packet& pkt, const TxStamp& tx, uint16_t slot,
-                             bool software_checksum, bool interleaved) {
+                             bool software_checksum, bool interleaved,
+                             uint32_t xleave_slot) {
   const ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
   uint8_t* payload = pkt.data() + p.info.payload_offset;
   // The S2C key schedule was prepared in Handle: T3, the seal, and nothing
@@ -227,6 +228,10 @@ void NtpHandler::FinaliseNts(Packet& pkt, const TxStamp& tx, uint16_t slot,
   if (!interleaved) {  // an interleaved reply's T3 is final
     core::StampNtpTransmit(payload, tx.tsc_model->RawToTai(now), *tx.tsc_model);
     if (interleave_ != nullptr) NtpWorkerInterleave::TagTransmit(payload);
+  }
+  if (interleave_ != nullptr) {
+    interleave_->BeforeTx(xleave_slot, tx.tsc_model->RawToTai(now),
+                          *tx.tsc_model);
   }
   nts_->Seal(payload, slot);
   last_mac_tsc_ = now;
@@ -240,7 +245,7 @@ void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
   const NtpTxNote note = pkt.NoteAs<NtpTxNote>();
   if (note.nts) {
     FinaliseNts(pkt, tx, note.key_index, note.software_checksum,
-                note.interleaved);
+                note.interleaved, note.xleave_slot);
     return;
   }
   uint8_t* frame = pkt.data();
@@ -269,6 +274,9 @@ void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
   if (!note.interleaved) {  // an interleaved reply's T3 is final
     core::StampNtpTransmit(payload, tx_time, *tx.tsc_model);
     if (interleave_ != nullptr) NtpWorkerInterleave::TagTransmit(payload);
+  }
+  if (interleave_ != nullptr) {
+    interleave_->BeforeTx(note.xleave_slot, tx_time, *tx.tsc_model);
   }
   if (mac) {
     auth_->Sign(*note.macer, note.key_index, payload, core::kNtpHeaderSize);

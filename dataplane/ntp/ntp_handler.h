@@ -106,7 +106,8 @@ class NtpHandler final : public FrameHandler {
                          const core::NtpRequestCheck& check,
                          const NtpPolicyVerdict& verdict);
   void FinaliseNts(Packet& pkt, const TxStamp& tx, uint16_t slot,
-                   bool software_checksum, bool interleaved);
+                   bool software_checksum, bool interleaved,
+                   uint32_t xleave_slot);
 
   std::unique_ptr<NtpWorkerAuth> auth_;  // null: drop requests with MACs
   std::unique_ptr<NtsWorkerAuth> nts_;   // null: drop NTS requests

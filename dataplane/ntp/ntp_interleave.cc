@@ -1,5 +1,6 @@
 #include "dataplane/ntp/ntp_interleave.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -91,8 +92,16 @@ NtpInterleaveFactory::Create(const WorkerSetup& setup) {
                       NtpInterleaveTable::Create(config_.slots));
   stats_.push_back(std::make_unique<NtpInterleaveStats>());
   worker_index_.push_back(setup.worker_index);
+  // Which software stamp the port's plan keeps (clock/stamp_plan.h): the
+  // one before tx_burst, or (default, and the fallback for scheduled and
+  // hardware TX until they set it) the one after.
+  const bool before =
+      !setup.ports.empty() &&
+      std::all_of(setup.ports.begin(), setup.ports.end(), [](const auto& p) {
+        return p.stamps.ntp_tx == TxStampSource::kSoftwareBefore;
+      });
   auto w = std::make_unique<NtpWorkerInterleave>(std::move(table),
-                                                 stats_.back().get());
+                                                 stats_.back().get(), before);
   workers_.push_back(w.get());
   return w;
 }

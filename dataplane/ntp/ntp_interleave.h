@@ -13,9 +13,12 @@
 //   FinaliseTx   T3 of a basic reply is stamped as before, with its tag bit
 //                cleared; an interleaved reply's T3 is final already
 //   AfterTx      the reply's transmit time: the TSC stamp read when
-//                tx_burst returned (the best software stamp; after
-//                net_af_xdp's kick), unless FinaliseTx already set it from
-//                an exact source (a scheduled launch time: SetExactTx)
+//                tx_burst returned (after net_af_xdp's kick), unless
+//                FinaliseTx already set it: the stamp read before tx_burst
+//                where the port's StampPlan says ntp_tx = kSoftwareBefore
+//                (WorkerPort::stamps: which software stamp is closer to the
+//                wire is the plan's call), or an exact launch time
+//                (send-on-timestamp: SetExactTx)
 //
 // It works for MAC- (--ntp_keys) and NTS-authenticated requests as for
 // plain ones: the MAC or seal covers the reply as sent, T3 included.
@@ -74,9 +77,13 @@ struct alignas(64) NtpInterleaveStats {
 // allocation or syscalls.
 class NtpWorkerInterleave {
  public:
-  // `stats` must outlive this object.
-  NtpWorkerInterleave(core::NtpInterleaveTable table, NtpInterleaveStats* stats)
-      : table_(std::move(table)), stats_(stats) {}
+  // `stats` must outlive this object. `keep_before_tx`: the transmit time
+  // kept is the stamp read before tx_burst (FinaliseTx), not after.
+  NtpWorkerInterleave(core::NtpInterleaveTable table, NtpInterleaveStats* stats,
+                      bool keep_before_tx = false)
+      : table_(std::move(table)),
+        stats_(stats),
+        keep_before_tx_(keep_before_tx) {}
 
   // Handle, before the reply overwrites the request.
   static core::NtpInterleavedRequest Inspect(
@@ -120,6 +127,16 @@ class NtpWorkerInterleave {
     table_.SetTx(slot, core::UtcToNtp(after.tsc_model->TaiToUtc(after.tai)));
   }
 
+  // FinaliseTx: `before` is the stamp T3 was (or, for an interleaved
+  // reply, would have been) written from; kept where the plan says so.
+  void BeforeTx(uint32_t slot, core::TaiNs before,
+                const core::ClockModel& model) {
+    if (keep_before_tx_ && slot != core::kNtpInterleaveNoSlot) {
+      table_.SetTx(slot, core::UtcToNtp(model.TaiToUtc(before)));
+    }
+  }
+  bool keeps_before_tx() const { return keep_before_tx_; }
+
   const core::NtpInterleaveTable& table() const { return table_; }
   // The TSC stamp of the last transmit time kept (tests). Worker thread.
   uint64_t last_tx_tsc() const { return last_tx_tsc_; }
@@ -127,6 +144,7 @@ class NtpWorkerInterleave {
  private:
   core::NtpInterleaveTable table_;
   NtpInterleaveStats* stats_;
+  bool keep_before_tx_ = false;
   uint64_t last_tx_tsc_ = 0;
 };
 

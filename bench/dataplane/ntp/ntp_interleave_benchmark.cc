@@ -93,7 +93,9 @@ struct XleaveRig {
     options.ntp_interleave = &xleave;
     factory = std::make_unique<ProtocolPipelineFactory>(std::move(options));
     (void)factory->RegisterNames(names);
-    pipeline = *factory->Create(testing::ServerSetup(kPortId, kServerMac));
+    WorkerSetup setup = testing::ServerSetup(kPortId, kServerMac);
+    setup.ports[0].stamps.ntp_tx = TxStampSource::kSoftwareAfter;  // daemon's
+    pipeline = *factory->Create(setup);
     request = testing::UdpFrame(
         testing::ClientFlow::V4(kServerMac),
         testing::NtpRequest(4, core::NtpTimestamp{0xe8fe6f80u, 0x80000000u}));

@@ -80,7 +80,9 @@ class NtpInterleaveEmulatedTest : public ::testing::Test {
     Timestamper::Config stamping{&tsc_clock_, nullptr, {}};
     stamping.nic_clock = &nic_clock_;
     stamping.nic_field = port_->stamp_field();
-    auto pipeline = factory_->Create(ServerSetup(port_->id(), port_->mac()));
+    WorkerSetup setup = ServerSetup(port_->id(), port_->mac());
+    setup.ports[0].stamps.ntp_tx = TxStampSource::kSoftwareAfter;
+    auto pipeline = factory_->Create(setup);
     ASSERT_TRUE(pipeline.ok()) << pipeline.status();
     worker_ = std::make_unique<Worker>(
         std::vector<WorkerQueue>{

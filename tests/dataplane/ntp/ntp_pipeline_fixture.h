@@ -121,6 +121,7 @@ class NtpPipelineTest : public ::testing::Test {
     WorkerPort wp;
     wp.port_id = port_->id();
     core::testing::kOurMac.Store(wp.mac.addr_bytes);
+    wp.stamps = stamps_;
     setup.ports.push_back(wp);
     setup.addresses = addresses_;
     setup.vlan_id = vlan.value_or(0);
@@ -239,6 +240,7 @@ class NtpPipelineTest : public ::testing::Test {
   core::PublishedClock tsc_clock_;
   CounterNames names_;
   std::vector<InterfaceAddress> addresses_;
+  StampPlan stamps_;  // the port's stamp plan (WorkerPort::stamps)
   std::unique_ptr<ProtocolPipelineFactory> factory_;
   WorkerStats stats_;
   std::atomic<bool> stop_{false};

@@ -33,8 +33,12 @@ using testing::NtpPipelineTest;
 
 class NtpInterleaveTest : public NtpPipelineTest {
  protected:
+  // The table keeps the stamp read after tx_burst unless the plan says
+  // kSoftwareBefore.
   void SetUpInterleave(NtpAuthFactory* auth = nullptr,
-                       NtsFactory* nts = nullptr) {
+                       NtsFactory* nts = nullptr,
+                       TxStampSource ntp_tx = TxStampSource::kSoftwareAfter) {
+    stamps_.ntp_tx = ntp_tx;
     xleave_.SetConfig({.enabled = true, .slots = 1024});
     SetUpServer(std::nullopt, nullptr, {}, auth, nts, &xleave_);
   }
@@ -125,6 +129,34 @@ TEST_F(NtpInterleaveTest, SecondReplyCarriesTheFirstReplysExactTransmitTime) {
   EXPECT_EQ(Stats().evictions.Load(), 0u);
   EXPECT_EQ(Stats().unsaved.Load(), 0u);
   Free(e4);
+}
+
+TEST_F(NtpInterleaveTest, WhereThePlanSaysBeforeTheStampBeforeTxBurstIsKept) {
+  SetUpInterleave(nullptr, nullptr, TxStampSource::kSoftwareBefore);
+  Exchange e1 = Run({testing::UdpFrame(
+      Flow4(), Request({0x1000u, 0x1u}, {0x1u, 0x2u}, kT1))});
+  ASSERT_EQ(e1.out.size(), 1u);
+  const core::NtpHeader r1 = Reply(e1.out[0], Flow4());
+  Free(e1);
+  Exchange e2 =
+      Run({testing::UdpFrame(Flow4(), Request(r1.receive_time, kT4, kT1b))});
+  ASSERT_EQ(e2.out.size(), 1u);
+  const core::NtpHeader r2 = Reply(e2.out[0], Flow4());
+  EXPECT_EQ(r2.transmit_time, r1.transmit_time)
+      << "the T3 the basic reply carried, exactly";
+  EXPECT_EQ(r2.origin_time, kT4);
+  const core::NtpTimestamp t3_2 = r2.transmit_time;
+  Free(e2);
+  // Reply 2 (interleaved) kept its own before-stamp: reply 3 carries it,
+  // later than reply 1's.
+  Exchange e3 =
+      Run({testing::UdpFrame(Flow4(), Request(r2.receive_time, kT4, kT1c))});
+  ASSERT_EQ(e3.out.size(), 1u);
+  const core::NtpHeader r3 = Reply(e3.out[0], Flow4());
+  EXPECT_GT(Utc(r3.transmit_time).value, Utc(t3_2).value);
+  EXPECT_LT(Utc(r3.transmit_time).value, Utc(r3.receive_time).value);
+  EXPECT_EQ(Stats().interleaved.Load(), 2u);
+  Free(e3);
 }
 
 TEST_F(NtpInterleaveTest, BasicClientsAreNotLookedUp) {
