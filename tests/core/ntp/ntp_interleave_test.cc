@@ -76,7 +76,8 @@ TEST(NtpInterleaveTableTest, NotSentOrStillPendingHasNoTx) {
   const Table::Saved s2 = t.Save(rx2);
   EXPECT_EQ(t.Take(rx2).result, Table::TakeResult::kNoTx);
   t.SetTx(s2.slot, Ts(0xe8fe6f80'20001000));
-  EXPECT_EQ(t.Take(rx2).result, Table::TakeResult::kReplay);  // An exact TX time set in FinaliseTx, then tx_burst did not take it.
+  EXPECT_EQ(t.Take(rx2).result, Table::TakeResult::kReplay);
+  // An exact TX time set in FinaliseTx, then tx_burst did not take it.
   const NtpTimestamp rx3 = Ts(0xe8fe6f80'30000001);
   const Table::Saved s3 = t.Save(rx3);
   t.SetTx(s3.slot, Ts(0xe8fe6f80'30001000));
