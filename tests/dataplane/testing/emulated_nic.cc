@@ -22,7 +22,9 @@ using emulated_nic_internal::EmulatedNicDevice;
 using emulated_nic_internal::Queue;
 using pmd_abi::Dev;
 
-constexpr char kDriverName[] = "net_zg_emulated";
+// The driver as rte_eth_dev_info reports it (the vdev driver has this name
+// too: emulated_nic_vdev.h).
+constexpr char kDriverName[] = "net_zg_emu";
 constexpr int64_t kNsPerS = 1'000'000'000;
 
 // What ethdev's dev_private points to (rte_zmalloc'd: ethdev rte_free's it

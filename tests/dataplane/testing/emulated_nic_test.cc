@@ -107,7 +107,7 @@ TEST_F(EmulatedNicTest, ZeitgeberPortOpensItWithHardwareStamps) {
   Open("open", c);
   EXPECT_EQ(port_->id(), nic_->port_id());
   const PortCapabilities& caps = port_->caps();
-  EXPECT_EQ(caps.driver, "net_zg_emulated");
+  EXPECT_EQ(caps.driver, "net_zg_emu");
   EXPECT_EQ(caps.max_rx_queues, 2);
   EXPECT_NE(caps.rss_hf, 0u);  // RSS on, as on a NIC, with 2 queues
   EXPECT_TRUE(caps.rx_timestamp_offload);
