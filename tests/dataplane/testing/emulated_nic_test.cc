@@ -232,6 +232,21 @@ TEST_F(EmulatedNicTest, StampsAreQuantisedToTheResolution) {
   EXPECT_EQ(nic_->NicNowNs() % 8, 0);
 }
 
+TEST_F(EmulatedNicTest, InjectRefusesWhatDoesNotFitAndCountsAFullRing) {
+  EmulatedNicConfig c;
+  c.ring_size = 4;
+  Open("full", c);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(nic_->Inject(Ntp()).has_value());
+  EXPECT_FALSE(nic_->Inject(Ntp()).has_value());  // ring full
+  EXPECT_FALSE(nic_->Inject({}).has_value());
+  EXPECT_FALSE(nic_->Inject(std::vector<uint8_t>(4000, 1)).has_value());
+  EXPECT_FALSE(nic_->Inject(Ntp(), /*queue=*/1).has_value());  // no such
+  rte_eth_stats st{};
+  ASSERT_EQ(rte_eth_stats_get(port_->id(), &st), 0);
+  EXPECT_EQ(st.imissed, 1u);
+  FreeAll(Rx());
+}
+
 TEST_F(EmulatedNicTest, RxTimestampOffloadOffLeavesFramesUnstamped) {
   Open("rxoff", EmulatedNicConfig{}, {.rx_timestamp = false});
   EXPECT_FALSE(port_->caps().rx_timestamp_offload);
