@@ -3,7 +3,7 @@
 // emulated_nic_vdev.h): "queues=2,timesync=1,tx_stamp_latency_ns=2000".
 // Keys are the config's field names; booleans are 0 or 1; unknown keys,
 // repeated keys and values out of range are errors that name the key.
-// No DPDK (fuzzed: tests/fuzz/emulated_nic_args_fuzzer.cc).
+// No DPDK (fuzzed: tests/fuzz/emulated_nic_fuzzer.cc).
 //
 //   absl::StatusOr<EmulatedNicConfig> c = ParseEmulatedNicArgs("queues=2");
 //   std::string args = EmulatedNicArgs(*c);   // parses back to *c
