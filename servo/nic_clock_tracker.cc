@@ -136,6 +136,8 @@ void NicClockTracker::UpdateStatus() {
     status_.rate_uncertainty_ppb = fit->RelativeRateUncertainty() * 1e9;
     status_.residual_rms_ns =
         fit->residual_rms_other / fit->other_per_tick * 1e9 / tsc_hz_;
+    status_.bracket_half_width_ns =
+        static_cast<double>(fit->max_half_width_ticks) * 1e9 / tsc_hz_;
   }
 }
 

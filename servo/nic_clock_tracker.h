@@ -60,7 +60,11 @@ struct NicClockStatus {
   double rate_uncertainty_ppb = 0;  // of the NIC/TSC rate (3 sigma)
   std::optional<double> drift_ppb_per_s;  // rate change between segments
   double max_abs_drift_ppb_per_s = 0;
-  double residual_rms_ns = 0;   // scatter of the points about the line
+  double residual_rms_ns = 0;  // scatter of the points about the line
+  // Widest TSC bracket half-width of a point in the window: where in it
+  // the NIC clock was read is unknown (rte_eth_read_clock over PCIe, or
+  // clock_gettime for AF_XDP's kernel stamps).
+  double bracket_half_width_ns = 0;
   double mapping_error_ns = 0;  // added to the published bound
   size_t window_points = 0;
   uint64_t points = 0;

@@ -27,7 +27,8 @@ struct PortStampCaps {
   bool af_xdp = false;             // net_af_xdp
   bool read_clock = false;         // rte_eth_read_clock works
   bool rx_dynfield = false;        // RTE_ETH_RX_OFFLOAD_TIMESTAMP
-  bool timesync = false;           // rte_eth_timesync_enable succeeded
+  bool timesync = false;           // the PMD has IEEE 1588 timesync ops
+                                   // (the daemon: and enabling them worked)
   bool timesync_one_latch = true;  // one TX stamp latched per port (Intel)
   bool send_on_timestamp = false;  // RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP
   bool xdp_rx_metadata = false;    // bpf_xdp_metadata_rx_timestamp answers
@@ -51,12 +52,24 @@ enum class TxStampSource : uint8_t {
 const char* RxStampSourceName(RxStampSource s);
 const char* TxStampSourceName(TxStampSource s);
 
+// The software TX stamp used where the port has no hardware one (basic NTP
+// replies always carry the stamp taken before tx_burst: T3 is written into
+// the frame; this says which one interleaved NTP and two-step PTP keep as
+// the exact transmit time). One constant, to flip on measurement (doc/ptp.md,
+// the swstamp note): the stamp after tx_burst includes net_af_xdp's kick,
+// where the frame really leaves.
+inline constexpr TxStampSource kSoftwareTxDefault =
+    TxStampSource::kSoftwareAfter;
+
 enum class TxScheduleMode : uint8_t { kOff, kAuto };
 
 struct StampFlags {
   bool timesync = false;                              // --timesync
   TxScheduleMode tx_schedule = TxScheduleMode::kOff;  // --tx_schedule
   int64_t tx_schedule_lead_ns = 20'000;               // --tx_schedule_lead
+  // AF_XDP: the XDP program stamps frames (xdp_prog= and
+  // --xdp_rx_timestamps); otherwise AF_XDP RX is software.
+  bool xdp_rx_stamps = true;
 };
 
 // Per port: the source of each stamp the worker takes.
@@ -77,6 +90,8 @@ absl::StatusOr<PortStampCaps> ProbePortStampCaps(uint16_t port_id);
 StampPlan SelectStampPlan(const PortStampCaps& caps, const StampFlags& flags);
 // "ntp_rx=dynfield ntp_tx=software_after ptp_rx=... ptp_tx=..." for logs.
 std::string StampPlanString(const StampPlan& plan);
+// "driver net_mlx5: rx_dynfield yes, read_clock yes, ..." for logs.
+std::string PortStampCapsString(const PortStampCaps& caps);
 
 }  // namespace zg::dataplane
 

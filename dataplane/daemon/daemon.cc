@@ -21,6 +21,8 @@
 #include "dataplane/daemon/config_reload.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
+#include "dataplane/daemon/nic_check.h"
+#include "dataplane/daemon/stamp_setup.h"
 #include "dataplane/metrics/metrics_exporter.h"
 #include "dataplane/nts/nts_ke_server.h"
 #include "dataplane/port/eal.h"
@@ -130,7 +132,7 @@ class Daemon {
  private:
   absl::Status SetUpPort();
   absl::Status SetUpXdpSteering();
-  absl::Status SetUpNicClock();
+  absl::Status SetUpStamps();
   absl::Status SetUpControlPlane();
   absl::Status SetUpWorkers();
   absl::Status SetUpNtsKe();
@@ -159,12 +161,10 @@ class Daemon {
   // Written by: control thread. Read by: workers (once per burst).
   core::PublishedClock tsc_clock_;
   core::PublishedClock nic_clock_;
-  std::unique_ptr<EthdevNicClock> ethdev_nic_;
-  std::unique_ptr<FakeNicClock> fake_nic_;
-  std::unique_ptr<XdpStampClock> xdp_stamps_;
   bool xdp_rx_stamps_ = false;  // the XDP program appends RX stamps
-  NicClock* nic_ = nullptr;     // one of the three above, if any
-  // Reads nic_ (declared after it: destroyed first).
+  // The stamp plan and the clock of its RX stamps (stamps_->nic()).
+  std::unique_ptr<PortStamps> stamps_;
+  // Reads stamps_->nic() (declared after it: destroyed first).
   std::unique_ptr<servo::ControlPlane> control_;
   std::unique_ptr<ConfigReloader> reloader_;  // audits through control_
   CounterNames names_;
@@ -199,10 +199,11 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     LogError(s.message());
     return kExitPort;
   }
-  if (absl::Status s = SetUpNicClock(); !s.ok()) {
+  if (absl::Status s = SetUpStamps(); !s.ok()) {
     LogError(s.message());
     return kExitPort;
   }
+  if (config_.nic_check) return RunNicCheck(*port_, *stamps_, pools_.get());
   if (absl::Status s = SetUpControlPlane(); !s.ok()) {
     LogError(s.message());
     return kExitControl;
@@ -230,7 +231,7 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     WorkerSetup setup{lcores_[i],
                       static_cast<unsigned>(i),
                       {{port_->id(), static_cast<uint16_t>(i), port_->mac(),
-                        port_->mtu(), port_->tx_offloads()}},
+                        port_->mtu(), port_->tx_offloads(), stamps_->plan()}},
                       config_.addresses,
                       config_.vlan_id};
     absl::StatusOr<Pipeline> pipeline = factory_->Create(setup);
@@ -239,15 +240,14 @@ int Daemon::Run(std::vector<char*> eal_argv) {
       return kExitPipeline;
     }
     Timestamper::Config stamping{&tsc_clock_, nullptr, {}};
-    if (nic_ != nullptr) {
+    if (stamps_->nic() != nullptr) {
       stamping.nic_clock = &nic_clock_;
-      stamping.nic_field = fake_nic_     ? fake_nic_->field()
-                           : xdp_stamps_ ? xdp_stamps_->field()
-                                         : port_->stamp_field();
+      stamping.nic_field = stamps_->field();
     }
     workers.push_back(std::make_unique<Worker>(
         std::vector<WorkerQueue>{{port_->queue(static_cast<uint16_t>(i)),
-                                  stamping, port_->tx_offloads()}},
+                                  stamping, port_->tx_offloads(),
+                                  stamps_->plan()}},
         std::move(*pipeline), &stats_[i], &stop_));
     if (absl::Status s = workers.back()->AttachEpochs(&DataplaneEpochs(), i);
         !s.ok()) {
@@ -328,33 +328,14 @@ absl::Status Daemon::SetUpXdpSteering() {
   return absl::OkStatus();
 }
 
-absl::Status Daemon::SetUpNicClock() {
-  const double tsc_hz = static_cast<double>(rte_get_tsc_hz());
+absl::Status Daemon::SetUpStamps() {
+  PortStampOptions o{.fake_nic_clock = config_.fake_nic_clock,
+                     .flags = config_.stamps};
+  o.flags.xdp_rx_stamps = xdp_rx_stamps_;
+  ZG_ASSIGN_OR_RETURN(stamps_, PortStamps::SetUp(*port_, o));
+  LogInfo(stamps_->Describe());
   if (config_.fake_nic_clock) {
-    ZG_ASSIGN_OR_RETURN(const NicStampField field, RegisterNicStampField());
-    // A 1 GHz clock (ns ticks, like most NICs) with its own epoch.
-    fake_nic_ = std::make_unique<FakeNicClock>(
-        field, /*offset_ticks=*/1'000'000'000'000ULL, 1e9 / tsc_hz);
-    for (uint16_t q = 0; q < port_->num_queues(); ++q) {
-      ZG_RETURN_IF_ERROR(fake_nic_->AttachRx(port_->id(), q));
-    }
-    nic_ = fake_nic_.get();
     LogWarning("--fake_nic_clock: RX stamps come from a synthetic NIC clock");
-  } else if (config_.hw_timestamps && port_->caps().hardware_rx_stamps()) {
-    ZG_ASSIGN_OR_RETURN(EthdevNicClock clock,
-                        EthdevNicClock::Open(port_->id()));
-    ethdev_nic_ = std::make_unique<EthdevNicClock>(std::move(clock));
-    nic_ = ethdev_nic_.get();
-  } else if (xdp_rx_stamps_) {
-    ZG_ASSIGN_OR_RETURN(const NicStampField field, RegisterNicStampField());
-    xdp_stamps_ = std::make_unique<XdpStampClock>(field);
-    for (uint16_t q = 0; q < port_->num_queues(); ++q) {
-      ZG_RETURN_IF_ERROR(xdp_stamps_->AttachRx(port_->id(), q));
-    }
-    nic_ = xdp_stamps_.get();
-    LogInfo(
-        "RX stamps: the kernel's receive time from the XDP program "
-        "(CLOCK_MONOTONIC), mapped to TAI through the TSC");
   }
   return absl::OkStatus();
 }
@@ -373,9 +354,9 @@ absl::Status Daemon::SetUpControlPlane() {
   }
   ZG_ASSIGN_OR_RETURN(control_,
                       servo::ControlPlane::Create(std::move(c), &tsc_clock_));
-  if (nic_ != nullptr) {
+  if (NicClock* nic = stamps_->nic(); nic != nullptr) {
     // Before any worker runs: the first Tick publishes the NIC model too.
-    control_->AddNicClock(nic_->name(), NicClockReader(nic_), &nic_clock_);
+    control_->AddNicClock(nic->name(), NicClockReader(nic), &nic_clock_);
     control_->Tick();
   }
   const servo::TscCalibration cal = control_->tsc().calibration();
@@ -427,8 +408,9 @@ absl::Status Daemon::StartMetrics() {
         {&stats_[i], absl::StrCat(i), absl::StrCat(lcores_[i]), port_->name()});
   }
   std::vector<MetricsExporter::ClockSource> clocks = {{&tsc_clock_, "tsc"}};
-  if (nic_ != nullptr) {
-    clocks.push_back({&nic_clock_, absl::StrCat("nic:", nic_->name())});
+  if (stamps_->nic() != nullptr) {
+    clocks.push_back(
+        {&nic_clock_, absl::StrCat("nic:", stamps_->nic()->name())});
   }
   ZG_ASSIGN_OR_RETURN(
       exporter_, MetricsExporter::Start(config_.metrics_address, &names_,
@@ -436,6 +418,7 @@ absl::Status Daemon::StartMetrics() {
                                         {port_.get()},
                                         static_cast<double>(rte_get_tsc_hz())));
   exporter_->AttachControlPlane(control_.get());
+  ZG_RETURN_IF_ERROR(stamps_->AddMetrics(exporter_->registry()));
   ZG_RETURN_IF_ERROR(reloader_->AddMetrics(exporter_->registry()));
   if (nts_ke_ != nullptr) {
     ZG_RETURN_IF_ERROR(nts_ke_->AddMetrics(exporter_->registry()));

@@ -14,6 +14,7 @@
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/access_flags.h"
 #include "dataplane/daemon/control_flags.h"
+#include "dataplane/daemon/nic_check.h"
 #include "dataplane/daemon/ntp_key_flags.h"
 #include "dataplane/daemon/nts_ke_flags.h"
 #include "dataplane/trust/reload.h"
@@ -232,6 +233,9 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   ZG_ASSIGN_OR_RETURN(c.access, ParseAccessFlags(args));
   ZG_ASSIGN_OR_RETURN(c.nts, ReadNtsFlags());
   ZG_ASSIGN_OR_RETURN(c.nts_ke, ParseNtsKeFlags(args));
+  c.stamps.timesync = c.timesync;
+  c.nic_check = NicCheckFlag();
+  ZG_ASSIGN_OR_RETURN(c.ntp_interleave, ReadNtpInterleaveFlags());
   return c;
 }
 

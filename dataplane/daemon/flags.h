@@ -19,6 +19,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "dataplane/clock/stamp_plan.h"
+#include "dataplane/daemon/ntp_interleave_flags.h"
 #include "dataplane/daemon/nts_flags.h"
 #include "dataplane/nts/nts_ke_config.h"
 #include "dataplane/port/interface_address.h"
@@ -55,6 +57,12 @@ struct DaemonConfig {
   NtsConfig nts;
   // --nts_ke_address, --nts_cert, --nts_key, ... (nts_ke_flags.h).
   NtsKeConfig nts_ke;
+  // Stamps (issue 14): .timesync is --timesync; the --tx_schedule flags
+  // fill the rest (stamp_setup.h).
+  StampFlags stamps;
+  bool nic_check = false;  // --nic_check (nic_check.h)
+  // --ntp_interleave, --ntp_interleave_slots (ntp_interleave_flags.h).
+  NtpInterleaveConfig ntp_interleave;
 };
 
 // argv split at the first "--": EAL options before it, zeitgeberd flags

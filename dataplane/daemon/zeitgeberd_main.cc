@@ -7,6 +7,7 @@
 // doc/ptp.md for the PTP grandmaster (--ptp and the --ptp_* flags).
 #include "dataplane/daemon/daemon.h"
 #include "dataplane/ntp/ntp_auth.h"
+#include "dataplane/ntp/ntp_interleave.h"
 #include "dataplane/ntp/ntp_trust_policy.h"
 #include "dataplane/ntp/nts_auth.h"
 #include "dataplane/ptp/ptp_plugin.h"
@@ -26,6 +27,8 @@ int main(int argc, char** argv) {
   options.ntp_auth = &ntp_auth;
   zg::dataplane::NtsFactory nts;  // --nts_master_key
   options.nts = &nts;
+  zg::dataplane::NtpInterleaveFactory ntp_interleave;  // --ntp_interleave
+  options.ntp_interleave = &ntp_interleave;
   zg::dataplane::ProtocolPipelineFactory factory(std::move(options));
   // The NTS-KE server (--nts_ke_address) seals its cookies with the
   // keystore `nts` derives from --nts_master_key (null without it: RunDaemon

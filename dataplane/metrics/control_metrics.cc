@@ -76,6 +76,10 @@ constexpr Def kDefs[] = {
      "Change of the NIC/TSC rate between segments.", false},
     {"zeitgeber_nic_clock_mapping_error_seconds",
      "Correlation error added to the NIC model's bound.", false},
+    {"zeitgeber_nic_clock_bracket_half_width_seconds",
+     "Widest half-width of the TSC bracket around a NIC clock read.", false},
+    {"zeitgeber_nic_clock_residual_rms_seconds",
+     "Scatter of the NIC/TSC correlation points about the fitted line.", false},
     {"zeitgeber_nic_clock_steps_total", "NIC clock steps detected.", true},
     {"zeitgeber_nic_clock_read_errors_total", "Failed NIC clock reads.", true},
     {"zeitgeber_audit_records_total", "Audit log records written.", true},
@@ -225,6 +229,10 @@ void ControlMetrics::UpdateNic(const servo::NicClockStatus& n) {
       .Set(n.drift_ppb_per_s.value_or(0));
   G("zeitgeber_nic_clock_mapping_error_seconds", l)
       .Set(n.mapping_error_ns * 1e-9);
+  G("zeitgeber_nic_clock_bracket_half_width_seconds", l)
+      .Set(n.bracket_half_width_ns * 1e-9);
+  G("zeitgeber_nic_clock_residual_rms_seconds", l)
+      .Set(n.residual_rms_ns * 1e-9);
   C("zeitgeber_nic_clock_steps_total", l, static_cast<double>(n.steps));
   C("zeitgeber_nic_clock_read_errors_total", l,
     static_cast<double>(n.read_errors));

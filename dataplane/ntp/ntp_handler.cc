@@ -13,11 +13,15 @@
 namespace zg::dataplane {
 namespace {
 
-// Written by Handle, read by FinaliseTx of the same frame.
+// Written by Handle, read by FinaliseTx and AfterTx of the same frame.
 struct NtpTxNote {
-  bool software_checksum = false;  // UpdateUdpChecksum after writing T3
-  bool nts = false;                // an NTS reply: key_index is its seal slot
-  uint16_t key_index = 0;          // of `macer`
+  bool software_checksum : 1 = false;  // UpdateUdpChecksum after writing T3
+  bool nts : 1 = false;  // an NTS reply: key_index is its seal slot
+  // An interleaved reply: T3 (the previous reply's) was written in Handle.
+  bool interleaved : 1 = false;
+  uint16_t key_index = 0;  // of `macer`
+  // Saved for interleaved mode: AfterTx gives the slot its transmit time.
+  uint32_t xleave_slot = core::kNtpInterleaveNoSlot;
   // Non-null: append the MAC of key_index after T3. Valid until the burst
   // ends (NtpWorkerAuth::Verdict::macer).
   const core::NtpMacer* macer = nullptr;
@@ -38,6 +42,23 @@ void RaisePoll(uint8_t* payload, int8_t min_poll_log2) {
   if (min_poll_log2 != NtpPolicyVerdict::kNoMinPoll && poll < min_poll_log2) {
     poll = min_poll_log2;
   }
+}
+
+// Interleaved mode (null: off): the request's timestamps, read before the
+// reply overwrites them, then applied to the reply just written.
+core::NtpInterleavedRequest InspectInterleave(
+    const NtpWorkerInterleave* x, const uint8_t* payload,
+    const core::NtpRequestCheck& check) {
+  return x != nullptr ? NtpWorkerInterleave::Inspect(payload, check)
+                      : core::NtpInterleavedRequest{};
+}
+void ApplyInterleave(NtpWorkerInterleave* x, uint8_t* payload,
+                     const core::NtpInterleavedRequest& request,
+                     NtpTxNote& note) {
+  if (x == nullptr) return;
+  const NtpWorkerInterleave::Applied a = x->Apply(payload, request);
+  note.xleave_slot = a.slot;
+  note.interleaved = a.interleaved;
 }
 
 }  // namespace
@@ -87,11 +108,15 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   }
   uint32_t payload_len = 0;
   switch (verdict.action) {
-    case NtpPolicyVerdict::Action::kAnswer:
+    case NtpPolicyVerdict::Action::kAnswer: {
+      const core::NtpInterleavedRequest xreq =
+          InspectInterleave(interleave_.get(), payload, check);
       payload_len = core::WriteNtpReply(payload, check, pkt.rx.tai,
                                         ModelFor(pkt.rx, burst));
+      ApplyInterleave(interleave_.get(), payload, xreq, note);
       RaisePoll(payload, verdict.answer_min_poll_log2);
       break;
+    }
     case NtpPolicyVerdict::Action::kKiss:
       payload_len = core::WriteNtpKissOfDeath(payload, check, verdict.kiss_code,
                                               verdict.kiss_min_poll_log2);
@@ -121,6 +146,7 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   const bool offloaded = FinaliseUdpChecksum(pkt.mbuf, p.info, burst.offloads);
   // A Kiss-o'-Death reveals no time: it is complete as it is.
   if (verdict.action == NtpPolicyVerdict::Action::kKiss) {
+    pkt.NoteAs<NtpTxNote>() = NtpTxNote{};  // for AfterTx: nothing saved
     return HandleResult::Transmit();
   }
   note.software_checksum = !offloaded;
@@ -140,6 +166,7 @@ HandleResult NtpHandler::HandleNts(Packet& pkt, const BurstContext& burst,
   const NtsWorkerAuth::Verdict v = nts_->Check(payload, len, &st);
   uint32_t payload_len = 0;
   uint16_t slot = 0;
+  NtpTxNote note;
   const bool answer = v.action == NtsWorkerAuth::Verdict::Action::kAnswer &&
                       verdict.action == NtpPolicyVerdict::Action::kAnswer;
   switch (v.action) {
@@ -155,7 +182,13 @@ HandleResult NtpHandler::HandleNts(Packet& pkt, const BurstContext& burst,
                                          verdict.kiss_min_poll_log2, st.fields);
         break;
       }
-      core::WriteNtpReply(payload, check, pkt.rx.tai, ModelFor(pkt.rx, burst));
+      {
+        const core::NtpInterleavedRequest xreq =
+            InspectInterleave(interleave_.get(), payload, check);
+        core::WriteNtpReply(payload, check, pkt.rx.tai,
+                            ModelFor(pkt.rx, burst));
+        ApplyInterleave(interleave_.get(), payload, xreq, note);
+      }
       RaisePoll(payload, verdict.answer_min_poll_log2);
       payload_len = nts_->WriteReply(payload, len, st, &slot);
       if (payload_len == 0) return HandleResult::Drop(nts_->reply_too_long());
@@ -172,8 +205,10 @@ HandleResult NtpHandler::HandleNts(Packet& pkt, const BurstContext& burst,
   if (!answer || burst.offloads.udp_checksum) {
     FinaliseUdpChecksum(pkt.mbuf, p.info, burst.offloads);
   }
-  if (!answer) return HandleResult::Transmit();
-  NtpTxNote note;
+  if (!answer) {
+    pkt.NoteAs<NtpTxNote>() = NtpTxNote{};  // for AfterTx: nothing saved
+    return HandleResult::Transmit();
+  }
   note.nts = true;
   note.key_index = slot;
   note.software_checksum = !burst.offloads.udp_checksum;
@@ -182,14 +217,17 @@ HandleResult NtpHandler::HandleNts(Packet& pkt, const BurstContext& burst,
 }
 
 void NtpHandler::FinaliseNts(Packet& pkt, const TxStamp& tx, uint16_t slot,
-                             bool software_checksum) {
+                             bool software_checksum, bool interleaved) {
   const ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
   uint8_t* payload = pkt.data() + p.info.payload_offset;
   // The S2C key schedule was prepared in Handle: T3, the seal, and nothing
   // else until tx_burst but the other replies of the batch (and the
   // software checksum, which the seal's bytes need).
   const uint64_t now = core::ReadTsc();
-  core::StampNtpTransmit(payload, tx.tsc_model->RawToTai(now), *tx.tsc_model);
+  if (!interleaved) {  // an interleaved reply's T3 is final
+    core::StampNtpTransmit(payload, tx.tsc_model->RawToTai(now), *tx.tsc_model);
+    if (interleave_ != nullptr) NtpWorkerInterleave::TagTransmit(payload);
+  }
   nts_->Seal(payload, slot);
   last_mac_tsc_ = now;
   if (software_checksum) {
@@ -201,7 +239,8 @@ void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
   const ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
   const NtpTxNote note = pkt.NoteAs<NtpTxNote>();
   if (note.nts) {
-    FinaliseNts(pkt, tx, note.key_index, note.software_checksum);
+    FinaliseNts(pkt, tx, note.key_index, note.software_checksum,
+                note.interleaved);
     return;
   }
   uint8_t* frame = pkt.data();
@@ -227,7 +266,10 @@ void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
     tx_time = tx.tsc_model->RawToTai(now);
     if (mac) last_mac_tsc_ = now;
   }
-  core::StampNtpTransmit(payload, tx_time, *tx.tsc_model);
+  if (!note.interleaved) {  // an interleaved reply's T3 is final
+    core::StampNtpTransmit(payload, tx_time, *tx.tsc_model);
+    if (interleave_ != nullptr) NtpWorkerInterleave::TagTransmit(payload);
+  }
   if (mac) {
     auth_->Sign(*note.macer, note.key_index, payload, core::kNtpHeaderSize);
   }
@@ -235,6 +277,12 @@ void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
     core::UpdateUdpChecksum(frame, p.info, core::kNtpOffsetTransmitTime, before,
                             t3, span);
   }
+}
+
+void NtpHandler::AfterTx(Packet& pkt, const TxStamp& after, bool sent) {
+  const NtpTxNote note = pkt.NoteAs<NtpTxNote>();
+  if (note.xleave_slot == core::kNtpInterleaveNoSlot) return;
+  interleave_->AfterTx(note.xleave_slot, after, sent);
 }
 
 }  // namespace zg::dataplane

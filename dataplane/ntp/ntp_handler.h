@@ -30,6 +30,13 @@
 // FinaliseTx, right after T3 (the S2C key schedule is prepared in Handle). A
 // policy KoD to an NTS client carries its UID, unauthenticated.
 //
+// With an NtpWorkerInterleave (--ntp_interleave, dataplane/ntp/
+// ntp_interleave.h), every reply's T2 is tagged, a request whose origin is
+// one of our recent T2s gets the interleaved reply (RFC 9769: T3 the exact
+// transmit time of that earlier reply), written in Handle and left alone
+// by FinaliseTx, and AfterTx keeps each saved reply's transmit time. Plain,
+// MACed and NTS requests alike.
+//
 //   ZG_ASSIGN_OR_RETURN(NtpDropIndex ntp, RegisterNtpNames(names));
 //   ZG_RETURN_IF_ERROR(pipeline.SetHandler(core::FrameKind::kNtp,
 //       std::make_unique<NtpHandler>(frame_drops, ntp, /*policy=*/nullptr)));
@@ -42,6 +49,7 @@
 #include "absl/status/statusor.h"
 #include "core/ntp/ntp_wire.h"
 #include "dataplane/ntp/ntp_auth.h"
+#include "dataplane/ntp/ntp_interleave.h"
 #include "dataplane/ntp/ntp_policy.h"
 #include "dataplane/ntp/nts_auth.h"
 #include "dataplane/worker/frame_classifier.h"
@@ -66,12 +74,14 @@ class NtpHandler final : public FrameHandler {
   NtpHandler(FrameDropIndex frame_drops, NtpDropIndex ntp_drops,
              std::unique_ptr<NtpRequestPolicy> policy,
              std::unique_ptr<NtpWorkerAuth> auth = nullptr,
-             std::unique_ptr<NtsWorkerAuth> nts = nullptr)
+             std::unique_ptr<NtsWorkerAuth> nts = nullptr,
+             std::unique_ptr<NtpWorkerInterleave> interleave = nullptr)
       : frame_drops_(frame_drops),
         ntp_drops_(ntp_drops),
         policy_(std::move(policy)),
         auth_(std::move(auth)),
-        nts_(std::move(nts)) {}
+        nts_(std::move(nts)),
+        interleave_(std::move(interleave)) {}
 
   HandleResult Handle(Packet& pkt, const BurstContext& burst) override;
   void FinaliseTx(Packet& pkt, const TxStamp& tx) override;
@@ -81,6 +91,9 @@ class NtpHandler final : public FrameHandler {
   void Prefetch(Packet& pkt) override {
     policy_->Prefetch(pkt.ParseAs<ParsedFrame>().info);
   }
+  // Interleaved mode keeps each reply's transmit time.
+  bool HasAfterTx() const override { return interleave_ != nullptr; }
+  void AfterTx(Packet& pkt, const TxStamp& after, bool sent) override;
 
  private:
   FrameDropIndex frame_drops_;
@@ -91,10 +104,12 @@ class NtpHandler final : public FrameHandler {
                          const core::NtpRequestCheck& check,
                          const NtpPolicyVerdict& verdict);
   void FinaliseNts(Packet& pkt, const TxStamp& tx, uint16_t slot,
-                   bool software_checksum);
+                   bool software_checksum, bool interleaved);
 
   std::unique_ptr<NtpWorkerAuth> auth_;  // null: drop requests with MACs
   std::unique_ptr<NtsWorkerAuth> nts_;   // null: drop NTS requests
+  // null: basic mode only (no tags, no table)
+  std::unique_ptr<NtpWorkerInterleave> interleave_;
   // TSC read for the latest MACed or NTS reply's T3 (FinaliseTx): a batch
   // stamp older than this was read before a MAC or seal ran.
   uint64_t last_mac_tsc_ = 0;

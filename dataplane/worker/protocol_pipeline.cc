@@ -59,10 +59,15 @@ absl::StatusOr<Pipeline> ProtocolPipelineFactory::Create(
   if (options_.nts != nullptr) {
     ZG_ASSIGN_OR_RETURN(nts, options_.nts->Create(setup));
   }
+  std::unique_ptr<NtpWorkerInterleave> interleave;
+  if (options_.ntp_interleave != nullptr) {
+    ZG_ASSIGN_OR_RETURN(interleave, options_.ntp_interleave->Create(setup));
+  }
   ZG_RETURN_IF_ERROR(p.SetHandler(
       core::FrameKind::kNtp,
       std::make_unique<NtpHandler>(frame_drops_, ntp_drops_, std::move(policy),
-                                   std::move(auth), std::move(nts))));
+                                   std::move(auth), std::move(nts),
+                                   std::move(interleave))));
   // PTP (kPtpEvent, kPtpGeneral, kPtpL2) comes as a plugin.
   for (ProtocolPlugin* plugin : options_.plugins) {
     ZG_RETURN_IF_ERROR(plugin->AddHandlers(setup, p));
@@ -76,6 +81,9 @@ absl::Status ProtocolPipelineFactory::Configure(const DaemonConfig& config) {
   }
   if (options_.nts != nullptr) {
     ZG_RETURN_IF_ERROR(options_.nts->Configure(config));
+  }
+  if (options_.ntp_interleave != nullptr) {
+    ZG_RETURN_IF_ERROR(options_.ntp_interleave->Configure(config));
   }
   for (ProtocolPlugin* plugin : options_.plugins) {
     ZG_RETURN_IF_ERROR(plugin->Configure(config));
@@ -96,6 +104,9 @@ absl::Status ProtocolPipelineFactory::AddMetrics(
   if (options_.nts != nullptr) {
     ZG_RETURN_IF_ERROR(options_.nts->AddMetrics(registry));
   }
+  if (options_.ntp_interleave != nullptr) {
+    ZG_RETURN_IF_ERROR(options_.ntp_interleave->AddMetrics(registry));
+  }
   for (ProtocolPlugin* plugin : options_.plugins) {
     ZG_RETURN_IF_ERROR(plugin->AddMetrics(registry));
   }
@@ -105,6 +116,9 @@ absl::Status ProtocolPipelineFactory::AddMetrics(
 void ProtocolPipelineFactory::UpdateMetrics() {
   if (options_.ntp_auth != nullptr) options_.ntp_auth->UpdateMetrics();
   if (options_.nts != nullptr) options_.nts->UpdateMetrics();
+  if (options_.ntp_interleave != nullptr) {
+    options_.ntp_interleave->UpdateMetrics();
+  }
   for (ProtocolPlugin* plugin : options_.plugins) plugin->UpdateMetrics();
 }
 
@@ -146,6 +160,7 @@ absl::Status ProtocolPipelineFactory::Reload(const ReloadArgs& reload) {
 void ProtocolPipelineFactory::Report() {
   if (options_.ntp_auth != nullptr) options_.ntp_auth->Report();
   if (options_.nts != nullptr) options_.nts->Report();
+  if (options_.ntp_interleave != nullptr) options_.ntp_interleave->Report();
   for (ProtocolPlugin* plugin : options_.plugins) plugin->Report();
 }
 

@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "dataplane/ntp/ntp_auth.h"
 #include "dataplane/ntp/ntp_handler.h"
+#include "dataplane/ntp/ntp_interleave.h"
 #include "dataplane/ntp/ntp_policy.h"
 #include "dataplane/ntp/nts_auth.h"
 #include "dataplane/worker/frame_classifier.h"
@@ -76,6 +77,9 @@ class ProtocolPipelineFactory final : public PipelineFactory {
     // NTS-protected NTP (--nts_master_key, nts_auth.h); null or without a
     // master key: NTS requests are dropped. Must outlive the factory.
     NtsFactory* nts = nullptr;
+    // NTP interleaved mode (--ntp_interleave, ntp_interleave.h); null or
+    // off: basic replies only. Must outlive the factory.
+    NtpInterleaveFactory* ntp_interleave = nullptr;
   };
 
   ProtocolPipelineFactory() = default;

@@ -185,6 +185,9 @@ TEST_F(NicClockTrackerTest, BracketPlacementErrorIsInThePublishedBound) {
       m.error_bound_ns - TscModel(anchor_).error_bound_ns;
   EXPECT_GE(mapping_ns, gap) << "the bound must cover the bracket";
   EXPECT_NEAR(t.status().mapping_error_ns, static_cast<double>(mapping_ns), 1);
+  // Published as zeitgeber_nic_clock_bracket_half_width_seconds.
+  EXPECT_NEAR(t.status().bracket_half_width_ns, 50, 1);
+  EXPECT_LE(t.status().bracket_half_width_ns, t.status().mapping_error_ns);
 }
 
 }  // namespace

@@ -187,6 +187,7 @@ servo::ControlPlaneStatus GnssHoldoverStatus() {
   nic.name = "port0";
   nic.ticks_per_second = 1e9;
   nic.drift_ppb_per_s = -0.5;
+  nic.bracket_half_width_ns = 40;
   nic.steps = 2;
   st.nics.push_back(nic);
   st.audit_enabled = true;
@@ -237,6 +238,8 @@ TEST(ControlMetricsTest, ExportsSourcesGnssDisciplineTscNicAndAudit) {
                        "\"nic:port0\"} -0.5"),
            std::string("zeitgeber_nic_clock_steps_total{clock=\"nic:port0\"} "
                        "2"),
+           std::string("zeitgeber_nic_clock_bracket_half_width_seconds{clock="
+                       "\"nic:port0\"} 4e-08"),
            std::string("zeitgeber_audit_records_total 17"),
            std::string("zeitgeber_leap_table_expiry_timestamp_seconds "
                        "1782604800"),

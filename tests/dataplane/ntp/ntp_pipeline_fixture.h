@@ -84,7 +84,8 @@ class NtpPipelineTest : public ::testing::Test {
                    NtpPolicyFactory* policy = nullptr,
                    std::vector<ProtocolPlugin*> plugins = {},
                    NtpAuthFactory* ntp_auth = nullptr,
-                   NtsFactory* nts = nullptr) {
+                   NtsFactory* nts = nullptr,
+                   NtpInterleaveFactory* ntp_interleave = nullptr) {
     static int instance = 0;
     ring_ = testing::MakeRingPort("np" + std::to_string(instance++), 1);
     PortOptions opts;
@@ -100,7 +101,7 @@ class NtpPipelineTest : public ::testing::Test {
 
     factory_ = std::make_unique<ProtocolPipelineFactory>(
         ProtocolPipelineFactory::Options{policy, std::move(plugins), ntp_auth,
-                                         nts});
+                                         nts, ntp_interleave});
     ASSERT_TRUE(factory_->RegisterNames(names_).ok());
     for (auto [ip, len] :
          {std::pair{core::IpAddress::V4(core::testing::kOur4), 24},
