@@ -159,6 +159,22 @@ TEST_F(EmulatedNicTest, DriftAndResolutionFollowTheFormula) {
   EXPECT_NEAR(nic->NicNsAtTsc(t0 + hz) - nic->NicNsAtTsc(t0), kS + 250'000, 8);
 }
 
+TEST_F(EmulatedNicTest, NegativeTimesQuantiseDownward) {
+  EmulatedNicConfig c;
+  c.offset_ns = -1003;
+  c.drift_ppb = -1'000'000;  // -0.1 %
+  c.resolution_ns = 8;
+  std::unique_ptr<EmulatedNic> nic = EmulatedNic::Create("neg", c);
+  EXPECT_EQ(nic->NicNsAtTsc(0), -1008);  // floor, not toward zero
+  // One TSC second later: 1 s - 1 ms, to the resolution.
+  const uint64_t hz = rte_get_tsc_hz();
+  EXPECT_NEAR(nic->NicNsAtTsc(hz) - nic->NicNsAtTsc(0), kS - kS / 1000, 8);
+  nic->StepNs(-5);  // -1003 - 5 = -1008 exactly
+  EXPECT_EQ(nic->NicNsAtTsc(0), -1008);
+  nic->StepNs(-1);  // -1009
+  EXPECT_EQ(nic->NicNsAtTsc(0), -1016);
+}
+
 TEST_F(EmulatedNicTest, TimesyncReadsStepsAndWritesTheClock) {
   EmulatedNicConfig c;
   c.timesync = true;
