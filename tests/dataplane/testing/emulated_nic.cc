@@ -22,7 +22,9 @@ using emulated_nic_internal::EmulatedNicDevice;
 using emulated_nic_internal::Queue;
 using pmd_abi::Dev;
 
-constexpr char kDriverName[] = "net_zg_emulated";
+// The driver as rte_eth_dev_info reports it (the vdev driver has this name
+// too: emulated_nic_vdev.h).
+constexpr char kDriverName[] = "net_zg_emu";
 constexpr int64_t kNsPerS = 1'000'000'000;
 
 // What ethdev's dev_private points to (rte_zmalloc'd: ethdev rte_free's it
@@ -60,10 +62,7 @@ int Configure(Dev* dev) {
 int Start(Dev* dev) {
   return DeviceOf(dev)->Start(pmd_abi::View(dev)->data->port_id);
 }
-int Stop(Dev* dev) {
-  DeviceOf(dev)->Stop();
-  return 0;
-}
+int Stop(Dev*) { return 0; }
 int Close(Dev*) { return 0; }  // the EmulatedNic frees the device
 int Ok(Dev*) { return 0; }
 int LinkUpdate(Dev*, int) { return 0; }  // the link never changes
@@ -301,7 +300,8 @@ std::unique_ptr<EmulatedNic> EmulatedNic::Create(
       std::strcmp(info.driver_name, kDriverName) != 0 ||
       info.max_rx_queues != config.queues ||
       rte_eth_link_get_nowait(id, &link) != 0 ||
-      link.link_speed != RTE_ETH_SPEED_NUM_25G) {
+      link.link_speed != RTE_ETH_SPEED_NUM_25G ||
+      rte_eth_dev_socket_id(id) != SOCKET_ID_ANY) {
     Die(absl::StrCat(s->name,
                      ": this DPDK's ethdev driver ABI differs from "
                      "tests/dataplane/testing/ethdev_pmd_abi.h"));

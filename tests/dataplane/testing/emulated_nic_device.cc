@@ -139,8 +139,6 @@ int EmulatedNicDevice::Start(uint16_t port_id) {
   return 0;
 }
 
-void EmulatedNicDevice::Stop() { SetTimesync(false); }
-
 void EmulatedNicDevice::SetTimesync(bool on) {
   std::lock_guard<std::mutex> lock(latch_mu_);
   timesync_on_.store(on, std::memory_order_relaxed);
@@ -152,16 +150,15 @@ std::optional<int64_t> EmulatedNicDevice::Inject(
     std::optional<int64_t> wire_ns) {
   if (queue >= config_.queues) return std::nullopt;
   const int64_t wire = wire_ns.value_or(clock_.Now());
+  if (frame.empty() || frame.size() > mbuf_data_room()) {
+    return std::nullopt;  // one segment of at least a byte
+  }
   rte_mbuf* m = rte_pktmbuf_alloc(pool_);
   if (m == nullptr) {
     rx_missed_.fetch_add(1, std::memory_order_relaxed);
     return std::nullopt;
   }
   char* p = rte_pktmbuf_append(m, static_cast<uint16_t>(frame.size()));
-  if (p == nullptr || frame.size() > UINT16_MAX) {
-    rte_pktmbuf_free(m);
-    return std::nullopt;
-  }
   std::memcpy(p, frame.data(), frame.size());
   *WireNsOf(m) = wire;
   if (rte_ring_enqueue(rxq_[queue].ring, m) != 0) {

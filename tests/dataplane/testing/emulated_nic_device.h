@@ -88,12 +88,12 @@ class EmulatedNicDevice {
   Queue* tx_queue(uint16_t q) { return &txq_[q]; }
   uint16_t mbuf_data_room() const;
 
-  // ethdev's dev_configure / dev_start / dev_stop: which offloads the
-  // application enabled (and the device offers). Start returns 0 or -errno.
+  // ethdev's dev_configure / dev_start: which offloads the application
+  // enabled (and the device offers). Start returns 0 or -errno. Stopping
+  // changes nothing here (ethdev stops calling the bursts).
   void Configure(const rte_eth_conf& conf);
   int Start(uint16_t port_id);
-  void Stop();
-  void SetTimesync(bool on);  // timesync_enable / disable
+  void SetTimesync(bool on);  // timesync_enable / disable: clears the latches
 
   std::optional<int64_t> Inject(std::span<const uint8_t> frame, uint16_t queue,
                                 std::optional<int64_t> wire_ns);

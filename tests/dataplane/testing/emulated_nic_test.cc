@@ -18,6 +18,7 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -107,7 +108,7 @@ TEST_F(EmulatedNicTest, ZeitgeberPortOpensItWithHardwareStamps) {
   Open("open", c);
   EXPECT_EQ(port_->id(), nic_->port_id());
   const PortCapabilities& caps = port_->caps();
-  EXPECT_EQ(caps.driver, "net_zg_emulated");
+  EXPECT_EQ(caps.driver, "net_zg_emu");
   EXPECT_EQ(caps.max_rx_queues, 2);
   EXPECT_NE(caps.rss_hf, 0u);  // RSS on, as on a NIC, with 2 queues
   EXPECT_TRUE(caps.rx_timestamp_offload);
@@ -156,6 +157,22 @@ TEST_F(EmulatedNicTest, DriftAndResolutionFollowTheFormula) {
   }
   // One TSC second is 1 s + 250 us of NIC time (to the resolution).
   EXPECT_NEAR(nic->NicNsAtTsc(t0 + hz) - nic->NicNsAtTsc(t0), kS + 250'000, 8);
+}
+
+TEST_F(EmulatedNicTest, NegativeTimesQuantiseDownward) {
+  EmulatedNicConfig c;
+  c.offset_ns = -1003;
+  c.drift_ppb = -1'000'000;  // -0.1 %
+  c.resolution_ns = 8;
+  std::unique_ptr<EmulatedNic> nic = EmulatedNic::Create("neg", c);
+  EXPECT_EQ(nic->NicNsAtTsc(0), -1008);  // floor, not toward zero
+  // One TSC second later: 1 s - 1 ms, to the resolution.
+  const uint64_t hz = rte_get_tsc_hz();
+  EXPECT_NEAR(nic->NicNsAtTsc(hz) - nic->NicNsAtTsc(0), kS - kS / 1000, 8);
+  nic->StepNs(-5);  // -1003 - 5 = -1008 exactly
+  EXPECT_EQ(nic->NicNsAtTsc(0), -1008);
+  nic->StepNs(-1);  // -1009
+  EXPECT_EQ(nic->NicNsAtTsc(0), -1016);
 }
 
 TEST_F(EmulatedNicTest, TimesyncReadsStepsAndWritesTheClock) {
@@ -230,6 +247,21 @@ TEST_F(EmulatedNicTest, StampsAreQuantisedToTheResolution) {
   EXPECT_EQ(Ns(ts), 1000);
   FreeAll(got);
   EXPECT_EQ(nic_->NicNowNs() % 8, 0);
+}
+
+TEST_F(EmulatedNicTest, InjectRefusesWhatDoesNotFitAndCountsAFullRing) {
+  EmulatedNicConfig c;
+  c.ring_size = 4;
+  Open("full", c);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(nic_->Inject(Ntp()).has_value());
+  EXPECT_FALSE(nic_->Inject(Ntp()).has_value());  // ring full
+  EXPECT_FALSE(nic_->Inject({}).has_value());
+  EXPECT_FALSE(nic_->Inject(std::vector<uint8_t>(4000, 1)).has_value());
+  EXPECT_FALSE(nic_->Inject(Ntp(), /*queue=*/1).has_value());  // no such
+  rte_eth_stats st{};
+  ASSERT_EQ(rte_eth_stats_get(port_->id(), &st), 0);
+  EXPECT_EQ(st.imissed, 1u);
+  FreeAll(Rx());
 }
 
 TEST_F(EmulatedNicTest, RxTimestampOffloadOffLeavesFramesUnstamped) {
@@ -369,38 +401,53 @@ TEST_F(EmulatedNicTest, TxStampLossIsSeededAndCounted) {
   EXPECT_EQ(LossPattern(*nic_, port_->id(), 200, pool), first);
 }
 
-// Send-on-timestamp needs the offload enabled at configure (zeitgeber's
-// Port does not yet: issue 14's --tx_schedule), so this test configures the
-// port by hand.
-TEST_F(EmulatedNicTest, LaunchTimeIsTheWireTimeOrLateAtOnce) {
-  EmulatedNicConfig c;
-  c.send_on_timestamp = true;
-  c.wire_latency_ns = 300;
-  nic_ = EmulatedNic::Create("launch", c);
-  const uint16_t id = nic_->port_id();
-  rte_eth_dev_info info{};
-  ASSERT_EQ(rte_eth_dev_info_get(id, &info), 0);
-  ASSERT_NE(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP, 0u);
-  rte_eth_conf conf{};
-  conf.txmode.offloads = RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP;
-  ASSERT_EQ(rte_eth_dev_configure(id, 1, 1, &conf), 0);
-  rte_mempool* pool = *pools_.ForSocket(SOCKET_ID_ANY);
-  ASSERT_EQ(rte_eth_rx_queue_setup(id, 0, 64, SOCKET_ID_ANY, nullptr, pool), 0);
-  ASSERT_EQ(rte_eth_tx_queue_setup(id, 0, 64, SOCKET_ID_ANY, nullptr), 0);
-  int offset = -1;
-  uint64_t flag = 0;
-  ASSERT_EQ(rte_mbuf_dyn_tx_timestamp_register(&offset, &flag), 0);
-  ASSERT_EQ(rte_eth_dev_start(id), 0);
+// Send-on-timestamp needs the offload enabled at configure; these tests
+// configure the port by hand (zeitgeber's Port has its own flag for it).
+class EmulatedNicLaunchTest : public EmulatedNicTest {
+ protected:
+  void SetUpLaunch(const std::string& tag, uint64_t tx_offloads) {
+    EmulatedNicConfig c;
+    c.send_on_timestamp = true;
+    c.wire_latency_ns = 300;
+    nic_ = EmulatedNic::Create(tag, c);
+    id_ = nic_->port_id();
+    rte_eth_dev_info info{};
+    ASSERT_EQ(rte_eth_dev_info_get(id_, &info), 0);
+    ASSERT_NE(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP, 0u);
+    rte_eth_conf conf{};
+    conf.txmode.offloads = tx_offloads;
+    ASSERT_EQ(rte_eth_dev_configure(id_, 1, 1, &conf), 0);
+    pool_ = *pools_.ForSocket(SOCKET_ID_ANY);
+    ASSERT_EQ(rte_eth_rx_queue_setup(id_, 0, 64, SOCKET_ID_ANY, nullptr, pool_),
+              0);
+    ASSERT_EQ(rte_eth_tx_queue_setup(id_, 0, 64, SOCKET_ID_ANY, nullptr), 0);
+    ASSERT_EQ(rte_mbuf_dyn_tx_timestamp_register(&offset_, &flag_), 0);
+    ASSERT_EQ(rte_eth_dev_start(id_), 0);
+  }
+  // An NTP frame to leave at `launch` (NIC ns), or whenever (nullopt).
+  rte_mbuf* Frame(std::optional<int64_t> launch) {
+    rte_mbuf* m = ToMbuf(pool_, Ntp());
+    if (launch) {
+      *RTE_MBUF_DYNFIELD(m, offset_, int64_t*) = *launch;
+      m->ol_flags |= flag_;
+    }
+    return m;
+  }
+  void TearDown() override { rte_eth_dev_stop(id_); }
 
+  uint16_t id_ = 0;
+  rte_mempool* pool_ = nullptr;
+  int offset_ = -1;
+  uint64_t flag_ = 0;
+};
+
+TEST_F(EmulatedNicLaunchTest, LaunchTimeIsTheWireTimeOrLateAtOnce) {
+  SetUpLaunch("launch", RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP);
   const int64_t launch = nic_->NicNowNs() + 5 * kS;
-  rte_mbuf* m[3] = {ToMbuf(pool, Ntp()), ToMbuf(pool, Ntp()),
-                    ToMbuf(pool, Ntp())};
-  *RTE_MBUF_DYNFIELD(m[0], offset, int64_t*) = launch;
-  m[0]->ol_flags |= flag;
-  *RTE_MBUF_DYNFIELD(m[1], offset, int64_t*) = launch - 10 * kS;  // passed
-  m[1]->ol_flags |= flag;
+  rte_mbuf* m[3] = {Frame(launch), Frame(launch - 10 * kS),  // passed
+                    Frame(std::nullopt)};
   const int64_t before = nic_->NicNowNs();
-  ASSERT_EQ(rte_eth_tx_burst(id, 0, m, 3), 3);
+  ASSERT_EQ(rte_eth_tx_burst(id_, 0, m, 3), 3);
   const int64_t after = nic_->NicNowNs();
   std::vector<EmulatedNic::WireFrame> sent = nic_->TakeTransmitted();
   ASSERT_EQ(sent.size(), 3u);
@@ -417,23 +464,17 @@ TEST_F(EmulatedNicTest, LaunchTimeIsTheWireTimeOrLateAtOnce) {
   const EmulatedNic::Counters n = nic_->counters();
   EXPECT_EQ(n.launch_scheduled, 2u);
   EXPECT_EQ(n.launch_late, 1u);
-  ASSERT_EQ(rte_eth_dev_stop(id), 0);
 }
 
-TEST_F(EmulatedNicTest, LaunchFlagIsIgnoredWithoutTheOffload) {
-  EmulatedNicConfig c;
-  c.send_on_timestamp = true;
-  Open("nolaunch", c);  // zeitgeber's Port leaves the offload off
-  int offset = -1;
-  uint64_t flag = 0;
-  ASSERT_EQ(rte_mbuf_dyn_tx_timestamp_register(&offset, &flag), 0);
-  rte_mbuf* m = Mbuf(Ntp(), flag);
-  *RTE_MBUF_DYNFIELD(m, offset, int64_t*) = nic_->NicNowNs() + 5 * kS;
-  Tx({m});
+TEST_F(EmulatedNicLaunchTest, LaunchFlagIsIgnoredWithoutTheOffload) {
+  SetUpLaunch("nolaunch", /*tx_offloads=*/0);
+  rte_mbuf* m = Frame(nic_->NicNowNs() + 5 * kS);
+  ASSERT_EQ(rte_eth_tx_burst(id_, 0, &m, 1), 1);
   std::vector<EmulatedNic::WireFrame> sent = nic_->TakeTransmitted();
   ASSERT_EQ(sent.size(), 1u);
   EXPECT_FALSE(sent[0].scheduled);
   EXPECT_LT(sent[0].wire_ns, nic_->NicNowNs() + kS);
+  EXPECT_EQ(nic_->counters().launch_scheduled, 0u);
 }
 
 TEST_F(EmulatedNicTest, FeaturesItLacksAnswerNotSupported) {

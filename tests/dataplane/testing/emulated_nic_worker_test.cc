@@ -26,6 +26,7 @@
 #include "gtest/gtest.h"
 #include "tests/dataplane/testing/dpdk_env.h"
 #include "tests/dataplane/testing/emulated_nic.h"
+#include "tests/dataplane/testing/emulated_nic_model.h"
 #include "tests/dataplane/testing/frames.h"
 
 namespace zg::dataplane::testing {
@@ -43,17 +44,6 @@ core::ClockModel TscModel(uint64_t tsc_anchor) {
   m.max_extrapolation_ns = 100 * kS;
   m.state = core::SyncState::kLocked;
   m.stratum = 1;
-  return m;
-}
-
-// NIC ns -> TAI consistent with `tsc` at the TSC reading `tsc_anchor`: one
-// NIC tick is one ns (the emulated NIC's clock does not drift here).
-core::ClockModel NicModel(const core::ClockModel& tsc, const EmulatedNic& nic,
-                          uint64_t tsc_anchor) {
-  core::ClockModel m = tsc;
-  m.raw_anchor = static_cast<uint64_t>(nic.NicNsAtTsc(tsc_anchor));
-  m.tai_anchor = tsc.RawToTai(tsc_anchor);
-  m.ns_per_tick_q32 = uint64_t{1} << 32;
   return m;
 }
 
@@ -131,7 +121,7 @@ class EmulatedNicWorkerTest : public ::testing::Test {
 TEST_F(EmulatedNicWorkerTest, T2IsTheWireTimeMappedByTheNicModel) {
   SetUpNic("hwrx", EmulatedNicConfig{});
   ASSERT_TRUE(port_->caps().hardware_rx_stamps());
-  const core::ClockModel nic = NicModel(tsc_model_, *nic_, rte_rdtsc());
+  const core::ClockModel nic = EmulatedNicModel(*nic_, tsc_model_, rte_rdtsc());
   nic_clock_.Write(nic);
   std::unique_ptr<Worker> worker = MakeWorker();
 
@@ -165,6 +155,35 @@ TEST_F(EmulatedNicWorkerTest, T2IsTheWireTimeMappedByTheNicModel) {
   EXPECT_EQ(nic_->counters().rx_stamped, 4u);
 }
 
+// A NIC clock 40 ppm fast with its own epoch: the published model maps its
+// stamps onto the TSC model's time scale (what the correlator achieves).
+TEST_F(EmulatedNicWorkerTest, DriftingNicStampsMapOntoTheTscTimeScale) {
+  EmulatedNicConfig c;
+  c.drift_ppb = 40'000;
+  c.offset_ns = 123'456'789'012;  // an epoch of its own
+  SetUpNic("drift", c);
+  const uint64_t anchor = rte_rdtsc();
+  const core::ClockModel nic = EmulatedNicModel(*nic_, tsc_model_, anchor);
+  nic_clock_.Write(nic);
+  std::unique_ptr<Worker> worker = MakeWorker();
+  const uint64_t hz = TscHz();
+  const std::vector<uint64_t> tscs = {anchor, anchor + hz, anchor + 5 * hz};
+  for (size_t i = 0; i < tscs.size(); ++i) {
+    ASSERT_TRUE(
+        nic_->Inject(Request(static_cast<int>(i)), 0, nic_->NicNsAtTsc(tscs[i]))
+            .has_value());
+  }
+  ASSERT_EQ(worker->PollOnce(), tscs.size());
+  std::vector<EmulatedNic::WireFrame> sent = nic_->TakeTransmitted();
+  ASSERT_EQ(sent.size(), tscs.size());
+  for (size_t i = 0; i < tscs.size(); ++i) {
+    const core::NtpHeader h = ReadReply(sent[i], static_cast<int>(i));
+    const core::UtcNs want = tsc_model_.TaiToUtc(tsc_model_.RawToTai(tscs[i]));
+    // 40 ppm over 5 s would be 200 us; the model leaves rounding only.
+    EXPECT_NEAR(Utc(nic, h.receive_time).value, want.value, 4) << i;
+  }
+}
+
 TEST_F(EmulatedNicWorkerTest, WithoutTheDynfieldStampsAreSoftware) {
   EmulatedNicConfig c;
   c.rx_dynfield = false;
@@ -187,7 +206,7 @@ TEST_F(EmulatedNicWorkerTest, RepliesLeaveOnTheQueueOfTheirRequest) {
   EmulatedNicConfig c;
   c.queues = 3;
   SetUpNic("mq", c);
-  nic_clock_.Write(NicModel(tsc_model_, *nic_, rte_rdtsc()));
+  nic_clock_.Write(EmulatedNicModel(*nic_, tsc_model_, rte_rdtsc()));
   std::unique_ptr<Worker> worker = MakeWorker();
   for (uint16_t q = 0; q < 3; ++q) {
     ASSERT_TRUE(nic_->Inject(Request(q), q).has_value());
@@ -210,7 +229,7 @@ TEST_F(EmulatedNicWorkerTest, RepliesLeaveOnTheQueueOfTheirRequest) {
 // the PMD's two sides on two threads, as in zeitgeberd.
 TEST_F(EmulatedNicWorkerTest, WorkerOnItsLcoreAnswersConcurrentInjects) {
   SetUpNic("lcore", EmulatedNicConfig{});
-  nic_clock_.Write(NicModel(tsc_model_, *nic_, rte_rdtsc()));
+  nic_clock_.Write(EmulatedNicModel(*nic_, tsc_model_, rte_rdtsc()));
   ASSERT_EQ(WorkerLcores().size(), 1u);
   std::vector<std::unique_ptr<Worker>> workers;
   workers.push_back(MakeWorker());

@@ -83,6 +83,7 @@ struct DevData {
   int numa_node;
 };
 static_assert(sizeof(rte_eth_conf) == 2272 && sizeof(rte_eth_link) == 8);
+static_assert(RTE_MAX_QUEUES_PER_PORT == 1024);  // the queue-state arrays
 static_assert(offsetof(DevData, rx_queues) == 64);
 static_assert(offsetof(DevData, nb_rx_queues) == 80);
 static_assert(offsetof(DevData, dev_private) == 96);

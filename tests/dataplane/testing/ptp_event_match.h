@@ -4,7 +4,7 @@
 // UDP destination port 319 over IPv4 (unfragmented) or IPv6 (UDP as the
 // first next header), behind up to two VLAN tags. Addresses are not looked
 // at (as Intel's ETQF/UDP filters); every length is bounds-checked. No
-// DPDK: fuzzed by tests/fuzz/ptp_event_match_fuzzer.cc.
+// DPDK: fuzzed by tests/fuzz/emulated_nic_fuzzer.cc.
 //
 //   if (IsPtpEventFrame(bytes)) { flag RTE_MBUF_F_RX_IEEE1588_PTP, latch }
 #ifndef ZG_TESTS_DATAPLANE_TESTING_PTP_EVENT_MATCH_H_
