@@ -103,6 +103,7 @@ NtpInterleaveFactory::Create(const WorkerSetup& setup) {
   auto w = std::make_unique<NtpWorkerInterleave>(std::move(table),
                                                  stats_.back().get(), before);
   workers_.push_back(w.get());
+  slots_ = w->table().slots();
   return w;
 }
 
@@ -154,8 +155,8 @@ absl::Status NtpInterleaveFactory::AddMetrics(prometheus::Registry& registry) {
 }
 
 void NtpInterleaveFactory::UpdateMetrics() {
-  if (slots_gauge_ != nullptr && !workers_.empty()) {
-    slots_gauge_->Set(workers_[0]->table().slots());
+  if (slots_gauge_ != nullptr && slots_ != 0) {
+    slots_gauge_->Set(static_cast<double>(slots_));
   }
   for (Series& s : series_) {
     const auto counters = Series::Of(*s.stats);

@@ -184,6 +184,9 @@ class NtpInterleaveFactory {
   struct Series;
   std::vector<Series> series_;
   prometheus::Gauge* slots_gauge_ = nullptr;
+  // Slots per worker table, kept here because the tables die with the
+  // pipelines (StopWorkers) while UpdateMetrics/Report may still run.
+  size_t slots_ = 0;
 };
 
 }  // namespace zg::dataplane
