@@ -102,6 +102,8 @@ const char* PtpSubscriberDefectName(PtpSubscriberDefect d) {
       return "wrong_target";
     case PtpSubscriberDefect::kBadGrantTlv:
       return "bad_grant_tlv";
+    case PtpSubscriberDefect::kNotFromTarget:
+      return "not_from_target";
     case PtpSubscriberDefect::kCount:
       break;
   }
@@ -234,6 +236,16 @@ PtpSubscriberEngine::Create(const PtpSubscriberConfig& config) {
                    return a.due_tsc > b.due_tsc;
                  });
   return e;
+}
+
+void PtpSubscriberEngine::Rebase(uint64_t start_tsc) {
+  const int64_t shift = static_cast<int64_t>(start_tsc - config_.start_tsc);
+  config_.start_tsc = start_tsc;
+  for (Sub& s : subs_) {
+    for (Sub::Slot& slot : s.slot) slot.due_tsc += shift;
+    s.heap_due += shift;
+  }
+  for (HeapEntry& e : heap_) e.due_tsc += shift;
 }
 
 uint64_t PtpSubscriberEngine::IntervalTicks(int8_t log2) const {

@@ -109,6 +109,7 @@ enum class PtpSubscriberDefect : uint8_t {
   kForeignMaster,           // sourcePortIdentity not the granting master's
   kWrongTarget,             // Signaling for another portIdentity
   kBadGrantTlv,             // malformed or non-negotiable TLV in a grant
+  kNotFromTarget,           // UDP to a subscriber from another address
   kCount
 };
 inline constexpr size_t kPtpSubscriberDefectCount =
@@ -200,6 +201,9 @@ class PtpSubscriberEngine {
   static size_t BytesPerSubscriber();
 
   void SetClock(const core::ClockModel& model) { model_ = model; }
+  // Moves the start (and every subscriber's first REQUEST) to `start_tsc`;
+  // before the first Next.
+  void Rebase(uint64_t start_tsc);
 
   // Writes the next message due at `now_tsc` into
   // payload[0..kPtpSubscriberMaxPayload); false when nothing is due.
@@ -219,6 +223,7 @@ class PtpSubscriberEngine {
 
   const PtpSubscriberCounts& counts() const { return counts_; }
   uint32_t subscribers() const { return n_; }
+  uint32_t lanes() const { return config_.lanes; }
   // After Finish; allocates.
   PtpSubscriberSummary Summarize() const;
 
