@@ -5,6 +5,7 @@
 // grantor written with core/ptp's builders; and bad frames, counted.
 #include "bench/loadgen/ptp_subscribers.h"
 
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -276,6 +277,8 @@ TEST(PtpSubscribersTest, NegotiatesReceivesAndMeasures) {
   EXPECT_EQ(s.offset_ns.max(), 0);
   EXPECT_EQ(c.DefectTotal(), 0u);
   EXPECT_LE(PtpSubscriberEngine::BytesPerSubscriber(), 256u);
+  std::printf("state per subscriber: %zu B\n",
+              PtpSubscriberEngine::BytesPerSubscriber());
 }
 
 TEST(PtpSubscribersTest, GapsLatenessAndMissingFollowUps) {
