@@ -137,6 +137,7 @@ PtpSubscriberCounts& PtpSubscriberCounts::operator+=(
   follow_ups += o.follow_ups;
   syncs_with_follow_up += o.syncs_with_follow_up;
   syncs_without_follow_up += o.syncs_without_follow_up;
+  syncs_follow_up_pending += o.syncs_follow_up_pending;
   follow_ups_unmatched += o.follow_ups_unmatched;
   delay_reqs += o.delay_reqs;
   delay_resps_answered += o.delay_resps_answered;
@@ -627,7 +628,7 @@ void PtpSubscriberEngine::OnDelayResp(uint32_t local,
 void PtpSubscriberEngine::Finish(uint64_t end_tsc) {
   for (Sub& s : subs_) {
     if ((s.flags & kPendingSync) != 0) {
-      ++counts_.syncs_without_follow_up;
+      ++counts_.syncs_follow_up_pending;
       s.flags &= static_cast<uint8_t>(~kPendingSync);
     }
     if ((s.flags & kDelayReqOut) != 0) {
@@ -721,10 +722,11 @@ std::string FormatPtpSubscriberSummary(const PtpSubscriberSummary& s) {
                           c.refused[g], c.reduced[g], c.renewed[g],
                           LogRange(s, g));
   }
-  absl::StrAppendFormat(&out,
-                        "  signaling: %u sent, %u received, %u re-asked "
-                        "(no GRANT in time)\n",
-                        c.signaling_sent, c.signaling_received, c.ask_timeouts);
+  absl::StrAppendFormat(
+      &out,
+      "  signaling: %u sent, %u received; %u REQUEST TLVs asked again "
+      "(no GRANT in time)\n",
+      c.signaling_sent, c.signaling_received, c.ask_timeouts);
   absl::StrAppendFormat(
       &out,
       "  sync: %u received (%u one-step); per subscriber %.3f / %.3f / %.3f "
@@ -746,10 +748,12 @@ std::string FormatPtpSubscriberSummary(const PtpSubscriberSummary& s) {
   const Distribution fu = Summarize(s.follow_up_delay_ns);
   absl::StrAppendFormat(
       &out,
-      "  follow_up: %u received; syncs with %u, without %u; unmatched %u; "
+      "  follow_up: %u received; syncs with %u, without %u (%u pending at "
+      "the end); unmatched %u; "
       "delay p50 %s  p99 %s\n",
       c.follow_ups, c.syncs_with_follow_up, c.syncs_without_follow_up,
-      c.follow_ups_unmatched, FormatNanos(fu.p50), FormatNanos(fu.p99));
+      c.syncs_follow_up_pending, c.follow_ups_unmatched, FormatNanos(fu.p50),
+      FormatNanos(fu.p99));
   absl::StrAppendFormat(&out,
                         "  delay_req: %u sent, %u answered, %u unanswered; "
                         "%u Delay_Resp unmatched\n",
@@ -793,14 +797,15 @@ void PtpSubscriberSummaryToJson(const PtpSubscriberSummary& s,
   };
   nlohmann::json grants = nlohmann::json::object();
   for (size_t g = 0; g < kPtpSubGrants; ++g) {
-    grants[PtpSubGrantName(g)] = {{"asked", c.asked[g]},
-                                  {"granted", c.granted[g]},
-                                  {"refused", c.refused[g]},
-                                  {"reduced", c.reduced[g]},
-                                  {"renewed", c.renewed[g]},
-                                  {"unsolicited", c.unsolicited[g]},
-                                  {"min_log_interval", s.min_granted_log[g]},
-                                  {"max_log_interval", s.max_granted_log[g]}};
+    grants[PtpSubGrantName(g)] = {
+        {"asked", c.asked[g]},         {"granted", c.granted[g]},
+        {"refused", c.refused[g]},     {"reduced", c.reduced[g]},
+        {"renewed", c.renewed[g]},     {"unsolicited", c.unsolicited[g]},
+        {"min_log_interval", nullptr}, {"max_log_interval", nullptr}};
+    if (s.min_granted_log[g] <= s.max_granted_log[g]) {  // any granted
+      grants[PtpSubGrantName(g)]["min_log_interval"] = s.min_granted_log[g];
+      grants[PtpSubGrantName(g)]["max_log_interval"] = s.max_granted_log[g];
+    }
   }
   nlohmann::json defects = nlohmann::json::object();
   for (size_t i = 0; i < kPtpSubscriberDefectCount; ++i) {
@@ -836,6 +841,7 @@ void PtpSubscriberSummaryToJson(const PtpSubscriberSummary& s,
        {{"received", c.follow_ups},
         {"syncs_with", c.syncs_with_follow_up},
         {"syncs_without", c.syncs_without_follow_up},
+        {"syncs_pending_at_end", c.syncs_follow_up_pending},
         {"unmatched", c.follow_ups_unmatched},
         {"delay_ns", dist(Summarize(s.follow_up_delay_ns))}}},
       {"delay_req",

@@ -140,12 +140,15 @@ struct PtpSubscriberCounts {
   uint64_t one_step_syncs = 0;            // no twoStepFlag: t1 in the Sync
   uint64_t follow_ups = 0;
   uint64_t syncs_with_follow_up = 0;
-  uint64_t syncs_without_follow_up = 0;  // next Sync or the end came first
-  uint64_t follow_ups_unmatched = 0;     // no two-step Sync of that seqId
-  uint64_t delay_reqs = 0;               // Delay_Reqs that left (Sent)
-  uint64_t delay_resps_answered = 0;     // matched their Delay_Req
-  uint64_t delay_reqs_unanswered = 0;    // next Delay_Req or the end first
-  uint64_t delay_resps_unmatched = 0;    // late, duplicate or unknown
+  uint64_t syncs_without_follow_up = 0;  // the next Sync came first
+  // The last Sync of a subscriber whose Follow_Up had not come when the
+  // run ended (in flight: neither with nor without).
+  uint64_t syncs_follow_up_pending = 0;
+  uint64_t follow_ups_unmatched = 0;   // no two-step Sync of that seqId
+  uint64_t delay_reqs = 0;             // Delay_Reqs that left (Sent)
+  uint64_t delay_resps_answered = 0;   // matched their Delay_Req
+  uint64_t delay_reqs_unanswered = 0;  // next Delay_Req or the end first
+  uint64_t delay_resps_unmatched = 0;  // late, duplicate or unknown
   uint64_t queue_full = 0;  // a reschedule found the action heap full
   std::array<uint64_t, kPtpSubscriberDefectCount> defects{};
 

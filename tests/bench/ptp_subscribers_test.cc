@@ -310,6 +310,22 @@ TEST(PtpSubscribersTest, GapsLatenessAndMissingFollowUps) {
   EXPECT_EQ(e->counts().follow_ups_unmatched, 1u);
 }
 
+TEST(PtpSubscribersTest, AFollowUpInFlightAtTheEndIsPendingNotMissing) {
+  auto e = Make(Config(1));
+  SimMaster master(e.get(), 1, 10'000);
+  master.Run(0, 3 * kS + 500 * kMs);
+  core::PtpMessage sync = SimMaster::Message(core::PtpSync{}, 4);  // next
+  sync.header.flags.Set(core::PtpFlag::kTwoStep);
+  std::vector<uint8_t> b(64);
+  b.resize(core::SerializePtpMessage(sync, b));
+  e->OnFrame(0, core::kPtpEventPort, b.data(), static_cast<uint32_t>(b.size()),
+             3 * kS + 600 * kMs);
+  e->Finish(3 * kS + 600 * kMs);
+  EXPECT_EQ(e->counts().syncs_follow_up_pending, 1u);
+  EXPECT_EQ(e->counts().syncs_without_follow_up, 0u);
+  EXPECT_EQ(e->counts().syncs_with_follow_up + 1, e->counts().syncs);
+}
+
 TEST(PtpSubscribersTest, OneStepSyncsCarryT1) {
   auto e = Make(Config(2));
   SimMaster master(e.get(), 2, 10'000);
