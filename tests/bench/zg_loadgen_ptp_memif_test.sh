@@ -33,7 +33,7 @@ eal() {  # unique prefix per process; no hugepages; quiet EAL
 
 timeout $((D + 60)) "$ZGD" $(eal s) -l 0-1 \
   --vdev="net_memif0,role=server,socket=$SOCK,mac=02:5a:47:00:03:01" -- \
-  --port=net_memif0 --address=10.97.0.1/16 --metrics_address= \
+  --port=net_memif0 --address=10.97.0.1/8 --metrics_address= \
   --ptp --ptp_profile=g8275.2 --ptp_unicast_negotiation=on \
   --require_system_clock_sync=false >"$WORK/zeitgeberd.log" 2>&1 &
 ZGD_PID=$!
@@ -49,7 +49,7 @@ sleep 4
 timeout $((D + 40)) "$LG" $(eal g) -l 0-1 --main-lcore 1 \
   --vdev="net_memif0,role=client,socket=$SOCK,mac=02:5a:47:00:03:02" -- \
   --target=10.97.0.1 --mix=ptp_unicast --ptp_subscribers="$N" \
-  --source_ip=10.97.1.0 --duration="${D}s" --timeout=1s --progress=false \
+  --source_ip=10.98.0.0 --duration="${D}s" --timeout=1s --progress=false \
   --json="$WORK/summary.json" --linger=20s \
   >"$WORK/loadgen.txt" 2>"$WORK/loadgen.log" &
 LG_PID=$!
