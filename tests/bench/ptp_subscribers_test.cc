@@ -5,6 +5,7 @@
 // grantor written with core/ptp's builders; and bad frames, counted.
 #include "bench/loadgen/ptp_subscribers.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -521,6 +522,32 @@ TEST(PtpSubscribersTest, LanesSplitSubscribersAndReportsMerge) {
   EXPECT_EQ(j["grants"]["sync"]["granted"], 5);
   EXPECT_EQ(j["sync"]["rate_per_subscriber"]["median"], 1.0);
   EXPECT_EQ(j["sync"]["lateness_ns"]["max"], 300);
+}
+
+// 1M subscribers in one engine: memory and the cost of the next-action
+// queue. Not in CI (200 MB); run with
+//   loadgen_ptp_subscribers_test --gtest_also_run_disabled_tests
+//       --gtest_filter='*Million*'
+TEST(PtpSubscribersTest, DISABLED_MillionSubscribers) {
+  PtpSubscriberConfig c = Config(1'000'000);
+  c.spread_ticks = 1 * kS;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto e = Make(c);
+  const auto t1 = std::chrono::steady_clock::now();
+  uint8_t p[kPtpSubscriberMaxPayload];
+  PtpSubscriberMessage m;
+  uint64_t n = 0;
+  while (e->Next(2 * kS, p, &m)) ++n;
+  const auto t2 = std::chrono::steady_clock::now();
+  EXPECT_EQ(n, 1'000'000u);
+  EXPECT_EQ(e->counts().asked[1], 1'000'000u);
+  std::printf(
+      "1M subscribers: %zu B each, Create %.0f ms, 1M Signaling built in "
+      "%.0f ms (%.0f ns each)\n",
+      PtpSubscriberEngine::BytesPerSubscriber(),
+      std::chrono::duration<double, std::milli>(t1 - t0).count(),
+      std::chrono::duration<double, std::milli>(t2 - t1).count(),
+      std::chrono::duration<double, std::nano>(t2 - t1).count() / 1e6);
 }
 
 TEST(PtpSubscribersTest, BadConfigIsAnError) {
