@@ -178,6 +178,11 @@ bool TrafficMix::Has(TrafficKind kind) const {
 bool AbslParseFlag(absl::string_view text, TrafficMix* mix,
                    std::string* error) {
   TrafficMix out;
+  if (absl::StripAsciiWhitespace(text) == "ptp_unicast") {
+    out.ptp_unicast = true;  // weights unused: no LaneEngine runs
+    *mix = out;
+    return true;
+  }
   out.weights.clear();
   for (absl::string_view item :
        absl::StrSplit(absl::StripAsciiWhitespace(text), ',')) {
@@ -185,10 +190,11 @@ bool AbslParseFlag(absl::string_view text, TrafficMix* mix,
         absl::StrSplit(item, absl::MaxSplits(':', 1));
     TrafficKind kind;
     if (!KindFromName(absl::StripAsciiWhitespace(kv.first), &kind)) {
-      *error =
-          absl::StrCat("'", item,
-                       "': unknown traffic kind; use ntp4, ntp3, ptp or nts, "
-                       "optionally weighted: ntp4:90,ptp:10");
+      *error = absl::StrCat(
+          "'", item,
+          "': unknown traffic kind; use ntp4, ntp3, ptp or nts (or "
+          "ptp_unicast alone), "
+          "optionally weighted: ntp4:90,ptp:10");
       return false;
     }
     uint32_t w = 1;
@@ -211,6 +217,7 @@ bool AbslParseFlag(absl::string_view text, TrafficMix* mix,
 }
 
 std::string AbslUnparseFlag(const TrafficMix& mix) {
+  if (mix.ptp_unicast) return "ptp_unicast";
   return absl::StrJoin(mix.weights, ",", [](std::string* out, const auto& kw) {
     absl::StrAppend(out, TrafficKindName(kw.first), ":", kw.second);
   });

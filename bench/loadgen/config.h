@@ -68,6 +68,10 @@ struct TrafficMix {
   // The kind of client i of n: clients [0, n) are cut into consecutive
   // blocks in proportion to the weights (lanes take every lanes-th client,
   // so each lane gets the same mix).
+  // --mix=ptp_unicast (alone): unicast PTP subscribers
+  // (bench/loadgen/ptp_subscribers.h, --ptp_subscribers) instead of
+  // request/reply clients.
+  bool ptp_unicast = false;
   TrafficKind KindOf(uint32_t client, uint32_t clients) const;
   bool Has(TrafficKind kind) const;
 };

@@ -66,12 +66,99 @@ void DpdkLane::SetRings(std::vector<rte_ring*> inbox,
 
 void DpdkLane::Prepare(std::unique_ptr<LaneEngine> engine, RateController pace,
                        const LanePlan& plan) {
+  subs_.reset();
   engine_ = std::move(engine);
   pace_.emplace(pace);
   plan_ = plan;
   plan_.burst = std::clamp<uint32_t>(plan.burst, 1, kMaxBurst);
   stats_ = {};
   Publish(false, 0);
+}
+
+void DpdkLane::PrepareSubscribers(
+    std::unique_ptr<PtpSubscriberEngine> subscribers, const LanePlan& plan) {
+  engine_.reset();
+  pace_.reset();
+  subs_ = std::move(subscribers);
+  plan_ = plan;
+  plan_.burst = std::clamp<uint32_t>(plan.burst, 1, kMaxBurst);
+  stats_ = {};
+  Publish(false, 0);
+}
+
+void DpdkLane::RunSubscribers(const std::atomic<bool>* abort) {
+  subs_->SetClock(clock_.Refresh());
+  while (core::ReadTsc() < plan_.start_tsc) rte_pause();
+  uint64_t send_end = 0;
+  uint64_t drain_until = 0;
+  uint64_t next_publish = 0;
+  for (;;) {
+    const uint64_t now = core::ReadTsc();
+    subs_->SetClock(clock_.Refresh());
+    if (send_end == 0) {
+      if (now >= plan_.stop_tsc ||
+          (abort != nullptr && abort->load(std::memory_order_relaxed))) {
+        send_end = now;
+        drain_until = now + plan_.drain_ticks;
+        DropPending();
+      } else {
+        SendSubscribers(now);
+      }
+    } else if (now >= drain_until) {
+      break;
+    }
+    Receive();
+    ReceiveHandoffs();
+    FlushL2();
+    if (now >= next_publish) {
+      Publish(false, send_end);
+      next_publish = now + publish_ticks_;
+    }
+  }
+  subs_->Finish(send_end);
+  Publish(true, send_end);
+}
+
+void DpdkLane::SendSubscribers(uint64_t now_tsc) {
+  if (n_pending_ == 0) {
+    const uint32_t n = plan_.burst;
+    if (rte_pktmbuf_alloc_bulk(pool_, tx_.data(), n) != 0) {
+      ++stats_.alloc_failed;
+      return;
+    }
+    uint32_t built = 0;
+    while (built < n) {
+      rte_mbuf* m = tx_[built];
+      uint8_t* data = rte_pktmbuf_mtod(m, uint8_t*);
+      PtpSubscriberMessage& r = sub_msgs_[built];
+      if (!subs_->Next(now_tsc, data + payload_offset_, &r)) break;
+      spec_.src_ip = AddressAt(net_->first_source, r.address_offset);
+      spec_.src_port = r.port;
+      spec_.dst_port = r.port;
+      core::FrameInfo info;
+      const uint32_t len = core::BuildUdpFrame(data, rte_pktmbuf_tailroom(m),
+                                               spec_, r.payload_len, &info);
+      core::FinalizeUdpChecksum(data, info);
+      m->data_len = static_cast<uint16_t>(len);
+      m->pkt_len = len;
+      ++built;
+    }
+    if (built < n) rte_pktmbuf_free_bulk(tx_.data() + built, n - built);
+    n_pending_ = static_cast<uint16_t>(built);
+  }
+  if (n_pending_ == 0) return;
+  const uint64_t tx_tsc = core::ReadTsc();
+  const uint16_t sent =
+      rte_eth_tx_burst(queue_.port_id, queue_.queue_id, tx_.data(), n_pending_);
+  subs_->Sent(sub_msgs_.data(), sent, tx_tsc);
+  stats_.tx_requests += sent;
+  if (sent < n_pending_) {
+    ++stats_.tx_ring_full;
+    std::copy(tx_.begin() + sent, tx_.begin() + n_pending_, tx_.begin());
+    std::copy(sub_msgs_.begin() + sent, sub_msgs_.begin() + n_pending_,
+              sub_msgs_.begin());
+  }
+  n_pending_ = static_cast<uint16_t>(n_pending_ - sent);
 }
 
 int DpdkLane::Entry(void* arg) {
@@ -81,6 +168,7 @@ int DpdkLane::Entry(void* arg) {
 }
 
 void DpdkLane::Run(const std::atomic<bool>* abort) {
+  if (subs_ != nullptr) return RunSubscribers(abort);
   engine_->SetClock(clock_.Refresh());
   while (core::ReadTsc() < plan_.start_tsc) rte_pause();
   pace_->Start(plan_.start_tsc);
@@ -217,7 +305,7 @@ void DpdkLane::Handle(rte_mbuf* m, uint64_t rx_tsc, bool handed_off) {
                                (info.ip_version == 6 && net_->target.is_v6() &&
                                 info.src_ipv6 == net_->target.v6);
       if (from_target && info.drop != core::FrameDrop::kIpv4NotOurs &&
-          info.drop != core::FrameDrop::kIpv6NotOurs) {
+          info.drop != core::FrameDrop::kIpv6NotOurs && engine_ != nullptr) {
         engine_->CountDefect(ReplyDefect::kBadFrame);
       } else {
         ++stats_.drops[static_cast<size_t>(info.drop)];
@@ -244,6 +332,30 @@ bool DpdkLane::HandleUdp(rte_mbuf* m, const core::FrameInfo& info,
       .src_port = info.src_port,
       .dst_port = info.dst_port};
   const uint8_t* payload = data + info.payload_offset;
+  if (subs_ != nullptr) {
+    const uint32_t lanes = subs_->lanes();
+    const uint32_t owner =
+        from.dst_address_offset < UINT64_MAX
+            ? static_cast<uint32_t>(from.dst_address_offset % lanes)
+            : index_;
+    if (!from.from_target) {
+      subs_->CountDefect(PtpSubscriberDefect::kNotFromTarget);
+      return false;
+    }
+    if (!handed_off && owner != index_ && owner < outbox_.size() &&
+        outbox_[owner] != nullptr) {
+      *RTE_MBUF_DYNFIELD(m, net_->rx_tsc_offset, uint64_t*) = rx_tsc;
+      if (rte_ring_sp_enqueue(outbox_[owner], m) == 0) {
+        ++stats_.handed_off;
+        return true;
+      }
+      ++stats_.handoff_dropped;
+      return false;
+    }
+    subs_->OnFrame(from.dst_address_offset, from.dst_port, payload,
+                   info.payload_len, rx_tsc);
+    return false;
+  }
   if (!handed_off && outbox_.size() > 1) {
     const std::optional<uint32_t> owner = OwnerLaneOf(
         engine_->space(), net_->ntp_port, from, payload, info.payload_len);
@@ -288,9 +400,16 @@ void DpdkLane::FlushL2() {
 
 void DpdkLane::Publish(bool done, uint64_t send_end_tsc) {
   LaneProgress p;
-  p.counts = engine_->Counts();
-  p.counts.skipped = pace_->skipped();
-  p.invalid = engine_->measurements().DefectTotal();
+  if (subs_ != nullptr) {
+    const PtpSubscriberCounts& c = subs_->counts();
+    p.counts.sent = c.delay_reqs;
+    p.counts.answered = c.delay_resps_answered;
+    p.invalid = c.DefectTotal();
+  } else {
+    p.counts = engine_->Counts();
+    p.counts.skipped = pace_->skipped();
+    p.invalid = engine_->measurements().DefectTotal();
+  }
   p.send_end_tsc = send_end_tsc;
   p.done = done;
   progress_.Write(p);

@@ -47,6 +47,7 @@
 #include "absl/status/statusor.h"
 #include "bench/loadgen/lane_engine.h"
 #include "bench/loadgen/lane_network.h"
+#include "bench/loadgen/ptp_subscribers.h"
 #include "bench/loadgen/rate_controller.h"
 #include "core/base/seqlock.h"
 #include "core/net/frame.h"
@@ -114,6 +115,18 @@ class DpdkLane {
   void Prepare(std::unique_ptr<LaneEngine> engine, RateController pace,
                const LanePlan& plan);
 
+  // Main lcore, instead of Prepare, for --mix=ptp_unicast: the lane runs
+  // `subscribers` (its share of the unicast PTP subscribers) from
+  // plan.start_tsc to plan.stop_tsc, sending what they have due (at most
+  // plan.burst per tx_burst), then receives for plan.drain_ticks and calls
+  // Finish. Frames for another lane's subscriber (by destination address)
+  // are handed to that lane. Progress: counts.sent = Delay_Reqs sent,
+  // answered = Delay_Resps matched, invalid = defects.
+  void PrepareSubscribers(std::unique_ptr<PtpSubscriberEngine> subscribers,
+                          const LanePlan& plan);
+  // After Run returned; null unless PrepareSubscribers.
+  const PtpSubscriberEngine* subscribers() const { return subs_.get(); }
+
   // On the lane's lcore: runs the trial and returns when it is done.
   // `abort` (written by: main lcore on SIGINT) stops sending early.
   void Run(const std::atomic<bool>* abort);
@@ -146,6 +159,8 @@ class DpdkLane {
   void AnswerL2(rte_mbuf* m, const core::FrameInfo& info);
   void FlushL2();
   void Publish(bool done, uint64_t send_end_tsc);
+  void RunSubscribers(const std::atomic<bool>* abort);
+  void SendSubscribers(uint64_t now_tsc);
 
   uint32_t index_;
   dataplane::QueuePair queue_;
@@ -159,6 +174,8 @@ class DpdkLane {
   std::vector<rte_ring*> outbox_;
 
   std::unique_ptr<LaneEngine> engine_;
+  std::unique_ptr<PtpSubscriberEngine> subs_;  // --mix=ptp_unicast
+  std::array<PtpSubscriberMessage, kMaxBurst> sub_msgs_ = {};
   std::optional<RateController> pace_;
   LanePlan plan_;
   uint64_t publish_ticks_ = 0;

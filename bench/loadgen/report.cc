@@ -156,6 +156,14 @@ std::string FormatSummary(const RunSummary& s) {
                     "  (reflector mode: the target echoes requests; answered "
                     "= echoes, round trip only)\n");
   }
+  if (s.ptp_unicast.has_value()) {
+    if (!s.generator.empty()) {
+      absl::StrAppend(&out, "  generator:  ", NamedCountsText(s.generator),
+                      "\n");
+    }
+    absl::StrAppend(&out, FormatPtpSubscriberSummary(*s.ptp_unicast));
+    return out;
+  }
   absl::StrAppend(
       &out,
       absl::StrFormat("  sent        %d  (%s over %.3f s; %d skipped)\n",
@@ -267,6 +275,9 @@ std::string SummaryToJson(const RunSummary& s) {
                 {"verified_ok", s.nts.verified_ok},
                 {"verified_bad", s.nts.verified_bad},
                 {"nak", s.nts.nak}};
+  }
+  if (s.ptp_unicast.has_value()) {
+    PtpSubscriberSummaryToJson(*s.ptp_unicast, &j["ptp_unicast"]);
   }
   if (s.sweep.has_value()) {
     nlohmann::json trials = nlohmann::json::array();

@@ -29,6 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "bench/loadgen/histogram.h"
+#include "bench/loadgen/ptp_subscribers.h"
 #include "bench/loadgen/sweep.h"
 
 namespace zg::bench {
@@ -107,6 +108,9 @@ struct RunSummary {
   std::string nts_credentials;  // "master_key" (test harness) or "nts_ke"
   NtsCounts nts;
   double sweep_loss_threshold = 1e-4;  // what a sweep trial had to meet
+  // --mix=ptp_unicast: the subscribers' report (text: instead of the
+  // request/reply section; JSON: the "ptp_unicast" object).
+  std::optional<PtpSubscriberSummary> ptp_unicast;
 
   double AchievedPps() const;  // sent / sending_s
   double AnsweredPps() const;  // answered / sending_s

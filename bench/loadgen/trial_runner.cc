@@ -211,4 +211,57 @@ absl::StatusOr<TrialOutcome> TrialRunner::Run(const TrialSpec& spec,
   return out;
 }
 
+absl::StatusOr<PtpSubscriberSummary> TrialRunner::RunPtpSubscribers(
+    const PtpSubscriberConfig& base, absl::Duration duration,
+    const std::atomic<bool>* abort, LaneFrameStats* frames) {
+  ZG_RETURN_IF_ERROR(clock_->Update());
+  const double hz = clock_->hz();
+  const uint32_t n = static_cast<uint32_t>(lanes_.size());
+  std::vector<std::unique_ptr<PtpSubscriberEngine>> engines;
+  PtpSubscriberConfig c = base;
+  c.lanes = n;
+  c.tsc_hz = static_cast<uint64_t>(hz);
+  for (uint32_t i = 0; i < n; ++i) {
+    c.lane = i;
+    ZG_ASSIGN_OR_RETURN(std::unique_ptr<PtpSubscriberEngine> e,
+                        PtpSubscriberEngine::Create(c));
+    engines.push_back(std::move(e));
+    lanes_[i].lane->Flush();
+  }
+  LanePlan plan;
+  plan.start_tsc = core::ReadTsc() + static_cast<uint64_t>(kStartDelayS * hz);
+  plan.stop_tsc = plan.start_tsc +
+                  static_cast<uint64_t>(absl::ToDoubleSeconds(duration) * hz);
+  plan.drain_ticks = static_cast<uint64_t>(
+      std::ceil(absl::ToDoubleSeconds(config_.timeout) * hz));
+  plan.burst = config_.burst;
+  for (uint32_t i = 0; i < n; ++i) {
+    // The engines' schedule starts with the lanes'.
+    engines[i]->Rebase(plan.start_tsc);
+    lanes_[i].lane->PrepareSubscribers(std::move(engines[i]), plan);
+  }
+  size_t launched = 0;
+  absl::Status launch_error;
+  for (const LaneSlot& s : lanes_) {
+    s.lane->SetAbortFlag(abort);
+    const int rc = rte_eal_remote_launch(&DpdkLane::Entry, s.lane, s.lcore);
+    if (rc != 0) {
+      launch_error = absl::InternalError(
+          absl::StrCat("cannot launch lane ", s.lane->index(), " on lcore ",
+                       s.lcore, ": rte_eal_remote_launch returned ", rc));
+      break;
+    }
+    ++launched;
+  }
+  if (launched == lanes_.size()) Watch(plan.start_tsc);
+  for (size_t i = 0; i < launched; ++i) rte_eal_wait_lcore(lanes_[i].lcore);
+  ZG_RETURN_IF_ERROR(launch_error);
+  PtpSubscriberSummary out;
+  for (const LaneSlot& s : lanes_) {
+    out.Merge(s.lane->subscribers()->Summarize());
+    *frames += s.lane->frame_stats();
+  }
+  return out;
+}
+
 }  // namespace zg::bench

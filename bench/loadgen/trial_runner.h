@@ -83,6 +83,14 @@ class TrialRunner {
   absl::StatusOr<TrialOutcome> Run(const TrialSpec& spec,
                                    const std::atomic<bool>* abort);
 
+  // --mix=ptp_unicast: every lane runs its share of the unicast PTP
+  // subscribers of `base` (lane, lanes, tsc_hz and start_tsc are filled in
+  // here) for `duration`, then receives for the config's timeout. Returns
+  // the lanes' summaries merged; their frame counters go to *frames.
+  absl::StatusOr<PtpSubscriberSummary> RunPtpSubscribers(
+      const PtpSubscriberConfig& base, absl::Duration duration,
+      const std::atomic<bool>* abort, LaneFrameStats* frames);
+
  private:
   TrialRunner(const TrialRunnerConfig& config, std::vector<LaneSlot> lanes,
               GeneratorClock* clock)

@@ -16,6 +16,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -121,6 +122,30 @@ ABSL_FLAG(std::string, nts_ke_name, "",
 ABSL_FLAG(uint32_t, nts_verify_every, 16,
           "Check every N-th NTS reply in full (authenticator, cookies); 1: "
           "all; 0: none (only the NTP header).");
+// Unicast PTP subscribers (--mix=ptp_unicast): bench/loadgen/ptp_subscribers.h.
+// Not --ptp_*: zeitgeberd's own --ptp_* flags are linked in with the data
+// plane.
+ABSL_FLAG(uint32_t, ptp_subscribers, 0,
+          "--mix=ptp_unicast: unicast PTP subscribers (G.8275.2 slaves), "
+          "each on its own address from --source_ip (--clients and "
+          "--source_addresses follow this), sending from ports 319/320.");
+ABSL_FLAG(int, subscriber_domain, 44,
+          "--mix=ptp_unicast: the subscribers' domainNumber (G.8275.2: 44).");
+ABSL_FLAG(int, subscriber_log_announce, 0,
+          "--mix=ptp_unicast: Announce logInterMessagePeriod asked (log2 s; "
+          "G.8275.2: -3..0).");
+ABSL_FLAG(int, subscriber_log_sync, 0,
+          "--mix=ptp_unicast: Sync logInterMessagePeriod asked (log2 s; "
+          "G.8275.2: -7..0, its default -4).");
+ABSL_FLAG(int, subscriber_log_delay_req, 0,
+          "--mix=ptp_unicast: Delay_Resp logInterMessagePeriod asked; "
+          "Delay_Reqs go at the granted one (G.8275.2: -7..0, default -4).");
+ABSL_FLAG(absl::Duration, subscriber_grant_duration, absl::Seconds(300),
+          "--mix=ptp_unicast: durationField asked (G.8275.2: 60..1000 s); "
+          "grants are renewed at half their duration.");
+ABSL_FLAG(absl::Duration, subscriber_ramp, absl::Seconds(1),
+          "--mix=ptp_unicast: the subscribers' first REQUESTs are spread "
+          "over this.");
 ABSL_FLAG(std::string, port, "0",
           "DPDK port: id or name (net_memif0, net_af_xdp0, 0000:3b:00.0).");
 ABSL_FLAG(uint32_t, vlan, 0, "802.1Q VLAN id of our frames (0: untagged).");
@@ -183,6 +208,12 @@ LoadgenOptions OptionsFromFlags() {
   o.sweep_max_trials = absl::GetFlag(FLAGS_sweep_max_trials);
   o.json = absl::GetFlag(FLAGS_json);
   o.arp_timeout = absl::GetFlag(FLAGS_arp_timeout);
+  if (o.mix.ptp_unicast && absl::GetFlag(FLAGS_ptp_subscribers) > 0) {
+    // One address per subscriber: the server sends Sync, Follow_Up and
+    // Announce to the subscriber's address at port 319/320.
+    o.clients = absl::GetFlag(FLAGS_ptp_subscribers);
+    o.source_addresses = o.clients;
+  }
   return o;
 }
 
@@ -429,6 +460,42 @@ absl::StatusOr<RunSummary> RunSweep(Generator& g, const LoadgenOptions& o) {
   return s;
 }
 
+absl::StatusOr<RunSummary> RunPtpUnicast(Generator& g,
+                                         const LoadgenOptions& o) {
+  PtpSubscriberConfig c;
+  c.subscribers = absl::GetFlag(FLAGS_ptp_subscribers);
+  c.domain = static_cast<uint8_t>(absl::GetFlag(FLAGS_subscriber_domain));
+  c.log_interval = {
+      static_cast<int8_t>(absl::GetFlag(FLAGS_subscriber_log_announce)),
+      static_cast<int8_t>(absl::GetFlag(FLAGS_subscriber_log_sync)),
+      static_cast<int8_t>(absl::GetFlag(FLAGS_subscriber_log_delay_req))};
+  c.duration_s = static_cast<uint32_t>(
+      absl::ToInt64Seconds(absl::GetFlag(FLAGS_subscriber_grant_duration)));
+  const double hz = g.clock->hz();
+  c.spread_ticks = static_cast<uint64_t>(
+      absl::ToDoubleSeconds(absl::GetFlag(FLAGS_subscriber_ramp)) * hz);
+  c.reply_timeout_ticks = static_cast<uint64_t>(
+      std::max(absl::ToDoubleSeconds(o.timeout), 0.001) * hz);
+  c.retry_ticks = static_cast<uint64_t>(hz);  // 1 s after a refusal
+  LaneFrameStats frames;
+  ZG_ASSIGN_OR_RETURN(
+      PtpSubscriberSummary p,
+      g.runner->RunPtpSubscribers(c, o.duration, &g_abort, &frames));
+  RunSummary s;
+  s.target = AbslUnparseFlag(o.target);
+  s.mix = AbslUnparseFlag(o.mix);
+  s.lanes = static_cast<uint32_t>(g.lanes.size());
+  s.clients = c.subscribers;
+  s.timeout_s = absl::ToDoubleSeconds(o.timeout);
+  s.sending_s = p.duration_s;
+  s.counts.sent = p.counts.delay_reqs;
+  s.counts.answered = p.counts.delay_resps_answered;
+  s.counts.lost = p.counts.delay_reqs_unanswered;
+  s.generator = GeneratorCounts(frames);
+  s.ptp_unicast = std::move(p);
+  return s;
+}
+
 // argv split at the first "--": EAL options before it, ours after; both
 // start with the program name. (dataplane/daemon/flags.h has the same split,
 // but linking it would also define zeitgeberd's flags here.)
@@ -462,6 +529,10 @@ int Main(int argc, char** argv) {
     return kExitFlags;
   }
   const LoadgenOptions o = OptionsFromFlags();
+  if (o.mix.ptp_unicast != (absl::GetFlag(FLAGS_ptp_subscribers) > 0)) {
+    LogError("--mix=ptp_unicast and --ptp_subscribers=N (N >= 1) go together");
+    return kExitFlags;
+  }
   // What can be checked before the EAL starts (lanes unknown: assume one).
   if (absl::Status s = ValidateOptions(o, 1); !s.ok()) {
     LogError(s.message());
@@ -513,8 +584,9 @@ int Main(int argc, char** argv) {
   LogInfo(absl::StrCat("zg-loadgen: ", g.lanes.size(), " lane(s) on lcore(s) ",
                        absl::StrJoin(g.lcores, ","), ", ", o.clients,
                        " clients, target ", AbslUnparseFlag(o.target)));
-  absl::StatusOr<RunSummary> summary =
-      o.sweep ? RunSweep(g, o) : RunPlain(g, o);
+  absl::StatusOr<RunSummary> summary = o.mix.ptp_unicast ? RunPtpUnicast(g, o)
+                                       : o.sweep         ? RunSweep(g, o)
+                                                         : RunPlain(g, o);
   if (!summary.ok()) {
     LogError(summary.status().message());
     return kExitRun;

@@ -112,6 +112,17 @@ TEST(MixFlagTest, ParsesKindsAndWeights) {
   }
 }
 
+TEST(MixFlagTest, PtpUnicastStandsAlone) {
+  std::string err;
+  TrafficMix m;
+  ASSERT_TRUE(Parse("ptp_unicast", &m, &err)) << err;
+  EXPECT_TRUE(m.ptp_unicast);
+  EXPECT_EQ(AbslUnparseFlag(m), "ptp_unicast");
+  EXPECT_FALSE(Parse("ptp_unicast:50,ntp4:50", &m, &err));
+  ASSERT_TRUE(Parse("ptp", &m, &err)) << err;
+  EXPECT_FALSE(m.ptp_unicast);
+}
+
 TEST(MixFlagTest, ClientsGetKindsInProportion) {
   TrafficMix m;
   std::string err;

@@ -174,6 +174,34 @@ TEST(JsonTest, RoundTripsThroughAParser) {
   EXPECT_TRUE(j["sweep"]["trials"][1]["pass"].get<bool>());
 }
 
+TEST(JsonTest, PtpUnicastSubscribersSection) {
+  RunSummary s = Sample();
+  PtpSubscriberSummary p;
+  p.counts.subscribers = 100;
+  p.counts.asked = {100, 100, 100};
+  p.counts.granted = {100, 90, 100};
+  p.counts.refused = {0, 10, 0};
+  p.counts.delay_reqs = 500;
+  p.counts.delay_resps_answered = 499;
+  p.sync_rates = {1.0, 0.98, 1.01};
+  p.sync_lateness_ns.Record(1000);
+  s.ptp_unicast = p;
+  const std::string text = FormatSummary(s);
+  EXPECT_TRUE(absl::StrContains(text, "ptp unicast subscribers: 100")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "0.980 / 1.000 / 1.010 per s")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "500 sent, 499 answered")) << text;
+  EXPECT_FALSE(absl::StrContains(text, "  loss ")) << text;
+  const nlohmann::json j = nlohmann::json::parse(SummaryToJson(s));
+  EXPECT_EQ(j["ptp_unicast"]["grants"]["sync"]["refused"], 10u);
+  EXPECT_EQ(j["ptp_unicast"]["grants"]["announce"]["granted"], 100u);
+  EXPECT_EQ(j["ptp_unicast"]["delay_req"]["answered"], 499u);
+  EXPECT_EQ(j["ptp_unicast"]["sync"]["rate_per_subscriber"]["min"], 0.98);
+  EXPECT_EQ(j["ptp_unicast"]["sync"]["lateness_ns"]["max"], 1000);
+  EXPECT_EQ(j["target"], "10.99.0.1:123");  // the rest as before
+  EXPECT_FALSE(
+      nlohmann::json::parse(SummaryToJson(Sample())).contains("ptp_unicast"));
+}
+
 TEST(JsonTest, EscapesNames) {
   RunSummary s;
   s.target = "a\"b\\c\n";

@@ -53,4 +53,11 @@ expect 3 10 "link still down after 1s" -- $(eal -l 0-1 --vdev=net_memif0,role=se
 expect 0 20 "sent        500 " -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 $mac --target_mac=02:00:00:00:00:01 --rate=10k --count=500 --duration=5s --timeout=100ms --progress=false
 grep -q "lost 500" "$LOG" || { echo "FAIL: want lost 500"; cat "$LOG"; exit 1; }
 grep -q "ignored_eth_dst_not_ours=500" "$LOG" || { echo "FAIL: want ignored frames"; cat "$LOG"; exit 1; }
+# --mix=ptp_unicast needs --ptp_subscribers, and the other way round.
+expect 1 10 "--mix=ptp_unicast and --ptp_subscribers" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 --mix=ptp_unicast
+expect 1 10 "--mix=ptp_unicast and --ptp_subscribers" -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 --ptp_subscribers=5
+# Subscribers on the loopback: every REQUEST asked (and asked again), none
+# granted, the report says so.
+expect 0 20 "ptp unicast subscribers: 10 " -- $(eal -l 0-1 $ring) -- --target=10.99.0.1 $mac --target_mac=02:00:00:00:00:01 --mix=ptp_unicast --ptp_subscribers=10 --subscriber_ramp=10ms --duration=1s --timeout=300ms --progress=false
+grep -Eq "sync +[0-9]+ +0 +0 " "$LOG" || { echo "FAIL: want sync asked, none granted"; cat "$LOG"; exit 1; }
 echo PASS

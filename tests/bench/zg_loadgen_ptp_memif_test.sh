@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# zg-loadgen's unicast PTP subscribers against the real zeitgeberd over
+# net_memif (no hugepages): --mix=ptp_unicast --ptp_subscribers=N (default
+# 1000) at G.8275.2's 1/s for D seconds (default 4) against one worker
+# serving --ptp_profile=g8275.2 with unicast negotiation. Every grant
+# granted, no Sync missed (by sequenceId or schedule), every Sync paired
+# with its Follow_Up, every Delay_Req answered, no bad frame. The larger
+# rig runs of doc/performance.md use the same script:
+#   tests/bench/zg_loadgen_ptp_memif_test.sh ZEITGEBERD ZG_LOADGEN [N] [D]
+set -uo pipefail
+. "$(dirname "$0")/../../scripts/wait-lib.sh"  # zg_wait, zg_stop
+ZGD=$(realpath "$1")
+LG=$(realpath "$2")
+N=${3:-1000}
+D=${4:-4}
+WORK=$(mktemp -d /tmp/zg_lg_ptpm.XXXXXX)
+SOCK=$WORK/memif.sock
+ZGD_PID=
+LG_PID=
+cleanup() {
+  [ -n "$LG_PID" ] && kill -KILL "$LG_PID" 2>/dev/null
+  if [ -n "$ZGD_PID" ]; then
+    zg_stop "$ZGD_PID" 5
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; cat "$WORK"/*.log "$WORK"/*.txt 2>/dev/null; exit 1; }
+eal() {  # unique prefix per process; no hugepages; quiet EAL
+  echo --no-huge -m 1024 --no-shconf --no-pci --no-telemetry \
+    --file-prefix "zglgp$$$1" --log-level=lib.eal:error
+}
+
+timeout $((D + 60)) "$ZGD" $(eal s) -l 0-1 \
+  --vdev="net_memif0,role=server,socket=$SOCK,mac=02:5a:47:00:03:01" -- \
+  --port=net_memif0 --address=10.97.0.1/8 --metrics_address= \
+  --ptp --ptp_profile=g8275.2 --ptp_unicast_negotiation=on \
+  --require_system_clock_sync=false >"$WORK/zeitgeberd.log" 2>&1 &
+ZGD_PID=$!
+up() {
+  grep -q "zeitgeberd running" "$WORK/zeitgeberd.log" && return 0
+  kill -0 "$ZGD_PID" 2>/dev/null || fail "zeitgeberd exited during start-up"
+  return 1
+}
+zg_wait 20 "zeitgeberd running" up || fail "zeitgeberd not running after 20 s"
+# The port turns MASTER after its Announce receipt timeout (3 x 1 s).
+sleep 4
+
+timeout $((D + 40)) "$LG" $(eal g) -l 0-1 --main-lcore 1 \
+  --vdev="net_memif0,role=client,socket=$SOCK,mac=02:5a:47:00:03:02" -- \
+  --target=10.97.0.1 --mix=ptp_unicast --ptp_subscribers="$N" \
+  --source_ip=10.98.0.0 --duration="${D}s" --timeout=1s --progress=false \
+  --json="$WORK/summary.json" --linger=20s \
+  >"$WORK/loadgen.txt" 2>"$WORK/loadgen.log" &
+LG_PID=$!
+report_or_exit() { [ -e "$WORK/summary.json" ] || ! kill -0 "$LG_PID" 2>/dev/null; }
+zg_wait $((D + 30)) "zg-loadgen's report" report_or_exit
+[ -e "$WORK/summary.json" ] || fail "zg-loadgen wrote no report"
+kill -TERM "$ZGD_PID"
+wait "$ZGD_PID"; rc=$?
+ZGD_PID=
+[ "$rc" -eq 0 ] || fail "zeitgeberd exit status $rc on SIGTERM"
+kill -TERM "$LG_PID" 2>/dev/null
+wait "$LG_PID"; rc=$?
+LG_PID=
+[ "$rc" -eq 0 ] || fail "zg-loadgen exit status $rc"
+cat "$WORK/loadgen.txt"
+
+/usr/bin/python3 - "$WORK/summary.json" "$N" <<'PYEOF' || fail "summary checks"
+import json, sys
+p = json.load(open(sys.argv[1]))["ptp_unicast"]
+n = int(sys.argv[2])
+problems = []
+def want(ok, what):
+    if not ok:
+        problems.append(what)
+want(p["subscribers"] == n, f"subscribers {p['subscribers']} != {n}")
+for t, g in p["grants"].items():
+    want(g["granted"] == n and g["refused"] == 0,
+         f"{t}: granted {g['granted']} refused {g['refused']} of {n}")
+want(p["subscribers_all_granted"] == n, "not every subscriber holds its grants")
+s = p["sync"]
+want(s["rate_per_subscriber"]["subscribers"] == n, "a subscriber with < 2 Syncs")
+want(0.9 < s["rate_per_subscriber"]["median"] < 1.1,
+     f"median Sync rate {s['rate_per_subscriber']['median']}")
+want(s["missed_sequence"] == 0, f"{s['missed_sequence']} Syncs missed (sequenceId)")
+want(s["missed_schedule"] == 0, f"{s['missed_schedule']} Syncs missed (schedule)")
+f = p["follow_up"]
+want(f["syncs_without"] == 0 and f["unmatched"] == 0,
+     f"Follow_Up: {f['syncs_without']} Syncs without, {f['unmatched']} unmatched")
+want(f["syncs_with"] + f["syncs_pending_at_end"] == s["received"],
+     "Syncs neither paired nor pending")
+d = p["delay_req"]
+want(d["sent"] > 0 and d["answered"] == d["sent"] and d["unanswered"] == 0,
+     f"Delay_Req: {d['answered']} of {d['sent']} answered")
+want(not p["defects"], f"bad frames {p['defects']}")
+for x in problems:
+    print("FAIL:", x)
+sys.exit(1 if problems else 0)
+PYEOF
+echo PASS
