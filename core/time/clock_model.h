@@ -140,7 +140,8 @@ struct ClockModel {
     // The smallest delta with floor(delta * q / 2^32) >= ns, i.e.
     // delta * q >= ns * 2^32: a ceiling division (C++ truncates toward
     // zero, which is already the ceiling for a negative quotient).
-    const __int128 num = static_cast<__int128>(t - tai_anchor) * (__int128{1} << 32);
+    const __int128 num =
+        static_cast<__int128>(t - tai_anchor) * (__int128{1} << 32);
     const __int128 q = static_cast<__int128>(ns_per_tick_q32);
     __int128 delta = num / q;
     if (delta * q < num) ++delta;

@@ -45,6 +45,14 @@ constexpr WorkerCounterDef kWorkerCounters[] = {
      "TX batches sent in more than one tx_burst so that late-written "
      "transmit times (NTS, MAC replies) stay within 1 us of departure.",
      &WorkerStatsSnapshot::tx_finalise_splits},
+    {"zeitgeber_tx_scheduled_total",
+     "Frames sent with a send-on-timestamp launch time (--tx_schedule): "
+     "their transmit timestamp is exact.",
+     &WorkerStatsSnapshot::tx_scheduled},
+    {"zeitgeber_tx_schedule_late_total",
+     "Scheduled frames whose launch time had passed when handed to tx_burst "
+     "(--tx_schedule_lead too short): they left at once, stamp early.",
+     &WorkerStatsSnapshot::tx_schedule_late},
     {"zeitgeber_worker_bursts_total", "rx_burst calls that returned frames.",
      &WorkerStatsSnapshot::bursts},
     {"zeitgeber_worker_empty_polls_total",

@@ -43,9 +43,9 @@ TEST(ClockModelTest, TaiToRawInvertsRawToTai) {
   slow.ns_per_tick_q32 = NsPerTickQ32FromHz(125e6);
   ClockModel exact = tsc;  // exactly 1 ns per tick
   exact.ns_per_tick_q32 = uint64_t{1} << 32;
-  for (const int64_t d : {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{7},
-                          int64_t{-12'345}, 999'999'999 * int64_t{1},
-                          3 * kS + 17, -2 * kS - 3, 86'400 * kS + 1}) {
+  for (const int64_t d :
+       {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{7}, int64_t{-12'345},
+        999'999'999 * int64_t{1}, 3 * kS + 17, -2 * kS - 3, 86'400 * kS + 1}) {
     const TaiNs t = tsc.tai_anchor + d;
     for (const ClockModel* m : {&tsc, &nic, &exact}) {
       EXPECT_EQ(m->RawToTai(m->TaiToRaw(t)), t) << d;
