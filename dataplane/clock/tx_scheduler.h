@@ -35,6 +35,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "absl/status/statusor.h"
 #include "core/time/clock_model.h"
@@ -62,6 +63,13 @@ struct TxLaunchField {
 // Registers (idempotently) the TX-timestamp dynfield and flag. Needs EAL.
 // Before the port's tx queues are used (a PMD reads it at start).
 absl::StatusOr<TxLaunchField> RegisterTxLaunchField();
+
+// Frames the NIC itself reports it sent late (launch time already past when
+// it reached the descriptor), from its xstats: mlx5's
+// tx_pp_timestamp_past_errors, the emulated NIC's tx_launch_time_late.
+// Control thread (a syscall-free read, but not for the hot path); nullopt
+// when the port has no such xstat.
+std::optional<uint64_t> ReadNicLateLaunches(uint16_t port_id);
 
 // What one TX batch did, for WorkerStats.
 struct TxScheduleCounts {

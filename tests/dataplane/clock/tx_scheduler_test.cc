@@ -230,6 +230,7 @@ TEST_F(TxSchedulerTest, ReplyLeavesAtItsLaunchTimeAndT3IsThatWireTime) {
   EXPECT_EQ(stats_.tx_schedule_late.Load(), 0u);
   EXPECT_EQ(nic_->counters().launch_scheduled, 1u);
   EXPECT_EQ(nic_->counters().launch_late, 0u);
+  EXPECT_EQ(ReadNicLateLaunches(port_->id()), std::optional<uint64_t>(0));
 }
 
 TEST_F(TxSchedulerTest, BurstGetsIncreasingLaunchTimesSpacedByWireTime) {
@@ -296,6 +297,8 @@ TEST_F(TxSchedulerTest, TooShortALeadIsCountedLate) {
   EXPECT_EQ(stats_.tx_scheduled.Load(), 3u);
   EXPECT_EQ(stats_.tx_schedule_late.Load(), 3u);
   EXPECT_EQ(nic_->counters().launch_late, 3u);
+  // What the exporter reads from the NIC's xstats.
+  EXPECT_EQ(ReadNicLateLaunches(port_->id()), std::optional<uint64_t>(3));
   for (const EmulatedNic::WireFrame& f : out) {
     EXPECT_TRUE(f.scheduled);
     EXPECT_TRUE(f.late);
