@@ -138,11 +138,10 @@ class TxSchedulerTest : public ::testing::Test {
     f.client_port = static_cast<uint16_t>(40000 + i);
     return f;
   }
-  std::vector<uint8_t> Payload(core::NtpTimestamp origin = {}) const {
-    // A second request from a client has a later T1 (interleaved form).
-    const core::NtpTimestamp t1 = origin != core::NtpTimestamp{}
-                                      ? core::NtpTimestamp{0xe8fe6f82u, 1u}
-                                      : kT1;
+  // A request (MACed with key 1 where the test has keys); with an origin,
+  // in interleaved form (origin, receive and transmit all set).
+  std::vector<uint8_t> Payload(core::NtpTimestamp origin = {},
+                               core::NtpTimestamp t1 = kT1) const {
     std::vector<uint8_t> req = NtpRequest(4, t1);
     if (origin != core::NtpTimestamp{}) {
       core::StoreNtpTimestamp(req.data() + core::kNtpOffsetOriginTime, origin);
@@ -159,9 +158,10 @@ class TxSchedulerTest : public ::testing::Test {
   // Injects `n` requests (client i from port 40000 + i), polls once, and
   // returns what left the NIC.
   std::vector<EmulatedNic::WireFrame> Exchange(int n,
-                                               core::NtpTimestamp origin = {}) {
+                                               core::NtpTimestamp origin = {},
+                                               core::NtpTimestamp t1 = kT1) {
     for (int i = 0; i < n; ++i) {
-      EXPECT_TRUE(nic_->Inject(UdpFrame(FlowFrom(i), Payload(origin)), 0,
+      EXPECT_TRUE(nic_->Inject(UdpFrame(FlowFrom(i), Payload(origin, t1)), 0,
                                nic_->NicNowNs() - 1'000'000)
                       .has_value());
     }
@@ -272,14 +272,18 @@ TEST_F(TxSchedulerTest, MacSignedRepliesCarryTheExactT3AndVerify) {
 
 TEST_F(TxSchedulerTest, InterleavedReplyCarriesThePreviousLaunchTime) {
   SetUpNic({.tag = "ts4", .interleave = true});
-  std::vector<EmulatedNic::WireFrame> r1 = Exchange(1);
+  // The first request in interleaved form (its origin's lowest bit set: one
+  // of "our" receive stamps, unknown here) gets a basic reply, saved.
+  std::vector<EmulatedNic::WireFrame> r1 =
+      Exchange(1, {0x1000u, 0x1u}, {0xe8fe6f80u, 0x1u});
   ASSERT_EQ(r1.size(), 1u);
   const core::NtpHeader h1 = Read(r1[0], 0);
   // Basic reply: the launch time with the interleave tag bit cleared.
   EXPECT_EQ(h1.transmit_time, core::TagNtpTx(WireToNtp(r1[0].wire_ns)));
   // The client's next request names reply 1's T2: the interleaved reply's
   // T3 is reply 1's exact launch time (SetExactTx), not a software stamp.
-  std::vector<EmulatedNic::WireFrame> r2 = Exchange(1, h1.receive_time);
+  std::vector<EmulatedNic::WireFrame> r2 =
+      Exchange(1, h1.receive_time, {0xe8fe6f82u, 0x1u});
   ASSERT_EQ(r2.size(), 1u);
   const core::NtpHeader h2 = Read(r2[0], 0);
   EXPECT_EQ(xleave_.stats(0).interleaved.Load(), 1u);

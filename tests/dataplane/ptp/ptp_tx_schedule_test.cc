@@ -148,6 +148,7 @@ class PtpTxScheduleTest : public ::testing::Test {
     while (std::chrono::steady_clock::now() < until) worker_->PollOnce();
     core::LocalAddresses any = *core::LocalAddresses::Create(
         core::MacAddr{{0x02, 0xC1, 0x1E, 0x00, 0x00, 0x02}}, std::nullopt);
+    (void)any.AddIpv4(core::Ipv4Addr::FromOctets(10, 1, 0, 2));
     std::vector<Sent> out;
     for (EmulatedNic::WireFrame& f : nic_->TakeTransmitted()) {
       const core::FrameInfo info = core::ClassifyFrame(
@@ -199,7 +200,8 @@ TEST_F(PtpTxScheduleTest, SyncsAreOneStepWithTheExactLaunchTime) {
               nic_model_.RawToTai(static_cast<uint64_t>(s.wire.wire_ns)));
   }
   EXPECT_GE(syncs, 2);
-  EXPECT_EQ(stats_.tx_scheduled.Load(), static_cast<uint64_t>(syncs));
+  // Every Sync (also those on transports not parsed here) was scheduled.
+  EXPECT_GE(stats_.tx_scheduled.Load(), static_cast<uint64_t>(syncs));
   EXPECT_EQ(stats_.tx_schedule_late.Load(), 0u);
 }
 
