@@ -1,5 +1,7 @@
 #include "core/time/clock_model.h"
 
+#include <initializer_list>
+
 #include "gtest/gtest.h"
 
 namespace zg::core {
@@ -47,7 +49,8 @@ TEST(ClockModelTest, TaiToRawInvertsRawToTai) {
        {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{7}, int64_t{-12'345},
         999'999'999 * int64_t{1}, 3 * kS + 17, -2 * kS - 3, 86'400 * kS + 1}) {
     const TaiNs t = tsc.tai_anchor + d;
-    for (const ClockModel* m : {&tsc, &nic, &exact}) {
+    for (const ClockModel* m :
+         std::initializer_list<const ClockModel*>{&tsc, &nic, &exact}) {
       EXPECT_EQ(m->RawToTai(m->TaiToRaw(t)), t) << d;
       // The first such tick: one less maps before t.
       EXPECT_LT(m->RawToTai(m->TaiToRaw(t) - 1), t) << d;
