@@ -45,6 +45,9 @@ namespace {
 
 using core::PtpMessageType;
 constexpr int64_t kS = core::kNanosPerSecond;
+// Long enough that a loaded test machine's preemption between the stamp and
+// tx_burst does not make a Sync late (it would then leave at once).
+constexpr int64_t kLeadNs = 5'000'000;
 const core::Ipv4Addr kServerIp = core::Ipv4Addr::FromOctets(10, 1, 0, 1);
 
 core::ClockModel LockedModel(uint64_t tsc) {
@@ -103,7 +106,7 @@ class PtpTxScheduleTest : public ::testing::Test {
     StampPlan plan;
     plan.ntp_rx = plan.ptp_rx = RxStampSource::kDynfield;
     plan.ntp_tx = plan.ptp_tx = TxStampSource::kScheduled;
-    plan.tx_schedule_lead_ns = 20'000;
+    plan.tx_schedule_lead_ns = kLeadNs;
     WorkerSetup setup;
     setup.lcore_id = rte_get_main_lcore();
     setup.ports = {{port_->id(), 0, port_->mac(), port_->mtu(),
@@ -118,7 +121,7 @@ class PtpTxScheduleTest : public ::testing::Test {
                                   port_->tx_offloads(),
                                   plan,
                                   {.field = port_->tx_launch_field(),
-                                   .lead_ns = 20'000,
+                                   .lead_ns = kLeadNs,
                                    .link_mbps = 10'000}}},
         std::move(*pipeline), &stats_, &stop_);
     // MASTER once the receipt timeout has passed.
