@@ -32,7 +32,7 @@
 namespace zg::core {
 
 // Bounds of --tx_schedule_lead.
-inline constexpr int64_t kTxLaunchMinLeadNs = 1'000;        // 1 us
+inline constexpr int64_t kTxLaunchMinLeadNs = 1'000;       // 1 us
 inline constexpr int64_t kTxLaunchMaxLeadNs = 10'000'000;  // 10 ms
 // The link speed assumed when the port does not report one.
 inline constexpr uint32_t kTxLaunchDefaultLinkMbps = 10'000;
