@@ -28,11 +28,13 @@
 #include "core/time/tx_launch.h"
 #include "dataplane/ntp/ntp_auth.h"
 #include "dataplane/ntp/ntp_interleave.h"
+#include "dataplane/ntp/nts_auth.h"
 #include "dataplane/port/mempools.h"
 #include "dataplane/port/port.h"
 #include "dataplane/worker/protocol_pipeline.h"
 #include "dataplane/worker/worker.h"
 #include "gtest/gtest.h"
+#include "tests/core/nts/nts_test_request.h"
 #include "tests/dataplane/testing/dpdk_env.h"
 #include "tests/dataplane/testing/emulated_nic.h"
 #include "tests/dataplane/testing/emulated_nic_model.h"
@@ -73,6 +75,7 @@ struct Options {
   double drift_ppb = 25'000;  // the NIC clock 25 ppm fast
   bool auth = false;
   bool interleave = false;
+  bool nts = false;
 };
 
 class TxSchedulerTest : public ::testing::Test {
@@ -107,6 +110,11 @@ class TxSchedulerTest : public ::testing::Test {
       auto m = core::NtpMacer::Create(*Keys());
       ASSERT_TRUE(m.ok());
       client_ = std::move(*m);
+    }
+    if (o.nts) {
+      nts_.SetClock([] { return int64_t{1'800'000'000}; });
+      ASSERT_TRUE(nts_.SetMasterKey(core::testing::TestMasterKey(1), {}).ok());
+      fo.nts = &nts_;
     }
     if (o.interleave) {
       xleave_.SetConfig({.enabled = true, .slots = 1024});
@@ -207,6 +215,7 @@ class TxSchedulerTest : public ::testing::Test {
   CounterNames names_;
   NtpAuthFactory auth_;
   NtpInterleaveFactory xleave_;
+  NtsFactory nts_;
   std::unique_ptr<core::NtpMacer> client_;
   std::unique_ptr<ProtocolPipelineFactory> factory_;
   std::unique_ptr<Worker> worker_;
@@ -269,6 +278,40 @@ TEST_F(TxSchedulerTest, MacSignedRepliesCarryTheExactT3AndVerify) {
     EXPECT_FALSE(out[i].late);
     // Read() verifies the MAC (computed over the final T3).
     EXPECT_EQ(Read(out[i], i).transmit_time, WireToNtp(out[i].wire_ns));
+  }
+  EXPECT_EQ(stats_.tx_schedule_late.Load(), 0u);
+}
+
+TEST_F(TxSchedulerTest, NtsSealedRepliesCarryTheExactT3AndOpen) {
+  SetUpNic({.tag = "ts7", .nts = true});
+  const core::NtsKeys keys = core::testing::TestKeys(5);
+  core::testing::NtsClientSpec spec;
+  spec.cookie = core::testing::MintCookie(*nts_.CurrentKeystore(), keys);
+  spec.c2s = keys.c2s;
+  spec.t1 = kT1;
+  const std::vector<uint8_t> req = core::testing::BuildNtsRequest(spec);
+  constexpr int kN = 4;
+  for (int i = 0; i < kN; ++i) {
+    ASSERT_TRUE(nic_->Inject(UdpFrame(FlowFrom(i), req), 0,
+                             nic_->NicNowNs() - 1'000'000)
+                    .has_value());
+  }
+  ASSERT_EQ(worker_->PollOnce(), static_cast<uint32_t>(kN));
+  std::vector<EmulatedNic::WireFrame> out = nic_->TakeTransmitted();
+  ASSERT_EQ(out.size(), size_t{kN});
+  for (int i = 0; i < kN; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_TRUE(out[i].scheduled);
+    EXPECT_FALSE(out[i].late);
+    rte_mbuf* m = ToMbuf(pool_, out[i].bytes);
+    absl::StatusOr<ClientView> v = ReceiveAtClient(FlowFrom(i), m);
+    ASSERT_TRUE(v.ok()) << v.status();
+    // The seal covers the reply as sent: it opens, and T3 is exact.
+    const core::testing::NtsReplyView r = core::testing::OpenNtsReply(
+        v->payload(), v->info.payload_len, spec.uid, keys.s2c);
+    rte_pktmbuf_free(m);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.header.transmit_time, WireToNtp(out[i].wire_ns));
   }
   EXPECT_EQ(stats_.tx_schedule_late.Load(), 0u);
 }
