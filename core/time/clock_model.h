@@ -129,6 +129,25 @@ struct ClockModel {
     return tai_anchor + static_cast<int64_t>(ns);
   }
 
+  // TAI -> raw ticks, the inverse of RawToTai: the first raw tick whose
+  // RawToTai is at or after `t`. So RawToTai(TaiToRaw(t)) >= t, equal to t
+  // where a tick is at most 1 ns (ns_per_tick_q32 <= 2^32, every TAI ns has
+  // a tick), and TaiToRaw(RawToTai(raw)) == raw where a tick is at least
+  // 1 ns. Used to choose a NIC launch time (send-on-timestamp) for a TAI
+  // instant. Requires ns_per_tick_q32 != 0 (returns raw_anchor otherwise).
+  constexpr uint64_t TaiToRaw(TaiNs t) const {
+    if (ns_per_tick_q32 == 0) return raw_anchor;
+    // The smallest delta with floor(delta * q / 2^32) >= ns, i.e.
+    // delta * q >= ns * 2^32: a ceiling division (C++ truncates toward
+    // zero, which is already the ceiling for a negative quotient).
+    const __int128 num =
+        static_cast<__int128>(t - tai_anchor) * (__int128{1} << 32);
+    const __int128 q = static_cast<__int128>(ns_per_tick_q32);
+    __int128 delta = num / q;
+    if (delta * q < num) ++delta;
+    return raw_anchor + static_cast<uint64_t>(static_cast<int64_t>(delta));
+  }
+
   // Nanoseconds from the anchor to `t` (negative before it).
   constexpr int64_t AgeNs(TaiNs t) const { return t - tai_anchor; }
 

@@ -54,6 +54,9 @@ struct TxStamp {
   core::TaiNs tai;
   uint64_t tsc_ticks = 0;
   const core::ClockModel* tsc_model = nullptr;  // the burst's TSC model
+  // Send-on-timestamp (dataplane/clock/tx_scheduler.h): `tai` is the
+  // frame's launch time, exact (the NIC sends it then); write it as is.
+  bool scheduled = false;
 };
 
 // Where DPDK's RX-timestamp dynamic field and flag live in an mbuf

@@ -133,6 +133,8 @@ class Daemon {
   absl::Status SetUpPort();
   absl::Status SetUpXdpSteering();
   absl::Status SetUpStamps();
+  // Each worker queue's launch times, where the plan schedules TX.
+  TxScheduler::Config TxScheduling() const;
   absl::Status SetUpControlPlane();
   absl::Status SetUpWorkers();
   absl::Status SetUpNtsKe();
@@ -247,7 +249,7 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     workers.push_back(std::make_unique<Worker>(
         std::vector<WorkerQueue>{{port_->queue(static_cast<uint16_t>(i)),
                                   stamping, port_->tx_offloads(),
-                                  stamps_->plan()}},
+                                  stamps_->plan(), TxScheduling()}},
         std::move(*pipeline), &stats_[i], &stop_));
     if (absl::Status s = workers.back()->AttachEpochs(&DataplaneEpochs(), i);
         !s.ok()) {
@@ -289,6 +291,7 @@ absl::Status Daemon::SetUpPort() {
   o.mtu = config_.mtu;
   o.rx_timestamp = config_.hw_timestamps;
   o.timesync = config_.timesync;
+  o.tx_schedule = config_.stamps.tx_schedule == TxScheduleMode::kAuto;
   o.tx_checksum_offload = config_.tx_checksum_offload;
   for (unsigned lcore : lcores_) {
     o.queue_sockets.push_back(static_cast<int>(rte_lcore_to_socket_id(lcore)));
@@ -326,6 +329,15 @@ absl::Status Daemon::SetUpXdpSteering() {
                        config_.addresses.size(), " address(es), vlan ",
                        config_.vlan_id, "; everything else to the kernel"));
   return absl::OkStatus();
+}
+
+TxScheduler::Config Daemon::TxScheduling() const {
+  TxScheduler::Config c;
+  if (stamps_->plan().ntp_tx != TxStampSource::kScheduled) return c;
+  c.field = port_->tx_launch_field();
+  c.lead_ns = stamps_->plan().tx_schedule_lead_ns;
+  c.link_mbps = port_->link().speed_mbps;  // 0 (down, unknown): 10G
+  return c;
 }
 
 absl::Status Daemon::SetUpStamps() {

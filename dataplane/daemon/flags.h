@@ -57,8 +57,8 @@ struct DaemonConfig {
   NtsConfig nts;
   // --nts_ke_address, --nts_cert, --nts_key, ... (nts_ke_flags.h).
   NtsKeConfig nts_ke;
-  // Stamps (issue 14): .timesync is --timesync; the --tx_schedule flags
-  // fill the rest (stamp_setup.h).
+  // Stamps (issue 14): .timesync is --timesync; --tx_schedule and
+  // --tx_schedule_lead (tx_schedule_flags.h) fill the rest (stamp_setup.h).
   StampFlags stamps;
   bool nic_check = false;  // --nic_check (nic_check.h)
   // --ntp_interleave, --ntp_interleave_slots (ntp_interleave_flags.h).

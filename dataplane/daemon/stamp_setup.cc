@@ -17,6 +17,9 @@ PortStampCaps EffectiveStampCaps(PortStampCaps offered,
                                  bool fake_nic_clock) {
   offered.rx_dynfield = offered.rx_dynfield && enabled.rx_timestamp_offload;
   offered.timesync = offered.timesync && enabled.timesync;
+  // Launch times only where the port enabled them (--tx_schedule=auto).
+  offered.send_on_timestamp =
+      offered.send_on_timestamp && enabled.send_on_timestamp;
   if (fake_nic_clock) {
     // The fake writes the dynfield and is read like a NIC clock; it
     // schedules nothing (send_on_timestamp stays the port's).

@@ -4,10 +4,12 @@
 
 #include <array>
 #include <exception>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "core/time/tsc.h"
+#include "dataplane/clock/tx_scheduler.h"
 #include "dataplane/metrics/control_metrics.h"
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
@@ -45,6 +47,14 @@ constexpr WorkerCounterDef kWorkerCounters[] = {
      "TX batches sent in more than one tx_burst so that late-written "
      "transmit times (NTS, MAC replies) stay within 1 us of departure.",
      &WorkerStatsSnapshot::tx_finalise_splits},
+    {"zeitgeber_tx_scheduled_total",
+     "Frames sent with a send-on-timestamp launch time (--tx_schedule): "
+     "their transmit timestamp is exact.",
+     &WorkerStatsSnapshot::tx_scheduled},
+    {"zeitgeber_tx_schedule_late_total",
+     "Scheduled frames whose launch time had passed when handed to tx_burst "
+     "(--tx_schedule_lead too short): they left at once, stamp early.",
+     &WorkerStatsSnapshot::tx_schedule_late},
     {"zeitgeber_worker_bursts_total", "rx_burst calls that returned frames.",
      &WorkerStatsSnapshot::bursts},
     {"zeitgeber_worker_empty_polls_total",
@@ -105,6 +115,8 @@ struct MetricsExporter::PortSeries {
   Counter* ierrors = nullptr;
   Counter* nombuf = nullptr;
   Counter* oerrors = nullptr;
+  Counter* nic_late = nullptr;  // send-on-timestamp ports only
+  uint64_t last_nic_late = 0;
   rte_eth_stats last = {};
 };
 
@@ -195,6 +207,9 @@ void MetricsExporter::BuildFamilies() {
   counter("zeitgeber_port_rx_errors_total", "Erroneous frames received.");
   counter("zeitgeber_port_rx_nombuf_total", "RX mbuf allocation failures.");
   counter("zeitgeber_port_tx_errors_total", "Failed transmissions.");
+  counter("zeitgeber_port_tx_schedule_late_total",
+          "Frames the NIC reports it sent past their send-on-timestamp "
+          "launch time (xstats; --tx_schedule ports only).");
   gauge("zeitgeber_build_info", "Always 1; labelled with the version.");
   gauges_["zeitgeber_build_info"]->Add({{"version", ZG_VERSION}}).Set(1);
 }
@@ -312,6 +327,17 @@ void MetricsExporter::UpdatePort(PortSeries& p) {
     p.ierrors = &counters_["zeitgeber_port_rx_errors_total"]->Add(labels);
     p.nombuf = &counters_["zeitgeber_port_rx_nombuf_total"]->Add(labels);
     p.oerrors = &counters_["zeitgeber_port_tx_errors_total"]->Add(labels);
+    if (p.port->caps().send_on_timestamp) {
+      p.nic_late =
+          &counters_["zeitgeber_port_tx_schedule_late_total"]->Add(labels);
+    }
+  }
+  if (p.nic_late != nullptr) {
+    if (const std::optional<uint64_t> late = ReadNicLateLaunches(p.port->id());
+        late.has_value()) {
+      Advance(p.nic_late, *late, p.last_nic_late);
+      p.last_nic_late = *late;
+    }
   }
   p.link_up->Set(p.port->link().up ? 1 : 0);
   p.speed->Set(static_cast<double>(p.port->link().speed_mbps) * 1e6 / 8);

@@ -225,14 +225,13 @@ void NtpHandler::FinaliseNts(Packet& pkt, const TxStamp& tx, uint16_t slot,
   // else until tx_burst but the other replies of the batch (and the
   // software checksum, which the seal's bytes need).
   const uint64_t now = core::ReadTsc();
+  // Scheduled (send-on-timestamp): the launch time is exact, seal or not.
+  const core::TaiNs t3 = tx.scheduled ? tx.tai : tx.tsc_model->RawToTai(now);
   if (!interleaved) {  // an interleaved reply's T3 is final
-    core::StampNtpTransmit(payload, tx.tsc_model->RawToTai(now), *tx.tsc_model);
+    core::StampNtpTransmit(payload, t3, *tx.tsc_model);
     if (interleave_ != nullptr) NtpWorkerInterleave::TagTransmit(payload);
   }
-  if (interleave_ != nullptr) {
-    interleave_->BeforeTx(xleave_slot, tx.tsc_model->RawToTai(now),
-                          *tx.tsc_model);
-  }
+  if (interleave_ != nullptr) KeepTx(xleave_slot, t3, tx);
   nts_->Seal(payload, slot);
   last_mac_tsc_ = now;
   if (software_checksum) {
@@ -259,7 +258,7 @@ void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
   uint8_t before[8 + 4 + core::kNtpMaxDigestSize];
   std::memcpy(before, t3, span);
   core::TaiNs tx_time = tx.tai;
-  if (mac || last_mac_tsc_ > tx.tsc_ticks) {
+  if (!tx.scheduled && (mac || last_mac_tsc_ > tx.tsc_ticks)) {
     // The batch's stamp was read before any reply was MACed; each MAC takes
     // ~0.1-0.2 us. An authenticated reply, and any reply after one in this
     // batch (a MAC ran since the batch's stamp), reads the TSC again, so
@@ -275,15 +274,23 @@ void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
     core::StampNtpTransmit(payload, tx_time, *tx.tsc_model);
     if (interleave_ != nullptr) NtpWorkerInterleave::TagTransmit(payload);
   }
-  if (interleave_ != nullptr) {
-    interleave_->BeforeTx(note.xleave_slot, tx_time, *tx.tsc_model);
-  }
+  if (interleave_ != nullptr) KeepTx(note.xleave_slot, tx_time, tx);
   if (mac) {
     auth_->Sign(*note.macer, note.key_index, payload, core::kNtpHeaderSize);
   }
   if (note.software_checksum) {
     core::UpdateUdpChecksum(frame, p.info, core::kNtpOffsetTransmitTime, before,
                             t3, span);
+  }
+}
+
+void NtpHandler::KeepTx(uint32_t slot, core::TaiNs t3, const TxStamp& tx) {
+  if (!tx.scheduled) {
+    interleave_->BeforeTx(slot, t3, *tx.tsc_model);
+  } else if (slot != core::kNtpInterleaveNoSlot) {
+    // The launch time, exact (an interleaved reply's own, not its T3).
+    interleave_->SetExactTx(slot,
+                            core::UtcToNtp(tx.tsc_model->TaiToUtc(tx.tai)));
   }
 }
 

@@ -105,6 +105,9 @@ class NtpHandler final : public FrameHandler {
   HandleResult HandleNts(Packet& pkt, const BurstContext& burst,
                          const core::NtpRequestCheck& check,
                          const NtpPolicyVerdict& verdict);
+  // Interleaved mode: the reply's transmit time for its slot (the software
+  // stamp where the plan keeps it, or a scheduled frame's launch time).
+  void KeepTx(uint32_t slot, core::TaiNs t3, const TxStamp& tx);
   void FinaliseNts(Packet& pkt, const TxStamp& tx, uint16_t slot,
                    bool software_checksum, bool interleaved,
                    uint32_t xleave_slot);

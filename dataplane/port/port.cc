@@ -156,6 +156,11 @@ absl::Status Port::Configure(const PortOptions& options, MbufPools* pools) {
     conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
     caps_.rx_timestamp_offload = true;
   }
+  if (options.tx_schedule &&
+      (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP) != 0) {
+    conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP;
+    caps_.send_on_timestamp = true;
+  }
   if (options.tx_checksum_offload) {
     caps_.tx_ipv4_checksum =
         (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) != 0;
@@ -186,6 +191,9 @@ absl::Status Port::Configure(const PortOptions& options, MbufPools* pools) {
   }
   if (caps_.rx_timestamp_offload) {
     ZG_ASSIGN_OR_RETURN(stamp_field_, RegisterNicStampField());
+  }
+  if (caps_.send_on_timestamp) {
+    ZG_ASSIGN_OR_RETURN(tx_launch_field_, RegisterTxLaunchField());
   }
   if (caps_.lsc_interrupt) {
     lsc_registered_ =
@@ -312,6 +320,7 @@ std::string Port::Describe() const {
       caps_.hardware_rx_stamps() ? "hardware" : "software (TSC)",
       " RX stamps; timesync ",
       want_timesync_ ? yes_no[caps_.timesync] : "not requested",
+      "; send_on_timestamp ", yes_no[caps_.send_on_timestamp],
       "; TX checksum offload ipv4 ", yes_no[caps_.tx_ipv4_checksum], " udp ",
       yes_no[caps_.tx_udp_checksum], "; link state ",
       caps_.lsc_interrupt ? "interrupt" : "polled", "; MAC ", FormatMac(mac_),

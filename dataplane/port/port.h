@@ -33,6 +33,7 @@
 
 #include "absl/status/statusor.h"
 #include "dataplane/clock/timestamper.h"
+#include "dataplane/clock/tx_scheduler.h"
 #include "dataplane/port/mempools.h"
 #include "dataplane/worker/pipeline.h"
 
@@ -44,9 +45,12 @@ struct PortOptions {
   uint16_t num_queues = 1;  // RX/TX queue pairs: one per worker
   uint16_t rx_desc = 1024;
   uint16_t tx_desc = 1024;
-  uint16_t mtu = 0;                 // 0: keep the device's
-  bool rx_timestamp = true;         // use HW RX timestamps where possible
-  bool timesync = false;            // enable IEEE 1588 timesync (PTP)
+  uint16_t mtu = 0;          // 0: keep the device's
+  bool rx_timestamp = true;  // use HW RX timestamps where possible
+  bool timesync = false;     // enable IEEE 1588 timesync (PTP)
+  // Enable RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP where offered (--tx_schedule)
+  // and register the TX-timestamp dynfield (tx_launch_field()).
+  bool tx_schedule = false;
   bool tx_checksum_offload = true;  // IPv4/UDP TX checksum offload if offered
   // NUMA socket of the worker polling queue q (empty: the port's socket).
   std::vector<int> queue_sockets;
@@ -62,6 +66,7 @@ struct PortCapabilities {
   bool rx_timestamp_offload = false;  // RTE_ETH_RX_OFFLOAD_TIMESTAMP enabled
   bool read_clock = false;            // rte_eth_read_clock works
   bool timesync = false;              // rte_eth_timesync_enable succeeded
+  bool send_on_timestamp = false;     // TX launch times enabled
   bool tx_ipv4_checksum = false;
   bool tx_udp_checksum = false;
   bool lsc_interrupt = false;    // link-state interrupts (else polled)
@@ -109,6 +114,8 @@ class Port {
   }
   // Valid iff caps().rx_timestamp_offload.
   const NicStampField& stamp_field() const { return stamp_field_; }
+  // Valid iff caps().send_on_timestamp (clock/tx_scheduler.h).
+  const TxLaunchField& tx_launch_field() const { return tx_launch_field_; }
   // The EAL devargs of the device ("iface=veth0,xdp_prog=/x.o"), if any.
   std::string devargs() const;
 
@@ -137,6 +144,7 @@ class Port {
   uint16_t num_queues_ = 0;
   PortCapabilities caps_;
   NicStampField stamp_field_;
+  TxLaunchField tx_launch_field_;
   rte_ether_addr mac_ = {};
   uint16_t mtu_ = 0;
   bool want_timesync_ = false;

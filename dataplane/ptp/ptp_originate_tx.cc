@@ -3,7 +3,8 @@
 // 0 only) and Announce and Sync to this worker's unicast subscribers as the
 // scheduler spreads them, then the follow-ups that are ready
 // (ptp_follow_up.cc); and, for one-step Syncs, writes the software TX stamp
-// taken just before tx_burst into the Sync itself.
+// taken just before tx_burst into the Sync itself (or, send-on-timestamp,
+// its exact launch time: ptp_tx_schedule.cc).
 #include <algorithm>
 
 #include "core/net/frame_build.h"
@@ -37,6 +38,7 @@ uint16_t PtpWorker::Produce(const SourceContext& ctx, rte_mbuf** out,
   RefreshSnapshot();
   RefreshPolicies();  // a reload takes effect even while nothing arrives
   batch_n_ = 0;
+  tx_scheduler_ = ctx.scheduler;  // launch times: ptp_tx_schedule.cc
   const int64_t mono = runtime_->mono().Ns(ctx.tsc);
   const core::TaiNs now = ctx.tsc_model->RawToTai(ctx.tsc);
   // Event messages first: the earlier a Sync is in the batch, the closer
@@ -204,7 +206,7 @@ void PtpWorker::BeforeTx(rte_mbuf** frames, uint16_t n, const TxStamp& tx) {
     uint8_t* f = rte_pktmbuf_mtod(frames[i], uint8_t*);
     const core::FrameInfo& info = batch_info_[i];
     core::PtpSetBodyTimestamp({f + info.payload_offset, info.payload_len},
-                              core::TaiToPtp(tx.tai));
+                              core::TaiToPtp(OneStepOrigin(frames[i], tx)));
     if (info.ip_version != 0) core::FinalizeUdpChecksum(f, info);
   }
 }

@@ -165,6 +165,9 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
   }
   PtpWorkerConfig c;
   c.port = config_.port;
+  // Send-on-timestamp: Syncs go one-step with their exact launch time as
+  // originTimestamp, no Follow_Up (ptp_tx_schedule.cc).
+  if (PtpSchedulesSyncs(setup)) c.port.two_step = false;
   c.admission = config_.admission;
   c.identity = identity;
   c.local = local;

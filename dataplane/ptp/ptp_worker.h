@@ -70,6 +70,11 @@ struct PtpDropBases {
 };
 absl::StatusOr<PtpDropBases> RegisterPtpDropReasons(CounterNames& names);
 
+// Whether the worker's port schedules PTP transmission (StampPlan ptp_tx =
+// kScheduled, --tx_schedule=auto): its Syncs then go one-step with the
+// exact launch time as originTimestamp (ptp_tx_schedule.cc).
+bool PtpSchedulesSyncs(const WorkerSetup& setup);
+
 // Counters of one worker's PTP. Written by: that worker. Read by: the
 // control thread (metrics).
 struct PtpWorkerStats {
@@ -266,6 +271,10 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
   std::array<bool, kBurstSize> batch_one_step_{};
   std::array<core::FrameInfo, kBurstSize> batch_info_{};
   uint16_t batch_n_ = 0;
+  // Send-on-timestamp (ptp_tx_schedule.cc): this poll's scheduler, from
+  // SourceContext (null: software stamps), and a one-step Sync's origin.
+  TxScheduler* tx_scheduler_ = nullptr;
+  core::TaiNs OneStepOrigin(rte_mbuf* m, const TxStamp& before);
 };
 
 }  // namespace zg::dataplane

@@ -60,6 +60,7 @@
 #include "core/time/time_types.h"
 #include "dataplane/clock/stamp_plan.h"
 #include "dataplane/clock/timestamper.h"
+#include "dataplane/clock/tx_scheduler.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/port/interface_address.h"
 #include "dataplane/trust/reload.h"
@@ -212,6 +213,10 @@ struct SourceContext {
   uint16_t port_id = 0;
   uint16_t queue_id = 0;
   TxOffloads offloads;
+  // Send-on-timestamp (the plan's ptp_tx = kScheduled; else null): in
+  // BeforeTx, Schedule(frame, before) gives a frame its launch time and
+  // returns the exact stamp it must carry (a one-step Sync's origin).
+  TxScheduler* scheduler = nullptr;
 };
 
 // Frames a pipeline originates on its own schedule rather than in answer to

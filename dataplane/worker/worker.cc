@@ -20,7 +20,7 @@ Worker::Worker(std::vector<WorkerQueue> queues, Pipeline pipeline,
           static_cast<double>(rte_get_tsc_hz()) * kFinaliseBudgetNs * 1e-9)) {
   queues_.reserve(queues.size());
   for (const WorkerQueue& q : queues) {
-    queues_.push_back({q, Timestamper(q.stamping)});
+    queues_.push_back({q, Timestamper(q.stamping), TxScheduler(q.scheduling)});
   }
   for (size_t k = 0; k < kMaxFrameKinds; ++k) {
     handlers_[k] = pipeline_.handler(static_cast<uint8_t>(k));
@@ -174,10 +174,13 @@ void Worker::Flush(QueueState& q) {
       any_finalise |= finalise_[i] != nullptr;
     if (any_finalise) {
       TxStamp tx = q.stamper.TxNow();
+      // Send-on-timestamp: each frame's stamp is its launch time instead.
+      q.scheduler.Begin(q.stamper.nic_model());
       uint32_t since_check = 0;
       for (uint16_t i = 0; i < n_tx_; ++i) {
         if (finalise_[i] == nullptr) continue;
-        finalise_[i]->FinaliseTx(*tx_[i], tx);
+        finalise_[i]->FinaliseTx(*tx_[i],
+                                 q.scheduler.Schedule(tx_[i]->mbuf, tx));
         if (++since_check < kFinaliseCheckEvery || i + 1 == n_tx_) continue;
         since_check = 0;
         if (core::ReadTsc() - tx.tsc_ticks < finalise_budget_ticks_) continue;
@@ -204,6 +207,11 @@ void Worker::Transmit(QueueState& q, uint16_t from, uint16_t to) {
   for (uint16_t i = 0; i < n; ++i) {
     tx_mbufs_[i] = tx_[from + i]->mbuf;
     len[i] = tx_mbufs_[i]->pkt_len;
+  }
+  if (q.scheduler.pending() != 0) {  // launch times already past: late
+    const TxScheduleCounts c = q.scheduler.TakeBatch(q.stamper.TxNow().tai);
+    stats_->tx_scheduled.Add(c.scheduled);
+    stats_->tx_schedule_late.Add(c.late);
   }
   const uint16_t sent = rte_eth_tx_burst(
       q.config.queue.port_id, q.config.queue.queue_id, tx_mbufs_.data(), n);
@@ -232,14 +240,22 @@ void Worker::PollSource(QueueState& q) {
   if (const uint32_t failed = q.stamper.BeginBurstAt(tsc); failed != 0) {
     stats_->model_refresh_failures.Add(failed);
   }
-  const SourceContext ctx{&q.stamper.tsc_model(), tsc, q.config.queue.port_id,
-                          q.config.queue.queue_id, q.config.offloads};
+  q.scheduler.Begin(q.stamper.nic_model());
+  const SourceContext ctx{
+      &q.stamper.tsc_model(), tsc,
+      q.config.queue.port_id, q.config.queue.queue_id,
+      q.config.offloads,      q.scheduler.enabled() ? &q.scheduler : nullptr};
   const uint16_t n = source_->Produce(ctx, src_.data(), kBurstSize);
   if (n == 0) return;
   std::array<uint32_t, kBurstSize> len;
   for (uint16_t i = 0; i < n; ++i) len[i] = src_[i]->pkt_len;
   const TxStamp before = q.stamper.TxNow();
   source_->BeforeTx(src_.data(), n, before);
+  if (q.scheduler.pending() != 0) {
+    const TxScheduleCounts c = q.scheduler.TakeBatch(q.stamper.TxNow().tai);
+    stats_->tx_scheduled.Add(c.scheduled);
+    stats_->tx_schedule_late.Add(c.late);
+  }
   const uint16_t sent = rte_eth_tx_burst(
       q.config.queue.port_id, q.config.queue.queue_id, src_.data(), n);
   const TxStamp after = q.stamper.TxNow();

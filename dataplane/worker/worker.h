@@ -44,6 +44,7 @@
 
 #include "absl/status/status.h"
 #include "dataplane/clock/timestamper.h"
+#include "dataplane/clock/tx_scheduler.h"
 #include "dataplane/port/port.h"
 #include "dataplane/trust/config_swap.h"
 #include "dataplane/worker/pipeline.h"
@@ -65,6 +66,10 @@ struct WorkerQueue {
   Timestamper::Config stamping;
   TxOffloads offloads;
   StampPlan stamps;  // where each stamp comes from (clock/stamp_plan.h)
+  // Send-on-timestamp launch times (field valid where stamps.ntp_tx is
+  // kScheduled): every frame with a FinaliseTx hook gets one and its
+  // exact stamp (clock/tx_scheduler.h).
+  TxScheduler::Config scheduling;
 };
 
 class Worker {
@@ -93,6 +98,7 @@ class Worker {
   struct QueueState {
     WorkerQueue config;
     Timestamper stamper;
+    TxScheduler scheduler;
   };
   uint32_t PollQueue(QueueState& q);
   void PollSource(QueueState& q);

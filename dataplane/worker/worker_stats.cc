@@ -26,6 +26,8 @@ WorkerStatsSnapshot WorkerStatsSnapshot::Of(const WorkerStats& s) {
   r.tx_bytes = s.tx_bytes.Load();
   r.tx_dropped = s.tx_dropped.Load();
   r.tx_finalise_splits = s.tx_finalise_splits.Load();
+  r.tx_scheduled = s.tx_scheduled.Load();
+  r.tx_schedule_late = s.tx_schedule_late.Load();
   r.bursts = s.bursts.Load();
   r.empty_polls = s.empty_polls.Load();
   r.model_refresh_failures = s.model_refresh_failures.Load();
@@ -48,6 +50,8 @@ WorkerStatsSnapshot& WorkerStatsSnapshot::operator+=(
   tx_bytes += o.tx_bytes;
   tx_dropped += o.tx_dropped;
   tx_finalise_splits += o.tx_finalise_splits;
+  tx_scheduled += o.tx_scheduled;
+  tx_schedule_late += o.tx_schedule_late;
   bursts += o.bursts;
   empty_polls += o.empty_polls;
   model_refresh_failures += o.model_refresh_failures;

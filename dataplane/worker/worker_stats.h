@@ -73,6 +73,11 @@ struct alignas(64) WorkerStats {
   // TX batches split because their FinaliseTx hooks ran past
   // kFinaliseBudgetNs (worker.h): extra tx_burst calls made for exact T3s.
   SingleWriterCounter tx_finalise_splits;
+  // Send-on-timestamp (--tx_schedule, dataplane/clock/tx_scheduler.h):
+  // frames given a launch time, and those whose launch time had already
+  // passed when they were handed to tx_burst (they leave at once).
+  SingleWriterCounter tx_scheduled;
+  SingleWriterCounter tx_schedule_late;
   SingleWriterCounter bursts;       // rx_burst calls that returned frames
   SingleWriterCounter empty_polls;  // rx_burst calls that returned none
   SingleWriterCounter model_refresh_failures;  // torn/unpublished ClockModel
@@ -90,7 +95,8 @@ struct alignas(64) WorkerStats {
 // Plain-value snapshot of WorkerStats (for sums and reports).
 struct WorkerStatsSnapshot {
   uint64_t rx_packets = 0, rx_bytes = 0, tx_packets = 0, tx_bytes = 0,
-           tx_dropped = 0, tx_finalise_splits = 0, bursts = 0, empty_polls = 0,
+           tx_dropped = 0, tx_finalise_splits = 0, tx_scheduled = 0,
+           tx_schedule_late = 0, bursts = 0, empty_polls = 0,
            model_refresh_failures = 0, hw_stamped = 0, sw_stamped = 0;
   std::array<uint64_t, kMaxFrameKinds> handled = {};
   std::array<uint64_t, kMaxFrameKinds> replied = {};

@@ -1,5 +1,7 @@
 #include "core/time/clock_model.h"
 
+#include <initializer_list>
+
 #include "gtest/gtest.h"
 
 namespace zg::core {
@@ -29,6 +31,38 @@ TEST(ClockModelTest, RawToTaiAppliesRate) {
               1e9, 1.0);
   // A stamp taken just before the anchor maps before it.
   EXPECT_EQ(m.RawToTai(m.raw_anchor - 3).value, m.tai_anchor.value - 1);
+}
+
+// TaiToRaw is RawToTai's inverse: exact round trips where a tick is at most
+// 1 ns (TAI -> raw -> TAI) or at least 1 ns (raw -> TAI -> raw), and the
+// first tick at or after the instant in general.
+TEST(ClockModelTest, TaiToRawInvertsRawToTai) {
+  const ClockModel tsc = ThreeGhzModel();  // 0.33 ns ticks
+  ClockModel nic = tsc;                    // a NIC: ns ticks, 40 ppm fast
+  nic.raw_anchor = 1'700'000'000'000'000'000;
+  nic.ns_per_tick_q32 = static_cast<uint64_t>(4294967296.0 / (1 + 40e-6));
+  ClockModel slow = tsc;  // a 125 MHz clock: 8 ns ticks
+  slow.ns_per_tick_q32 = NsPerTickQ32FromHz(125e6);
+  ClockModel exact = tsc;  // exactly 1 ns per tick
+  exact.ns_per_tick_q32 = uint64_t{1} << 32;
+  for (const int64_t d :
+       {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{7}, int64_t{-12'345},
+        999'999'999 * int64_t{1}, 3 * kS + 17, -2 * kS - 3, 86'400 * kS + 1}) {
+    const TaiNs t = tsc.tai_anchor + d;
+    for (const ClockModel* m :
+         std::initializer_list<const ClockModel*>{&tsc, &nic, &exact}) {
+      EXPECT_EQ(m->RawToTai(m->TaiToRaw(t)), t) << d;
+      // The first such tick: one less maps before t.
+      EXPECT_LT(m->RawToTai(m->TaiToRaw(t) - 1), t) << d;
+    }
+    const uint64_t raw = slow.raw_anchor + static_cast<uint64_t>(d);
+    EXPECT_EQ(slow.TaiToRaw(slow.RawToTai(raw)), raw) << d;
+    EXPECT_EQ(exact.TaiToRaw(exact.RawToTai(raw)), raw) << d;
+    EXPECT_GE(slow.RawToTai(slow.TaiToRaw(t)), t) << d;
+    EXPECT_LT(slow.RawToTai(slow.TaiToRaw(t) - 1), t) << d;
+  }
+  ClockModel unset;
+  EXPECT_EQ(unset.TaiToRaw(TaiNs{5}), unset.raw_anchor);
 }
 
 TEST(ClockModelTest, ErrorBoundGrowsFromAnchor) {

@@ -30,6 +30,7 @@ class StampSetupEmulatedTest : public ::testing::Test {
     PortOptions o;
     o.name = absl::StrCat("net_zg_emu_", tag);
     o.timesync = timesync;
+    o.tx_schedule = true;  // --tx_schedule=auto: enabled where offered
     auto port = Port::Open(o, &pools_);
     ASSERT_TRUE(port.ok()) << port.status();
     port_ = *std::move(port);

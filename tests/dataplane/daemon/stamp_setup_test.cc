@@ -90,17 +90,23 @@ TEST(StampSetupTest, FakeNicClockIsTheDynfieldSourceAndIsExported) {
 }
 
 TEST(StampSetupTest, EffectiveCapsDropWhatThePortDidNotEnable) {
-  const PortStampCaps offered{
-      .driver = "net_ice", .rx_dynfield = true, .timesync = true};
-  PortCapabilities enabled;  // --hw_timestamps=false, no --timesync
+  const PortStampCaps offered{.driver = "net_ice",
+                              .rx_dynfield = true,
+                              .timesync = true,
+                              .send_on_timestamp = true};
+  // --hw_timestamps=false, no --timesync, --tx_schedule=off
+  PortCapabilities enabled;
   PortStampCaps c = EffectiveStampCaps(offered, enabled, false);
   EXPECT_FALSE(c.rx_dynfield);
   EXPECT_FALSE(c.timesync);
+  EXPECT_FALSE(c.send_on_timestamp);
   enabled.rx_timestamp_offload = true;
   enabled.timesync = true;
+  enabled.send_on_timestamp = true;
   c = EffectiveStampCaps(offered, enabled, false);
   EXPECT_TRUE(c.rx_dynfield);
   EXPECT_TRUE(c.timesync);
+  EXPECT_TRUE(c.send_on_timestamp);
 }
 
 }  // namespace
