@@ -1,5 +1,7 @@
 #include "core/time/tx_kick_estimate.h"
 
+#include <algorithm>
+
 namespace zg::core {
 
 const char* TxStampPlacementName(TxStampPlacement p) {
@@ -43,12 +45,18 @@ void TxKickEstimate::Record(uint16_t n, uint64_t stamp_tsc, uint64_t entry_tsc,
     b = {finalise_q, kick_q, true};
     return;
   }
-  // avg += (x - avg) / 2^kShift, in unsigned arithmetic either way round.
-  auto ewma = [](uint64_t avg, uint64_t x) {
-    return x >= avg ? avg + ((x - avg) >> kShift) : avg - ((avg - x) >> kShift);
+  // A running median: one step of 2^-kShift of the current value (at least
+  // one tick) towards the sample, never past it. A mean would follow the
+  // long tail of preempted calls (a worker sharing its core is descheduled
+  // inside the sendto after the frame has left).
+  auto track = [](uint64_t avg, uint64_t x) {
+    const uint64_t step =
+        std::max<uint64_t>(avg >> kShift, uint64_t{1} << kFrac);
+    return x >= avg ? avg + std::min(step, x - avg)
+                    : avg - std::min(step, avg - x);
   };
-  b.finalise_q = ewma(b.finalise_q, finalise_q);
-  b.kick_q = ewma(b.kick_q, kick_q);
+  b.finalise_q = track(b.finalise_q, finalise_q);
+  b.kick_q = track(b.kick_q, kick_q);
 }
 
 const TxKickEstimate::Bucket* TxKickEstimate::Find(uint16_t n) const {

@@ -19,9 +19,10 @@
 // its TSC model, core::ClockModel::RawToTai, so no rate conversion happens
 // here). One estimate per batch size 1..kMaxBatch: the kick's length grows
 // with the frames it copies (doc/timestamps.md, "NTP software stamps").
-// Each is an exponentially weighted moving average (weight 2^-kShift);
-// brackets longer than max_sample_ticks (a preempted worker) are dropped
-// and counted.
+// Each is a running median (steps of 2^-kShift of the current value towards
+// each sample: robust to the long tail of calls preempted after the frame
+// left, which a mean follows); brackets longer than max_sample_ticks are
+// dropped and counted.
 //
 // Owned by one worker (Record and the getters run on its lcore); pure
 // arithmetic: no allocation, no syscalls.
@@ -49,7 +50,7 @@ std::optional<TxStampPlacement> ParseTxStampPlacement(std::string_view s);
 class TxKickEstimate {
  public:
   static constexpr uint16_t kMaxBatch = 64;
-  static constexpr uint32_t kShift = 4;  // EWMA weight 1/16
+  static constexpr uint32_t kShift = 5;  // median step: 1/32 of the value
 
   // `max_sample_ticks`: brackets (stamp to return) longer than this are
   // outliers (0: none is).

@@ -17,6 +17,7 @@
 #include "dataplane/daemon/nic_check.h"
 #include "dataplane/daemon/ntp_key_flags.h"
 #include "dataplane/daemon/nts_ke_flags.h"
+#include "dataplane/daemon/tx_stamp_flags.h"
 #include "dataplane/trust/reload.h"
 
 // --address values, validated by abseil occurrence by occurrence; every
@@ -234,6 +235,7 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   ZG_ASSIGN_OR_RETURN(c.nts, ReadNtsFlags());
   ZG_ASSIGN_OR_RETURN(c.nts_ke, ParseNtsKeFlags(args));
   c.stamps.timesync = c.timesync;
+  ZG_RETURN_IF_ERROR(ReadTxStampFlags(c.stamps));
   c.nic_check = NicCheckFlag();
   ZG_ASSIGN_OR_RETURN(c.ntp_interleave, ReadNtpInterleaveFlags());
   return c;

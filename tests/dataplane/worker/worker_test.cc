@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/net/xdp_stamp.h"
 #include "core/ntp/ntp_wire.h"
 #include "core/time/clock_model.h"
 #include "core/time/tsc.h"
@@ -551,6 +552,38 @@ TEST(XdpStampClockTest, TakeStampsStripsTheHeaderAndFillsTheDynfield) {
   EXPECT_EQ(plain->ol_flags & field->flag, 0u);
   rte_pktmbuf_free(stamped);
   rte_pktmbuf_free(plain);
+  rte_mempool_free(mp);
+}
+
+// zg_xdp_hwts.o tags each stamp with its clock (core/net/xdp_stamp.h): the
+// clock's own stamps go into the dynfield, the other clock's only lose
+// their header (the frame keeps the burst's TSC stamp).
+TEST(XdpStampClockTest, TakeStampsKeepsOnlyTheChosenClocksStamps) {
+  auto field = RegisterNicStampField();
+  ASSERT_TRUE(field.ok()) << field.status();
+  rte_mempool* mp = rte_pktmbuf_pool_create(
+      "zg_xdpstamp2", 63, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+  ASSERT_NE(mp, nullptr);
+  const std::vector<uint8_t> l2(60, 0x5a);
+  auto frame = [&](core::XdpClock clock, uint64_t ns) {
+    rte_mbuf* m = rte_pktmbuf_alloc(mp);
+    char* d = rte_pktmbuf_append(m, core::kXdpStampLen + l2.size());
+    core::WriteXdpStamp({clock, ns}, reinterpret_cast<uint8_t*>(d));
+    std::memcpy(d + core::kXdpStampLen, l2.data(), l2.size());
+    return m;
+  };
+  for (core::XdpClock keep : {core::XdpClock::kKernel, core::XdpClock::kNic}) {
+    rte_mbuf* burst[2] = {frame(core::XdpClock::kKernel, 111),
+                          frame(core::XdpClock::kNic, 222)};
+    EXPECT_EQ(XdpStampClock::TakeStamps(*field, burst, 2, keep), 1u);
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(rte_pktmbuf_pkt_len(burst[i]), l2.size());
+      const bool kept = (i == 1) == (keep == core::XdpClock::kNic);
+      EXPECT_EQ((burst[i]->ol_flags & field->flag) != 0, kept) << i;
+      if (kept) EXPECT_EQ(field->Read(burst[i]), i == 0 ? 111u : 222u);
+      rte_pktmbuf_free(burst[i]);
+    }
+  }
   rte_mempool_free(mp);
 }
 
