@@ -7,7 +7,10 @@
 // skb's hardware stamp, which is 0 for frames a veth peer sent: the program
 // falls back to bpf_ktime_get_ns and tags the stamp as the kernel's.
 // Runs in a network namespace of its own (removed at the end). Needs root;
-// skipped without it. ZG_XDP_HWTS_OBJ names the object.
+// skipped without it. ZG_XDP_HWTS_OBJ and ZG_XDP_OBJ name the objects; the
+// last test swaps zg_xdp.o for it as zeitgeberd --xdp_rx_metadata does.
+#include "dataplane/port/xdp_hwts.h"
+
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -140,6 +143,58 @@ class XdpHwtsTest : public ::testing::Test {
     return sum;
   }
 
+  // Sends an NTP request from zghb and returns the stamp header of the
+  // frame the kernel then saw on zgha (XDP_PASS: no AF_XDP socket), with
+  // CLOCK_MONOTONIC read before the send and after the capture.
+  std::optional<zg::core::XdpStamp> SendAndCapture(uint64_t& before,
+                                                   uint64_t& after) {
+    const int rx = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+    EXPECT_GE(rx, 0);
+    sockaddr_ll at{};
+    at.sll_family = AF_PACKET;
+    at.sll_protocol = htons(ETH_P_ALL);
+    at.sll_ifindex = ifa_;
+    EXPECT_EQ(bind(rx, reinterpret_cast<sockaddr*>(&at), sizeof(at)), 0);
+    const int tx = socket(AF_PACKET, SOCK_RAW, 0);
+    EXPECT_GE(tx, 0);
+    const uint8_t mac_a[6] = {0x02, 0x5a, 0x47, 0x00, 0x01, 0x0a};
+    const uint8_t mac_b[6] = {0x02, 0x5a, 0x47, 0x00, 0x01, 0x0b};
+    const std::vector<uint8_t> frame = NtpFrame(mac_a, mac_b);
+    sockaddr_ll to{};
+    to.sll_family = AF_PACKET;
+    to.sll_ifindex = ifb_;
+    to.sll_halen = 6;
+    std::memcpy(to.sll_addr, mac_a, 6);
+    before = MonotonicNs();
+    EXPECT_EQ(sendto(tx, frame.data(), frame.size(), 0,
+                     reinterpret_cast<sockaddr*>(&to), sizeof(to)),
+              static_cast<ssize_t>(frame.size()))
+        << std::strerror(errno);
+
+    // The frame as the kernel got it on zgha (XDP_PASS: no AF_XDP socket).
+    std::optional<zg::core::XdpStamp> stamp;
+    for (int tries = 0; tries < 20 && !stamp.has_value(); ++tries) {
+      pollfd p{rx, POLLIN, 0};
+      if (poll(&p, 1, 100) <= 0) continue;
+      uint8_t buf[2048];
+      const ssize_t n = recv(rx, buf, sizeof(buf), 0);
+      if (n <= 0) continue;
+      stamp = zg::core::ParseXdpStamp(
+          std::span<const uint8_t>(buf, static_cast<size_t>(n)));
+      if (stamp.has_value()) {
+        EXPECT_EQ(static_cast<size_t>(n),
+                  zg::core::kXdpStampLen + frame.size());
+        EXPECT_EQ(std::memcmp(buf + zg::core::kXdpStampLen, frame.data(),
+                              frame.size()),
+                  0);
+      }
+    }
+    after = MonotonicNs();
+    close(rx);
+    close(tx);
+    return stamp;
+  }
+
   const char* path_ = nullptr;
   std::string ns_;
   bool made_ns_ = false;
@@ -168,49 +223,8 @@ TEST_F(XdpHwtsTest, VethFrameGetsAKernelTaggedStamp) {
   // Device-bound programs attach in native mode only.
   ASSERT_EQ(bpf_xdp_attach(ifa_, prog_fd, XDP_FLAGS_DRV_MODE, nullptr), 0);
 
-  const int rx = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
-  ASSERT_GE(rx, 0);
-  sockaddr_ll at{};
-  at.sll_family = AF_PACKET;
-  at.sll_protocol = htons(ETH_P_ALL);
-  at.sll_ifindex = ifa_;
-  ASSERT_EQ(bind(rx, reinterpret_cast<sockaddr*>(&at), sizeof(at)), 0);
-  const int tx = socket(AF_PACKET, SOCK_RAW, 0);
-  ASSERT_GE(tx, 0);
-  const uint8_t mac_a[6] = {0x02, 0x5a, 0x47, 0x00, 0x01, 0x0a};
-  const uint8_t mac_b[6] = {0x02, 0x5a, 0x47, 0x00, 0x01, 0x0b};
-  const std::vector<uint8_t> frame = NtpFrame(mac_a, mac_b);
-  sockaddr_ll to{};
-  to.sll_family = AF_PACKET;
-  to.sll_ifindex = ifb_;
-  to.sll_halen = 6;
-  std::memcpy(to.sll_addr, mac_a, 6);
-  const uint64_t before = MonotonicNs();
-  ASSERT_EQ(sendto(tx, frame.data(), frame.size(), 0,
-                   reinterpret_cast<sockaddr*>(&to), sizeof(to)),
-            static_cast<ssize_t>(frame.size()))
-      << std::strerror(errno);
-
-  // The frame as the kernel got it on zgha (XDP_PASS: no AF_XDP socket).
-  std::optional<zg::core::XdpStamp> stamp;
-  for (int tries = 0; tries < 20 && !stamp.has_value(); ++tries) {
-    pollfd p{rx, POLLIN, 0};
-    if (poll(&p, 1, 100) <= 0) continue;
-    uint8_t buf[2048];
-    const ssize_t n = recv(rx, buf, sizeof(buf), 0);
-    if (n <= 0) continue;
-    stamp = zg::core::ParseXdpStamp(
-        std::span<const uint8_t>(buf, static_cast<size_t>(n)));
-    if (stamp.has_value()) {
-      EXPECT_EQ(static_cast<size_t>(n), zg::core::kXdpStampLen + frame.size());
-      EXPECT_EQ(
-          std::memcmp(buf + zg::core::kXdpStampLen, frame.data(), frame.size()),
-          0);
-    }
-  }
-  const uint64_t after = MonotonicNs();
-  close(rx);
-  close(tx);
+  uint64_t before = 0, after = 0;
+  const std::optional<zg::core::XdpStamp> stamp = SendAndCapture(before, after);
   ASSERT_TRUE(stamp.has_value()) << "no stamped frame seen on zgha";
   // veth: the kfunc answers with the skb's hardware stamp, 0 here, so the
   // program fell back to the kernel clock.
@@ -219,6 +233,54 @@ TEST_F(XdpHwtsTest, VethFrameGetsAKernelTaggedStamp) {
   EXPECT_LE(stamp->ns, after);
   EXPECT_EQ(Stat(0), 1u);  // steered
   EXPECT_EQ(Stat(2), 0u);  // hardware-stamped
+}
+
+// What zeitgeberd --xdp_rx_metadata does after the PMD attached zg_xdp.o:
+// SwapInXdpHwts (dataplane/port/xdp_hwts.h) replaces it by zg_xdp_hwts.o,
+// device-bound, on the same maps: the addresses and config written into
+// zg_xdp.o's maps still steer, and its stats map counts.
+TEST_F(XdpHwtsTest, SwapReplacesZgXdpOnTheSameMaps) {
+  const char* plain_path = std::getenv("ZG_XDP_OBJ");
+  ASSERT_NE(plain_path, nullptr) << "set ZG_XDP_OBJ to zg_xdp.o";
+  // As the PMD loads it: plain load, attached without a mode (native on
+  // veth).
+  obj_ = bpf_object__open_file(plain_path, nullptr);
+  ASSERT_NE(obj_, nullptr);
+  ASSERT_EQ(bpf_object__load(obj_), 0);
+  const int plain_fd = bpf_program__fd(bpf_object__next_program(obj_, nullptr));
+  ASSERT_EQ(
+      bpf_xdp_attach(ifa_, plain_fd, XDP_FLAGS_UPDATE_IF_NOEXIST, nullptr), 0);
+  uint32_t plain_id = 0;
+  ASSERT_EQ(bpf_xdp_query_id(ifa_, 0, &plain_id), 0);
+  uint32_t a4;
+  inet_pton(AF_INET, "10.1.0.1", &a4);
+  const uint8_t one = 1;
+  ASSERT_EQ(bpf_map_update_elem(MapFd("zg_addrs4"), &a4, &one, BPF_ANY), 0);
+  const uint32_t zero = 0;
+  const uint16_t cfg[2] = {0, 2};  // untagged, ZG_FLAG_RX_STAMP
+  ASSERT_EQ(bpf_map_update_elem(MapFd("zg_config"), &zero, cfg, BPF_ANY), 0);
+
+  const absl::Status swapped = zg::dataplane::SwapInXdpHwts("zgha", path_);
+  ASSERT_TRUE(swapped.ok()) << swapped;
+  uint32_t now_id = 0;
+  ASSERT_EQ(bpf_xdp_query_id(ifa_, 0, &now_id), 0);
+  EXPECT_NE(now_id, plain_id);
+  EXPECT_NE(now_id, 0u);
+  uint64_t before = 0, after = 0;
+  const std::optional<zg::core::XdpStamp> stamp = SendAndCapture(before, after);
+  ASSERT_TRUE(stamp.has_value()) << "no stamped frame seen on zgha";
+  EXPECT_EQ(stamp->clock, zg::core::XdpClock::kKernel);  // veth: no HW stamp
+  EXPECT_GE(stamp->ns, before);
+  EXPECT_LE(stamp->ns, after);
+  EXPECT_EQ(Stat(0), 1u);  // zg_xdp.o's stats map, counted by zg_xdp_hwts.o
+  // Swapping again finds zg_xdp_hwts.o's (same) maps and works too; a
+  // missing object fails and leaves the program attached.
+  EXPECT_FALSE(zg::dataplane::SwapInXdpHwts("zgha", "/nonexistent.o").ok());
+  uint32_t still = 0;
+  ASSERT_EQ(bpf_xdp_query_id(ifa_, 0, &still), 0);
+  EXPECT_EQ(still, now_id);
+  // veth has no PHC: zeitgeberd would not have swapped here.
+  EXPECT_FALSE(zg::dataplane::InterfacePhc("zgha").has_value());
 }
 
 }  // namespace
