@@ -580,7 +580,9 @@ TEST(XdpStampClockTest, TakeStampsKeepsOnlyTheChosenClocksStamps) {
       EXPECT_EQ(rte_pktmbuf_pkt_len(burst[i]), l2.size());
       const bool kept = (i == 1) == (keep == core::XdpClock::kNic);
       EXPECT_EQ((burst[i]->ol_flags & field->flag) != 0, kept) << i;
-      if (kept) EXPECT_EQ(field->Read(burst[i]), i == 0 ? 111u : 222u);
+      if (kept) {
+        EXPECT_EQ(field->Read(burst[i]), i == 0 ? 111u : 222u);
+      }
       rte_pktmbuf_free(burst[i]);
     }
   }
