@@ -21,6 +21,7 @@
 #include "core/ntp/ntp_wire.h"
 #include "core/time/clock_model.h"
 #include "core/time/tsc.h"
+#include "core/time/tx_kick_estimate.h"
 #include "dataplane/clock/nic_clock.h"
 #include "dataplane/port/mempools.h"
 #include "dataplane/port/port.h"
@@ -317,6 +318,72 @@ TEST_F(WorkerTest, CostlyFinaliseHooksSplitTheBatchWithFreshStamps) {
   }
   testing::FreeAll(out);
   ExpectPoolRestored();
+}
+
+// Records the --ntp_tx_stamp estimate each FinaliseTx was handed.
+class EstimateRecorder final : public FrameHandler {
+ public:
+  explicit EstimateRecorder(std::vector<TxStamp>* seen) : seen_(seen) {}
+  HandleResult Handle(Packet&, const BurstContext&) override {
+    return HandleResult::TransmitFinalise();
+  }
+  void FinaliseTx(Packet&, const TxStamp& tx) override { seen_->push_back(tx); }
+
+ private:
+  std::vector<TxStamp>* seen_;
+};
+
+// The worker brackets every tx_burst and hands the next batch's FinaliseTx
+// its estimate (core/time/tx_kick_estimate.h): none before a bracket was
+// measured and for "before"; for midpoint/after the finalise span plus
+// (half) the kick, so leave_ticks >= kick_ticks > 0.
+class WorkerKickTest : public WorkerTest {
+ protected:
+  void Check(core::TxStampPlacement placement) {
+    SetUpPort(std::string("kick_") + core::TxStampPlacementName(placement));
+    std::vector<TxStamp> seen;
+    Pipeline pipeline;
+    pipeline.SetClassifier(std::make_unique<AllNtp>());
+    ASSERT_TRUE(pipeline
+                    .SetHandler(core::FrameKind::kNtp,
+                                std::make_unique<EstimateRecorder>(&seen))
+                    .ok());
+    Timestamper::Config stamping;
+    stamping.tsc_clock = &tsc_clock_;
+    StampPlan plan;
+    plan.ntp_tx_placement = placement;
+    Worker worker({{port_->queue(0), stamping, port_->tx_offloads(), plan}},
+                  std::move(pipeline), &stats_, &stop_);
+    for (int poll = 0; poll < 3; ++poll) {
+      InjectNtp(2);
+      EXPECT_EQ(worker.PollOnce(), 2u);
+      testing::FreeAll(testing::DrainRing(ring_.tx[0]));
+    }
+    ASSERT_EQ(seen.size(), 6u);
+    EXPECT_EQ(seen[0].leave_ticks, 0u) << "nothing measured yet";
+    EXPECT_EQ(seen[0].kick_ticks, 0u);
+    for (size_t i = 2; i < seen.size(); ++i) {
+      if (placement == core::TxStampPlacement::kBefore) {
+        EXPECT_EQ(seen[i].leave_ticks, 0u) << i;
+        EXPECT_EQ(seen[i].kick_ticks, 0u) << i;
+      } else {
+        EXPECT_GT(seen[i].kick_ticks, 0u) << i;
+        EXPECT_GE(seen[i].leave_ticks, seen[i].kick_ticks) << i;
+        // Far below a millisecond on a ring port.
+        EXPECT_LT(seen[i].leave_ticks, rte_get_tsc_hz() / 1000) << i;
+      }
+    }
+    ExpectPoolRestored();
+  }
+};
+TEST_F(WorkerKickTest, BeforeAddsNothing) {
+  Check(core::TxStampPlacement::kBefore);
+}
+TEST_F(WorkerKickTest, MidpointAddsFinaliseAndHalfTheKick) {
+  Check(core::TxStampPlacement::kMidpoint);
+}
+TEST_F(WorkerKickTest, AfterAddsFinaliseAndTheKick) {
+  Check(core::TxStampPlacement::kAfter);
 }
 
 // A policy that logs its calls: 'P' for Prefetch, 'C' for Check.
