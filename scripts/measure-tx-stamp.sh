@@ -55,8 +55,10 @@ CLI=10.96.0.2
 WORK=$(mktemp -d /tmp/zg_tx_stamp.XXXXXX)
 SERVER_PID=
 cleanup() {
-  [ -n "$SERVER_PID" ] && stop_pid "$SERVER_PID"
-  zg_pair_down "$RIG"
+  # `|| true`: errexit off inside (a server that already died makes
+  # zg_stop's kill fail, which must not skip the namespace removal).
+  if [ -n "$SERVER_PID" ]; then stop_pid "$SERVER_PID" || true; fi
+  zg_pair_down "$RIG" || true
   if [ -n "${ZG_TS_OUT:-}" ]; then
     mkdir -p "$ZG_TS_OUT" && cp "$WORK"/* "$ZG_TS_OUT"/ 2>/dev/null || true
   fi
