@@ -23,6 +23,15 @@
 // With the address maps empty (before zeitgeberd configures them) nothing is
 // steered.
 //
+// Built a second time as zg_xdp_hwts.o (bpf/zg_xdp_hwts.c, ZG_XDP_HWTS):
+// the stamp is then the driver's RX hardware time of the frame, read with
+// the XDP RX metadata kfunc bpf_xdp_metadata_rx_timestamp (kernel >= 6.3;
+// the program must be loaded device-bound, so DPDK's PMD cannot load it),
+// tagged ZG_STAMP_MAGIC_HW; where the driver has none for the frame
+// (-EOPNOTSUPP, -ENODATA, or 0 as veth answers for frames without a
+// hardware stamp) it falls back to bpf_ktime_get_ns, tagged ZG_STAMP_MAGIC
+// as in zg_xdp.o. core/net/xdp_stamp.h parses both.
+//
 // Build: clang -O2 -g -target bpf -c zg_xdp.c -o zg_xdp.o
 // (dataplane/meson.build)
 
@@ -69,8 +78,16 @@ struct {
 #define ZG_FLAG_PTP_GROUPS 1
 #define ZG_FLAG_RX_STAMP 2
 // Keep in sync with dataplane/clock/nic_clock.h (XdpStampClock).
-#define ZG_STAMP_MAGIC 0x7a67727873746d70ULL
+#define ZG_STAMP_MAGIC 0x7a67727873746d70ULL     // "zgrxstmp": kernel
+#define ZG_STAMP_MAGIC_HW 0x7a67727868777473ULL  // "zgrxhwts": NIC clock
 #define ZG_STAMP_LEN 16
+
+#ifdef ZG_XDP_HWTS
+// Kernel >= 6.3; a kernel without it refuses the program (the daemon then
+// keeps zg_xdp.o).
+extern int bpf_xdp_metadata_rx_timestamp(const struct xdp_md* ctx,
+                                         __u64* timestamp) __ksym;
+#endif
 struct zg_config {
   __u16 vlan_id;  // 0: steer untagged frames only; else only this VLAN id
   __u16 flags;    // ZG_FLAG_PTP_GROUPS | ZG_FLAG_RX_STAMP
@@ -82,7 +99,14 @@ struct {
   __type(value, struct zg_config);
 } zg_config SEC(".maps");
 
-enum zg_stat { ZG_STAT_STEERED = 0, ZG_STAT_PASSED = 1, ZG_STAT_MAX = 2 };
+// ZG_STAT_HW_STAMPED: steered frames stamped with the driver's time
+// (zg_xdp_hwts.o only).
+enum zg_stat {
+  ZG_STAT_STEERED = 0,
+  ZG_STAT_PASSED = 1,
+  ZG_STAT_HW_STAMPED = 2,
+  ZG_STAT_MAX = 3
+};
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
   __uint(max_entries, ZG_STAT_MAX);
@@ -180,12 +204,22 @@ static __always_inline int is_ours(void* data, void* data_end) {
 // so a 58-byte PTP-over-Ethernet Delay_Req had 6 bytes of tailroom and a
 // trailer could not be appended (doc/ptp.md, "Layer 2").
 static __always_inline void stamp(struct xdp_md* ctx, __u64 now) {
+  __u64 magic = ZG_STAMP_MAGIC;
+#ifdef ZG_XDP_HWTS
+  // Read before the head moves (the driver's descriptor, not the data).
+  __u64 hw = 0;
+  if (bpf_xdp_metadata_rx_timestamp(ctx, &hw) == 0 && hw != 0) {
+    magic = ZG_STAMP_MAGIC_HW;
+    now = hw;
+    count(ZG_STAT_HW_STAMPED);
+  }
+#endif
   if (bpf_xdp_adjust_head(ctx, -ZG_STAMP_LEN) != 0) return;
   void* data = (void*)(long)ctx->data;
   void* data_end = (void*)(long)ctx->data_end;
   __u64* t = data;
   if ((void*)(t + 2) > data_end) return;
-  t[0] = ZG_STAMP_MAGIC;
+  t[0] = magic;
   t[1] = now;
 }
 

@@ -3,7 +3,9 @@
 
 #include "dataplane/clock/nic_clock.h"
 
+#include <fcntl.h>
 #include <rte_errno.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -70,7 +72,22 @@ uint64_t RateQ32(double ticks_per_tsc) {
 }
 }  // namespace
 
-XdpStampClock::~XdpStampClock() { Detach(); }
+XdpStampClock::~XdpStampClock() {
+  Detach();
+  if (phc_fd_ >= 0) close(phc_fd_);
+}
+
+absl::Status XdpStampClock::OpenPhc(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) {
+    return absl::NotFoundError(absl::StrCat("cannot open PTP hardware clock ",
+                                            path, ": ", std::strerror(errno)));
+  }
+  if (phc_fd_ >= 0) close(phc_fd_);
+  phc_fd_ = fd;
+  clock_ = core::XdpClock::kNic;
+  return absl::OkStatus();
+}
 
 absl::Status XdpStampClock::AttachRx(uint16_t port_id, uint16_t queue_id) {
   if (!field_.valid()) {
@@ -96,18 +113,18 @@ void XdpStampClock::Detach() {
 }
 
 uint16_t XdpStampClock::TakeStamps(const NicStampField& field, rte_mbuf* pkts[],
-                                   uint16_t n) {
+                                   uint16_t n, core::XdpClock clock) {
   uint16_t stamped = 0;
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
-    if (m->nb_segs != 1 || m->data_len < kStampLen) continue;
-    const uint8_t* t = rte_pktmbuf_mtod(m, const uint8_t*);
-    uint64_t magic, ns;
-    std::memcpy(&magic, t, 8);
-    std::memcpy(&ns, t + 8, 8);
-    if (magic != kStampMagic) continue;
+    if (m->nb_segs != 1) continue;
+    const std::optional<core::XdpStamp> s =
+        core::ParseXdpStamp(std::span<const uint8_t>(
+            rte_pktmbuf_mtod(m, const uint8_t*), m->data_len));
+    if (!s.has_value()) continue;
     rte_pktmbuf_adj(m, kStampLen);
-    field.Write(m, ns);
+    if (s->clock != clock) continue;  // another clock: the burst's TSC stamp
+    field.Write(m, s->ns);
     ++stamped;
   }
   return stamped;
@@ -115,18 +132,25 @@ uint16_t XdpStampClock::TakeStamps(const NicStampField& field, rte_mbuf* pkts[],
 
 uint16_t XdpStampClock::StampBurst(uint16_t, uint16_t, rte_mbuf* pkts[],
                                    uint16_t n, uint16_t, void* self) {
-  TakeStamps(static_cast<const XdpStampClock*>(self)->field_, pkts, n);
+  const auto* clock = static_cast<const XdpStampClock*>(self);
+  TakeStamps(clock->field_, pkts, n, clock->clock_);
   return n;
 }
 
 absl::StatusOr<NicTscSample> XdpStampClock::Sample() {
   NicTscSample s;
   timespec ts;
+  // A PHC's dynamic clock id (linux/posix-timers.h FD_TO_CLOCKID).
+  const clockid_t id = phc_fd_ >= 0
+                           ? static_cast<clockid_t>((~phc_fd_ << 3) | 3)
+                           : CLOCK_MONOTONIC;
   s.tsc_before = core::ReadTscOrdered();
-  const int rc = clock_gettime(CLOCK_MONOTONIC, &ts);
+  const int rc = clock_gettime(id, &ts);
   s.tsc_after = core::ReadTscOrdered();
   if (rc != 0) {
-    return absl::InternalError("clock_gettime(CLOCK_MONOTONIC) failed");
+    return absl::InternalError(
+        absl::StrCat("clock_gettime(", phc_fd_ >= 0 ? "PHC" : "CLOCK_MONOTONIC",
+                     ") failed: ", std::strerror(errno)));
   }
   s.nic_ticks = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
                 static_cast<uint64_t>(ts.tv_nsec);

@@ -9,7 +9,10 @@
 //  - XdpStampClock: the kernel's receive time of each frame in AF_XDP mode,
 //    taken by zeitgeber's XDP program (bpf_ktime_get_ns, CLOCK_MONOTONIC)
 //    and appended to the frame; an ethdev RX callback moves it into the
-//    RX-timestamp dynfield and trims it. Its "ticks" are CLOCK_MONOTONIC ns.
+//    RX-timestamp dynfield and trims it. Its "ticks" are CLOCK_MONOTONIC ns;
+//    with zg_xdp_hwts.o (--xdp_rx_metadata, OpenPhc) they are the driver's
+//    RX hardware stamps, ns of the interface's PTP hardware clock, which
+//    Sample then reads (core/net/xdp_stamp.h tags which clock a stamp is).
 //  - FakeNicClock: a synthetic clock for tests and rigs without a NIC clock.
 //    ticks = offset + tsc * rate (its own epoch and rate), written into the
 //    RX-timestamp dynfield of every frame received on a port's queues by an
@@ -34,6 +37,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/net/xdp_stamp.h"
 #include "dataplane/clock/timestamper.h"
 #include "servo/nic_clock_tracker.h"
 
@@ -84,8 +88,8 @@ class XdpStampClock final : public NicClock {
   // Keep in sync with dataplane/bpf/zg_xdp.c (ZG_STAMP_MAGIC, ZG_STAMP_LEN):
   // the stamp header, in front of the Ethernet header, is two native-endian
   // uint64_t, magic then ns.
-  static constexpr uint64_t kStampMagic = 0x7a67727873746d70ULL;
-  static constexpr uint16_t kStampLen = 16;
+  static constexpr uint64_t kStampMagic = core::kXdpStampMagicKernel;
+  static constexpr uint16_t kStampLen = core::kXdpStampLen;
 
   explicit XdpStampClock(NicStampField field) : field_(field) {}
   ~XdpStampClock() override;
@@ -95,21 +99,30 @@ class XdpStampClock final : public NicClock {
   // Takes the stamp header off every frame received on (port, queue).
   absl::Status AttachRx(uint16_t port_id, uint16_t queue_id);
   void Detach();
-  // CLOCK_MONOTONIC between two TSC reads.
+  // zg_xdp_hwts.o is attached: the ticks are the NIC-clock stamps, read
+  // from PHC `path` ("/dev/ptpN"). Before AttachRx.
+  absl::Status OpenPhc(const std::string& path);
+  bool phc() const { return phc_fd_ >= 0; }
+  // CLOCK_MONOTONIC (or the PHC) between two TSC reads.
   absl::StatusOr<NicTscSample> Sample() override;
-  std::string name() const override { return "xdp"; }
+  std::string name() const override { return phc() ? "xdp_phc" : "xdp"; }
   const NicStampField& field() const { return field_; }
 
   // The per-burst work of the RX callback (exposed for tests): frames with
-  // a stamp header get its time in the dynfield and lose the header; others
+  // a stamp header lose it; those whose stamp is on `clock`'s scale get it
+  // in the dynfield (the others keep the burst's TSC stamp: with the PHC,
+  // frames the driver had no hardware stamp for). Frames without a header
   // are left as they are. Returns how many were stamped.
   static uint16_t TakeStamps(const NicStampField& field, rte_mbuf* pkts[],
-                             uint16_t n);
+                             uint16_t n,
+                             core::XdpClock clock = core::XdpClock::kKernel);
 
  private:
   static uint16_t StampBurst(uint16_t port, uint16_t queue, rte_mbuf* pkts[],
                              uint16_t n, uint16_t max, void* self);
   const NicStampField field_;
+  int phc_fd_ = -1;
+  core::XdpClock clock_ = core::XdpClock::kKernel;  // the stamps it keeps
   struct Attached {
     uint16_t port_id;
     uint16_t queue_id;

@@ -115,6 +115,7 @@ StampPlan SelectStampPlan(const PortStampCaps& caps, const StampFlags& flags) {
     plan.ptp_rx = plan.ntp_rx;
   }
   if (schedule) plan.tx_schedule_lead_ns = flags.tx_schedule_lead_ns;
+  if (!TxOffTsc(plan.ntp_tx)) plan.ntp_tx_placement = flags.ntp_tx_placement;
   plan.ntp_one_clock = RxOffTsc(plan.ntp_rx) == TxOffTsc(plan.ntp_tx);
   return plan;
 }
@@ -126,6 +127,10 @@ std::string StampPlanString(const StampPlan& plan) {
                    " ptp_rx=", RxStampSourceName(plan.ptp_rx),
                    " ptp_tx=", TxStampSourceName(plan.ptp_tx),
                    " ntp_one_clock=", plan.ntp_one_clock ? "yes" : "no");
+  if (!TxOffTsc(plan.ntp_tx)) {
+    absl::StrAppend(
+        &s, " ntp_t3=", core::TxStampPlacementName(plan.ntp_tx_placement));
+  }
   if (plan.tx_schedule_lead_ns != 0) {
     absl::StrAppend(&s, " tx_schedule_lead=", plan.tx_schedule_lead_ns, "ns");
   }

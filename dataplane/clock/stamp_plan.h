@@ -18,6 +18,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "core/time/tx_kick_estimate.h"
 
 namespace zg::dataplane {
 
@@ -53,8 +54,9 @@ const char* RxStampSourceName(RxStampSource s);
 const char* TxStampSourceName(TxStampSource s);
 
 // The software TX stamp used where the port has no hardware one (basic NTP
-// replies always carry the stamp taken before tx_burst: T3 is written into
-// the frame; this says which one interleaved NTP and two-step PTP keep as
+// replies carry the stamp taken before tx_burst plus the --ntp_tx_stamp
+// estimate, StampPlan::ntp_tx_placement: T3 is written into the frame;
+// this says which one interleaved NTP and two-step PTP keep as
 // the exact transmit time). One constant, to flip on measurement (doc/ptp.md,
 // the swstamp note): the stamp after tx_burst includes net_af_xdp's kick,
 // where the frame really leaves.
@@ -70,6 +72,12 @@ struct StampFlags {
   // AF_XDP: the XDP program stamps frames (xdp_prog= and
   // --xdp_rx_timestamps); otherwise AF_XDP RX is software.
   bool xdp_rx_stamps = true;
+  // --ntp_tx_stamp: where a software basic-mode NTP T3 is placed around
+  // tx_burst (an estimate for midpoint/after: core/time/tx_kick_estimate.h).
+  core::TxStampPlacement ntp_tx_placement = core::TxStampPlacement::kMidpoint;
+  // --xdp_rx_metadata: AF_XDP, replace zg_xdp.o by zg_xdp_hwts.o (the RX
+  // metadata kfunc) where it loads (dataplane/port/xdp_hwts.h).
+  bool xdp_rx_metadata = true;
 };
 
 // Per port: the source of each stamp the worker takes.
@@ -83,6 +91,9 @@ struct StampPlan {
   // the NIC clock, TX from the TSC; the correlation error between them is
   // added to the error bound).
   bool ntp_one_clock = true;
+  // A software basic-mode T3 (ntp_tx software_*): stamped before tx_burst
+  // plus this placement's estimate (--ntp_tx_stamp).
+  core::TxStampPlacement ntp_tx_placement = core::TxStampPlacement::kBefore;
 };
 
 // Needs the port configured (and started, for read_clock on some PMDs).

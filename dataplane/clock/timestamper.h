@@ -57,6 +57,14 @@ struct TxStamp {
   // Send-on-timestamp (dataplane/clock/tx_scheduler.h): `tai` is the
   // frame's launch time, exact (the NIC sends it then); write it as is.
   bool scheduled = false;
+  // --ntp_tx_stamp (core/time/tx_kick_estimate.h): the worker's estimate,
+  // in TSC ticks, of how long after tsc_ticks the frame leaves (the rest of
+  // the batch's finalising plus the chosen part of tx_burst), and of the
+  // tx_burst part alone (for a stamp read again at the end of a frame's
+  // finalising). 0 for the stamp before tx_burst. Written by: the worker
+  // (Worker::Flush). Read by: FinaliseTx hooks that write a T3 (NTP).
+  uint64_t leave_ticks = 0;
+  uint64_t kick_ticks = 0;
 };
 
 // Where DPDK's RX-timestamp dynamic field and flag live in an mbuf

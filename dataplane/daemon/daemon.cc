@@ -28,6 +28,7 @@
 #include "dataplane/port/eal.h"
 #include "dataplane/port/mempools.h"
 #include "dataplane/port/port.h"
+#include "dataplane/port/xdp_hwts.h"
 #include "dataplane/port/xdp_steering.h"
 #include "dataplane/worker/worker.h"
 #include "dataplane/worker/worker_stats.h"
@@ -132,6 +133,10 @@ class Daemon {
  private:
   absl::Status SetUpPort();
   absl::Status SetUpXdpSteering();
+  // --xdp_rx_metadata: zg_xdp_hwts.o for zg_xdp.o where it can (logs why
+  // not otherwise); sets xdp_phc_.
+  void SwapInXdpRxMetadata(const std::string& iface,
+                           const std::string& xdp_prog);
   absl::Status SetUpStamps();
   // Each worker queue's launch times, where the plan schedules TX.
   TxScheduler::Config TxScheduling() const;
@@ -164,6 +169,7 @@ class Daemon {
   core::PublishedClock tsc_clock_;
   core::PublishedClock nic_clock_;
   bool xdp_rx_stamps_ = false;  // the XDP program appends RX stamps
+  std::string xdp_phc_;         // zg_xdp_hwts.o swapped in: its PHC (/dev/ptpN)
   // The stamp plan and the clock of its RX stamps (stamps_->nic()).
   std::unique_ptr<PortStamps> stamps_;
   // Reads stamps_->nic() (declared after it: destroyed first).
@@ -324,6 +330,9 @@ absl::Status Daemon::SetUpXdpSteering() {
   ZG_RETURN_IF_ERROR(
       ConfigureXdpSteering(*iface, config_.addresses, config_.vlan_id,
                            factory_->WantsPtpGroups(), xdp_rx_stamps_));
+  if (xdp_rx_stamps_ && config_.stamps.xdp_rx_metadata) {
+    SwapInXdpRxMetadata(*iface, *DevargValue(devargs, "xdp_prog"));
+  }
   xdp_iface_ = *iface;
   LogInfo(absl::StrCat("XDP steering on ", *iface, ": UDP 123/319/320 to ",
                        config_.addresses.size(), " address(es), vlan ",
@@ -340,10 +349,37 @@ TxScheduler::Config Daemon::TxScheduling() const {
   return c;
 }
 
+void Daemon::SwapInXdpRxMetadata(const std::string& iface,
+                                 const std::string& xdp_prog) {
+  const std::optional<std::string> phc = InterfacePhc(iface);
+  if (!phc.has_value()) {
+    LogInfo(absl::StrCat("--xdp_rx_metadata: ", iface,
+                         " has no PTP hardware clock (ethtool -T), so its "
+                         "driver has no RX hardware stamps; keeping ",
+                         xdp_prog, " (kernel receive times)"));
+    return;
+  }
+  const size_t slash = xdp_prog.rfind('/');
+  const std::string hwts =
+      (slash == std::string::npos ? std::string()
+                                  : xdp_prog.substr(0, slash + 1)) +
+      "zg_xdp_hwts.o";
+  if (absl::Status s = SwapInXdpHwts(iface, hwts); !s.ok()) {
+    LogWarning(absl::StrCat("--xdp_rx_metadata: keeping ", xdp_prog, ": ",
+                            s.message()));
+    return;
+  }
+  xdp_phc_ = *phc;
+  LogInfo(absl::StrCat("--xdp_rx_metadata: ", hwts, " on ", iface,
+                       ": RX stamps from the driver (", *phc,
+                       ") where it has them"));
+}
+
 absl::Status Daemon::SetUpStamps() {
   PortStampOptions o{.fake_nic_clock = config_.fake_nic_clock,
                      .flags = config_.stamps};
   o.flags.xdp_rx_stamps = xdp_rx_stamps_;
+  o.xdp_phc = xdp_phc_;
   ZG_ASSIGN_OR_RETURN(stamps_, PortStamps::SetUp(*port_, o));
   LogInfo(stamps_->Describe());
   if (config_.fake_nic_clock) {

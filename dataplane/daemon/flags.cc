@@ -18,6 +18,7 @@
 #include "dataplane/daemon/ntp_key_flags.h"
 #include "dataplane/daemon/nts_ke_flags.h"
 #include "dataplane/daemon/tx_schedule_flags.h"
+#include "dataplane/daemon/tx_stamp_flags.h"
 #include "dataplane/trust/reload.h"
 
 // --address values, validated by abseil occurrence by occurrence; every
@@ -236,6 +237,7 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   ZG_ASSIGN_OR_RETURN(c.nts_ke, ParseNtsKeFlags(args));
   c.stamps.timesync = c.timesync;
   ZG_RETURN_IF_ERROR(ReadTxScheduleFlags(&c.stamps));
+  ZG_RETURN_IF_ERROR(ReadTxStampFlags(c.stamps));
   c.nic_check = NicCheckFlag();
   ZG_ASSIGN_OR_RETURN(c.ntp_interleave, ReadNtpInterleaveFlags());
   return c;

@@ -35,6 +35,7 @@ absl::StatusOr<std::unique_ptr<PortStamps>> PortStamps::SetUp(
   ZG_ASSIGN_OR_RETURN(const PortStampCaps offered,
                       ProbePortStampCaps(port.id()));
   s->caps_ = EffectiveStampCaps(offered, port.caps(), options.fake_nic_clock);
+  s->caps_.xdp_rx_metadata = s->caps_.af_xdp && !options.xdp_phc.empty();
   s->plan_ = SelectStampPlan(s->caps_, options.flags);
   ZG_RETURN_IF_ERROR(s->AttachRxClock(options));
   return s;
@@ -61,6 +62,9 @@ absl::Status PortStamps::AttachRxClock(const PortStampOptions& options) {
              rx == RxStampSource::kXdpMetadata) {
     ZG_ASSIGN_OR_RETURN(field_, RegisterNicStampField());
     xdp_stamps_ = std::make_unique<XdpStampClock>(field_);
+    if (rx == RxStampSource::kXdpMetadata) {
+      ZG_RETURN_IF_ERROR(xdp_stamps_->OpenPhc(options.xdp_phc));
+    }
     for (uint16_t q = 0; q < port_.num_queues(); ++q) {
       ZG_RETURN_IF_ERROR(xdp_stamps_->AttachRx(port_.id(), q));
     }
@@ -76,7 +80,11 @@ std::string PortStamps::Describe() const {
   if (fake_nic_ != nullptr) clock = "a synthetic NIC clock (--fake_nic_clock)";
   if (ethdev_nic_ != nullptr) clock = "the NIC clock (rte_eth_read_clock)";
   if (xdp_stamps_ != nullptr) {
-    clock = "the kernel's receive time from the XDP program (CLOCK_MONOTONIC)";
+    clock = xdp_stamps_->phc()
+                ? "the driver's RX hardware stamps from zg_xdp_hwts.o (the "
+                  "interface's PHC; frames without one: the TSC at rx_burst)"
+                : "the kernel's receive time from the XDP program "
+                  "(CLOCK_MONOTONIC)";
   }
   return absl::StrCat("port ", port_.id(), " (", port_.name(),
                       ") stamps: ", PortStampCapsString(caps_), "; plan ",

@@ -39,6 +39,9 @@ namespace zg::dataplane {
 struct PortStampOptions {
   bool fake_nic_clock = false;  // --fake_nic_clock: a synthetic dynfield
   StampFlags flags;             // --timesync, --tx_schedule, XDP stamps
+  // --xdp_rx_metadata: zg_xdp_hwts.o is attached and its hardware stamps
+  // are this PTP hardware clock's ("/dev/ptpN"); "": not swapped in.
+  std::string xdp_phc;
 };
 
 class PortStamps {

@@ -225,8 +225,11 @@ void NtpHandler::FinaliseNts(Packet& pkt, const TxStamp& tx, uint16_t slot,
   // else until tx_burst but the other replies of the batch (and the
   // software checksum, which the seal's bytes need).
   const uint64_t now = core::ReadTsc();
-  // Scheduled (send-on-timestamp): the launch time is exact, seal or not.
-  const core::TaiNs t3 = tx.scheduled ? tx.tai : tx.tsc_model->RawToTai(now);
+  // Scheduled (send-on-timestamp): the launch time is exact, seal or not;
+  // else --ntp_tx_stamp: plus the estimated part of tx_burst still to come.
+  const core::TaiNs t3 = tx.scheduled
+                             ? tx.tai
+                             : tx.tsc_model->RawToTai(now + tx.kick_ticks);
   if (!interleaved) {  // an interleaved reply's T3 is final
     core::StampNtpTransmit(payload, t3, *tx.tsc_model);
     if (interleave_ != nullptr) NtpWorkerInterleave::TagTransmit(payload);
@@ -257,17 +260,23 @@ void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
       8 + (mac ? NtpWorkerAuth::TrailerSize(*note.macer, note.key_index) : 0);
   uint8_t before[8 + 4 + core::kNtpMaxDigestSize];
   std::memcpy(before, t3, span);
-  core::TaiNs tx_time = tx.tai;
+  // --ntp_tx_stamp: the batch's stamp plus the estimate of when the batch
+  // leaves (0 for "before": tx.tai itself); scheduled: the launch time.
+  core::TaiNs tx_time =
+      tx.scheduled || tx.leave_ticks == 0
+          ? tx.tai
+          : tx.tsc_model->RawToTai(tx.tsc_ticks + tx.leave_ticks);
   if (!tx.scheduled && (mac || last_mac_tsc_ > tx.tsc_ticks)) {
     // The batch's stamp was read before any reply was MACed; each MAC takes
     // ~0.1-0.2 us. An authenticated reply, and any reply after one in this
     // batch (a MAC ran since the batch's stamp), reads the TSC again, so
     // its T3 lags its departure only by the MACs of the replies after it:
-    // T3 is early, never late, and the lag shows up as path delay in the
+    // T3 is early (by those MACs; with --ntp_tx_stamp=before also by
+    // tx_burst), never late, and the lag shows up as path delay in the
     // client's measurement (within its error bound), not as an offset the
     // bound does not cover. Batches without MACs keep the one stamp.
     const uint64_t now = core::ReadTsc();
-    tx_time = tx.tsc_model->RawToTai(now);
+    tx_time = tx.tsc_model->RawToTai(now + tx.kick_ticks);
     if (mac) last_mac_tsc_ = now;
   }
   if (!note.interleaved) {  // an interleaved reply's T3 is final

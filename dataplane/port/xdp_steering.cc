@@ -83,6 +83,15 @@ absl::StatusOr<std::map<std::string, int>> AttachedProgramMaps(
   return maps;
 }
 
+}  // namespace
+
+absl::StatusOr<std::map<std::string, int>> AttachedXdpProgramMaps(
+    const std::string& ifname) {
+  return AttachedProgramMaps(ifname);
+}
+
+namespace {
+
 void CloseAll(const std::map<std::string, int>& maps) {
   for (const auto& [name, fd] : maps) close(fd);
 }

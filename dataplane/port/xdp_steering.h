@@ -12,6 +12,7 @@
 #define ZG_DATAPLANE_PORT_XDP_STEERING_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -35,6 +36,11 @@ struct XdpSteeringCounters {
   uint64_t passed = 0;   // frames left to the kernel
 };
 absl::StatusOr<XdpSteeringCounters> ReadXdpSteeringCounters(
+    const std::string& ifname);
+
+// Map fds of the XDP program attached to `ifname`, by map name; the caller
+// closes them (dataplane/port/xdp_hwts.h reuses them).
+absl::StatusOr<std::map<std::string, int>> AttachedXdpProgramMaps(
     const std::string& ifname);
 
 // The value of `key` in PMD devargs "iface=veth0,xdp_prog=/x.o", if present.

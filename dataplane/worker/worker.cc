@@ -17,10 +17,14 @@ Worker::Worker(std::vector<WorkerQueue> queues, Pipeline pipeline,
       stats_(stats),
       stop_(stop),
       finalise_budget_ticks_(static_cast<uint64_t>(
-          static_cast<double>(rte_get_tsc_hz()) * kFinaliseBudgetNs * 1e-9)) {
+          static_cast<double>(rte_get_tsc_hz()) * kFinaliseBudgetNs * 1e-9)),
+      kick_outlier_ticks_(static_cast<uint64_t>(
+          static_cast<double>(rte_get_tsc_hz()) * kKickOutlierNs * 1e-9)) {
   queues_.reserve(queues.size());
   for (const WorkerQueue& q : queues) {
-    queues_.push_back({q, Timestamper(q.stamping), TxScheduler(q.scheduling)});
+    queues_.push_back(
+        {q, Timestamper(q.stamping), TxScheduler(q.scheduling),
+         core::TxKickEstimate(q.stamps.ntp_tx_placement, kick_outlier_ticks_)});
   }
   for (size_t k = 0; k < kMaxFrameKinds; ++k) {
     handlers_[k] = pipeline_.handler(static_cast<uint8_t>(k));
@@ -172,8 +176,17 @@ void Worker::Flush(QueueState& q) {
     bool any_finalise = false;
     for (uint16_t i = 0; i < n_tx_; ++i)
       any_finalise |= finalise_[i] != nullptr;
-    if (any_finalise) {
+    // Each chunk's stamp carries the estimate of when its frames leave
+    // (--ntp_tx_stamp; core/time/tx_kick_estimate.h).
+    auto stamp = [&q](uint16_t frames) {
       TxStamp tx = q.stamper.TxNow();
+      tx.leave_ticks = q.kick.LeaveTicks(frames);
+      tx.kick_ticks = q.kick.KickTicks(frames);
+      return tx;
+    };
+    uint64_t stamp_tsc = 0;
+    if (any_finalise) {
+      TxStamp tx = stamp(n_tx_);
       // Send-on-timestamp: each frame's stamp is its launch time instead.
       q.scheduler.Begin(q.stamper.nic_model());
       uint32_t since_check = 0;
@@ -184,13 +197,14 @@ void Worker::Flush(QueueState& q) {
         if (++since_check < kFinaliseCheckEvery || i + 1 == n_tx_) continue;
         since_check = 0;
         if (core::ReadTsc() - tx.tsc_ticks < finalise_budget_ticks_) continue;
-        Transmit(q, first, i + 1);
+        Transmit(q, first, i + 1, tx.tsc_ticks);
         first = static_cast<uint16_t>(i + 1);
         stats_->tx_finalise_splits.Add(1);
-        tx = q.stamper.TxNow();
+        tx = stamp(static_cast<uint16_t>(n_tx_ - first));
       }
+      stamp_tsc = tx.tsc_ticks;
     }
-    Transmit(q, first, n_tx_);
+    Transmit(q, first, n_tx_, stamp_tsc);
     n_tx_ = 0;
   }
   if (n_free_ > 0) {
@@ -199,7 +213,8 @@ void Worker::Flush(QueueState& q) {
   }
 }
 
-void Worker::Transmit(QueueState& q, uint16_t from, uint16_t to) {
+void Worker::Transmit(QueueState& q, uint16_t from, uint16_t to,
+                      uint64_t stamp_tsc) {
   const uint16_t n = static_cast<uint16_t>(to - from);
   if (n == 0) return;
   // Lengths are read before tx_burst: the PMD may free what it sends.
@@ -213,12 +228,16 @@ void Worker::Transmit(QueueState& q, uint16_t from, uint16_t to) {
     stats_->tx_scheduled.Add(c.scheduled);
     stats_->tx_schedule_late.Add(c.late);
   }
+  const uint64_t entry_tsc = core::ReadTsc();
   const uint16_t sent = rte_eth_tx_burst(
       q.config.queue.port_id, q.config.queue.queue_id, tx_mbufs_.data(), n);
+  const TxStamp after = q.stamper.TxNow();
+  if (stamp_tsc != 0 && sent > 0) {
+    q.kick.Record(sent, stamp_tsc, entry_tsc, after.tsc_ticks);
+  }
   bool any_after = false;
   for (uint16_t i = from; i < to; ++i) any_after |= after_[i] != nullptr;
   if (any_after) {
-    const TxStamp after = q.stamper.TxNow();
     for (uint16_t i = 0; i < n; ++i) {
       FrameHandler* h = after_[from + i];
       if (h != nullptr) h->AfterTx(*tx_[from + i], after, i < sent);

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/time/tx_kick_estimate.h"
 #include "dataplane/clock/timestamper.h"
 #include "dataplane/clock/tx_scheduler.h"
 #include "dataplane/port/port.h"
@@ -59,6 +60,9 @@ inline constexpr uint16_t kBurstSize = 32;
 // kFinaliseCheckEvery hooks (Worker::Flush).
 inline constexpr double kFinaliseBudgetNs = 1000;
 inline constexpr uint32_t kFinaliseCheckEvery = 4;
+// A tx_burst bracket (stamp to return) longer than this is not learnt from
+// (the worker was preempted): core/time/tx_kick_estimate.h.
+inline constexpr double kKickOutlierNs = 200'000;
 
 // One queue pair a worker polls, with how to stamp its frames.
 struct WorkerQueue {
@@ -99,6 +103,8 @@ class Worker {
     WorkerQueue config;
     Timestamper stamper;
     TxScheduler scheduler;
+    // --ntp_tx_stamp: this queue's tx_burst brackets (stamps.ntp_tx_placement).
+    core::TxKickEstimate kick;
   };
   uint32_t PollQueue(QueueState& q);
   void PollSource(QueueState& q);
@@ -107,7 +113,9 @@ class Worker {
   void Dispatch(Packet& pkt, uint8_t kind, const BurstContext& burst);
   void Flush(QueueState& q);
   // tx_burst of tx_[from, to); frames it did not take are freed, counted.
-  void Transmit(QueueState& q, uint16_t from, uint16_t to);
+  // `stamp_tsc`: the chunk's TxStamp (0: none), for q.kick's bracket.
+  void Transmit(QueueState& q, uint16_t from, uint16_t to,
+                uint64_t stamp_tsc = 0);
   void Drop(rte_mbuf* m, uint8_t reason);
 
   std::vector<QueueState> queues_;
@@ -124,6 +132,7 @@ class Worker {
   ReaderEpochs* epochs_ = nullptr;  // null: no reloadable configs to mark
   size_t reader_ = 0;
   uint64_t finalise_budget_ticks_;  // kFinaliseBudgetNs in TSC ticks
+  uint64_t kick_outlier_ticks_;     // kKickOutlierNs in TSC ticks
 
   // Per-burst scratch (reused; no allocation in the loop).
   std::array<rte_mbuf*, kBurstSize> rx_ = {};

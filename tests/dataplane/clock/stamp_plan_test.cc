@@ -112,6 +112,24 @@ TEST(StampPlanTest, AfXdpUsesTheXdpProgramsStampsOrTheDriversMetadata) {
   EXPECT_EQ(SelectStampPlan(c, kOff).ntp_rx, RxStampSource::kXdpMetadata);
 }
 
+// --ntp_tx_stamp: the software T3's placement, where T3 is a TSC stamp.
+TEST(StampPlanTest, SoftwareT3PlacementFollowsTheFlag) {
+  PortStampCaps c{.driver = "net_af_xdp", .af_xdp = true};
+  StampFlags f;
+  EXPECT_EQ(f.ntp_tx_placement, core::TxStampPlacement::kMidpoint);
+  EXPECT_EQ(SelectStampPlan(c, f).ntp_tx_placement,
+            core::TxStampPlacement::kMidpoint);
+  f.ntp_tx_placement = core::TxStampPlacement::kAfter;
+  const StampPlan p = SelectStampPlan(c, f);
+  EXPECT_EQ(p.ntp_tx_placement, core::TxStampPlacement::kAfter);
+  EXPECT_THAT(StampPlanString(p), HasSubstr(" ntp_t3=after"));
+  // A scheduled T3 is exact: no placement.
+  StampFlags sched = kSchedule;
+  sched.ntp_tx_placement = core::TxStampPlacement::kAfter;
+  EXPECT_EQ(SelectStampPlan(ConnectX6DxTxPp(), sched).ntp_tx_placement,
+            core::TxStampPlacement::kBefore);
+}
+
 TEST(StampPlanTest, NamesAndPlanString) {
   EXPECT_STREQ(RxStampSourceName(RxStampSource::kDynfield), "dynfield");
   EXPECT_STREQ(RxStampSourceName(RxStampSource::kXdpKernel), "xdp_kernel");

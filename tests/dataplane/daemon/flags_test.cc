@@ -124,6 +124,30 @@ TEST(ParseDaemonFlagsTest, SystemClockMayBeTrustedUnsynchronised) {
   EXPECT_FALSE(c->control.sources[0].system.require_synchronized);
 }
 
+TEST(ParseDaemonFlagsTest, SoftwareStampFlags) {
+  {
+    absl::FlagSaver saver;
+    auto c = Parse({"--address=192.0.2.10/24"});
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->stamps.ntp_tx_placement, core::TxStampPlacement::kMidpoint);
+    EXPECT_TRUE(c->stamps.xdp_rx_metadata);
+  }
+  {
+    absl::FlagSaver saver;
+    auto c = Parse({"--address=192.0.2.10/24", "--ntp_tx_stamp=before",
+                    "--xdp_rx_metadata=false"});
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->stamps.ntp_tx_placement, core::TxStampPlacement::kBefore);
+    EXPECT_FALSE(c->stamps.xdp_rx_metadata);
+  }
+  {
+    absl::FlagSaver saver;
+    EXPECT_THAT(Parse({"--ntp_tx_stamp=late"}).status().message(),
+                HasSubstr("--ntp_tx_stamp=late: must be before, midpoint or "
+                          "after"));
+  }
+}
+
 TEST(ParseDaemonFlagsTest, InvalidValuesSayWhatToDo) {
   {
     absl::FlagSaver saver;

@@ -17,9 +17,11 @@
 #include <thread>
 #include <vector>
 
+#include "core/net/xdp_stamp.h"
 #include "core/ntp/ntp_wire.h"
 #include "core/time/clock_model.h"
 #include "core/time/tsc.h"
+#include "core/time/tx_kick_estimate.h"
 #include "dataplane/clock/nic_clock.h"
 #include "dataplane/port/mempools.h"
 #include "dataplane/port/port.h"
@@ -318,6 +320,72 @@ TEST_F(WorkerTest, CostlyFinaliseHooksSplitTheBatchWithFreshStamps) {
   ExpectPoolRestored();
 }
 
+// Records the --ntp_tx_stamp estimate each FinaliseTx was handed.
+class EstimateRecorder final : public FrameHandler {
+ public:
+  explicit EstimateRecorder(std::vector<TxStamp>* seen) : seen_(seen) {}
+  HandleResult Handle(Packet&, const BurstContext&) override {
+    return HandleResult::TransmitFinalise();
+  }
+  void FinaliseTx(Packet&, const TxStamp& tx) override { seen_->push_back(tx); }
+
+ private:
+  std::vector<TxStamp>* seen_;
+};
+
+// The worker brackets every tx_burst and hands the next batch's FinaliseTx
+// its estimate (core/time/tx_kick_estimate.h): none before a bracket was
+// measured and for "before"; for midpoint/after the finalise span plus
+// (half) the kick, so leave_ticks >= kick_ticks > 0.
+class WorkerKickTest : public WorkerTest {
+ protected:
+  void Check(core::TxStampPlacement placement) {
+    SetUpPort(std::string("kick_") + core::TxStampPlacementName(placement));
+    std::vector<TxStamp> seen;
+    Pipeline pipeline;
+    pipeline.SetClassifier(std::make_unique<AllNtp>());
+    ASSERT_TRUE(pipeline
+                    .SetHandler(core::FrameKind::kNtp,
+                                std::make_unique<EstimateRecorder>(&seen))
+                    .ok());
+    Timestamper::Config stamping;
+    stamping.tsc_clock = &tsc_clock_;
+    StampPlan plan;
+    plan.ntp_tx_placement = placement;
+    Worker worker({{port_->queue(0), stamping, port_->tx_offloads(), plan}},
+                  std::move(pipeline), &stats_, &stop_);
+    for (int poll = 0; poll < 3; ++poll) {
+      InjectNtp(2);
+      EXPECT_EQ(worker.PollOnce(), 2u);
+      testing::FreeAll(testing::DrainRing(ring_.tx[0]));
+    }
+    ASSERT_EQ(seen.size(), 6u);
+    EXPECT_EQ(seen[0].leave_ticks, 0u) << "nothing measured yet";
+    EXPECT_EQ(seen[0].kick_ticks, 0u);
+    for (size_t i = 2; i < seen.size(); ++i) {
+      if (placement == core::TxStampPlacement::kBefore) {
+        EXPECT_EQ(seen[i].leave_ticks, 0u) << i;
+        EXPECT_EQ(seen[i].kick_ticks, 0u) << i;
+      } else {
+        EXPECT_GT(seen[i].kick_ticks, 0u) << i;
+        EXPECT_GE(seen[i].leave_ticks, seen[i].kick_ticks) << i;
+        // Far below a millisecond on a ring port.
+        EXPECT_LT(seen[i].leave_ticks, rte_get_tsc_hz() / 1000) << i;
+      }
+    }
+    ExpectPoolRestored();
+  }
+};
+TEST_F(WorkerKickTest, BeforeAddsNothing) {
+  Check(core::TxStampPlacement::kBefore);
+}
+TEST_F(WorkerKickTest, MidpointAddsFinaliseAndHalfTheKick) {
+  Check(core::TxStampPlacement::kMidpoint);
+}
+TEST_F(WorkerKickTest, AfterAddsFinaliseAndTheKick) {
+  Check(core::TxStampPlacement::kAfter);
+}
+
 // A policy that logs its calls: 'P' for Prefetch, 'C' for Check.
 class RecordingPolicy final : public NtpRequestPolicy {
  public:
@@ -551,6 +619,40 @@ TEST(XdpStampClockTest, TakeStampsStripsTheHeaderAndFillsTheDynfield) {
   EXPECT_EQ(plain->ol_flags & field->flag, 0u);
   rte_pktmbuf_free(stamped);
   rte_pktmbuf_free(plain);
+  rte_mempool_free(mp);
+}
+
+// zg_xdp_hwts.o tags each stamp with its clock (core/net/xdp_stamp.h): the
+// clock's own stamps go into the dynfield, the other clock's only lose
+// their header (the frame keeps the burst's TSC stamp).
+TEST(XdpStampClockTest, TakeStampsKeepsOnlyTheChosenClocksStamps) {
+  auto field = RegisterNicStampField();
+  ASSERT_TRUE(field.ok()) << field.status();
+  rte_mempool* mp = rte_pktmbuf_pool_create(
+      "zg_xdpstamp2", 63, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+  ASSERT_NE(mp, nullptr);
+  const std::vector<uint8_t> l2(60, 0x5a);
+  auto frame = [&](core::XdpClock clock, uint64_t ns) {
+    rte_mbuf* m = rte_pktmbuf_alloc(mp);
+    char* d = rte_pktmbuf_append(m, core::kXdpStampLen + l2.size());
+    core::WriteXdpStamp({clock, ns}, reinterpret_cast<uint8_t*>(d));
+    std::memcpy(d + core::kXdpStampLen, l2.data(), l2.size());
+    return m;
+  };
+  for (core::XdpClock keep : {core::XdpClock::kKernel, core::XdpClock::kNic}) {
+    rte_mbuf* burst[2] = {frame(core::XdpClock::kKernel, 111),
+                          frame(core::XdpClock::kNic, 222)};
+    EXPECT_EQ(XdpStampClock::TakeStamps(*field, burst, 2, keep), 1u);
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(rte_pktmbuf_pkt_len(burst[i]), l2.size());
+      const bool kept = (i == 1) == (keep == core::XdpClock::kNic);
+      EXPECT_EQ((burst[i]->ol_flags & field->flag) != 0, kept) << i;
+      if (kept) {
+        EXPECT_EQ(field->Read(burst[i]), i == 0 ? 111u : 222u);
+      }
+      rte_pktmbuf_free(burst[i]);
+    }
+  }
   rte_mempool_free(mp);
 }
 
