@@ -34,6 +34,10 @@ absl::StatusOr<std::unique_ptr<PortStamps>> PortStamps::SetUp(
   s->caps_ = EffectiveStampCaps(offered, port.caps(), options.fake_nic_clock);
   s->plan_ = SelectStampPlan(s->caps_, options.flags);
   ZG_RETURN_IF_ERROR(s->AttachRxClock(options));
+  if (s->plan_.ptp_tx == TxStampSource::kTimesync ||
+      s->plan_.ptp_rx == RxStampSource::kTimesync) {
+    s->timesync_ = std::make_unique<TimesyncNicClock>(port.id());
+  }
   return s;
 }
 

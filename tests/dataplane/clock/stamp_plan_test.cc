@@ -58,7 +58,8 @@ TEST(StampPlanTest, SoftwareTxDefaultsArePerProtocol) {
 TEST(StampPlanTest, ConnectX5StampsRxInHardwareAndTxInSoftware) {
   for (const StampFlags& f : {kOff, kTimesync, kSchedule}) {
     const StampPlan p = SelectStampPlan(ConnectX5(), f);
-    ExpectPlan(p, RxStampSource::kDynfield, kNtpSw, RxStampSource::kDynfield, kPtpSw,
+    ExpectPlan(p, RxStampSource::kDynfield, kNtpSw, RxStampSource::kDynfield,
+               kPtpSw,
                /*one_clock=*/false);
     EXPECT_EQ(p.tx_schedule_lead_ns, 0);
   }
@@ -86,8 +87,8 @@ TEST(StampPlanTest, SendOnTimestampWithoutAReadableClockIsNotUsed) {
 TEST(StampPlanTest, E810UsesTimesyncForPtpAndSoftwareForNtp) {
   ExpectPlan(SelectStampPlan(E810(), kTimesync), RxStampSource::kSoftwareBurst,
              kNtpSw, RxStampSource::kTimesync, TxStampSource::kTimesync, true);
-  ExpectPlan(SelectStampPlan(E810(), kOff), RxStampSource::kSoftwareBurst, kNtpSw,
-             RxStampSource::kSoftwareBurst, kPtpSw, true);
+  ExpectPlan(SelectStampPlan(E810(), kOff), RxStampSource::kSoftwareBurst,
+             kNtpSw, RxStampSource::kSoftwareBurst, kPtpSw, true);
 }
 
 TEST(StampPlanTest, IntelTimesyncPortsNeedTheFlag) {

@@ -82,11 +82,12 @@ TEST(StampSetupTest, FakeNicClockIsTheDynfieldSourceAndIsExported) {
       sources[l["stamp"]] = l["source"];
     }
   }
-  EXPECT_EQ(sources, (std::map<std::string, std::string>{
-                         {"ntp_rx", "dynfield"},
-                         {"ntp_tx", TxStampSourceName(kNtpSoftwareTxDefault)},
-                         {"ptp_rx", "dynfield"},
-                         {"ptp_tx", TxStampSourceName(kPtpSoftwareTxDefault)}}));
+  EXPECT_EQ(sources,
+            (std::map<std::string, std::string>{
+                {"ntp_rx", "dynfield"},
+                {"ntp_tx", TxStampSourceName(kNtpSoftwareTxDefault)},
+                {"ptp_rx", "dynfield"},
+                {"ptp_tx", TxStampSourceName(kPtpSoftwareTxDefault)}}));
 }
 
 TEST(StampSetupTest, EffectiveCapsDropWhatThePortDidNotEnable) {
