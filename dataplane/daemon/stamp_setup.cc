@@ -82,7 +82,11 @@ std::string PortStamps::Describe() const {
   return absl::StrCat("port ", port_.id(), " (", port_.name(),
                       ") stamps: ", PortStampCapsString(caps_), "; plan ",
                       StampPlanString(plan_), "; RX stamps from ", clock,
-                      nic_ != nullptr ? ", mapped to TAI through the TSC" : "");
+                      nic_ != nullptr ? ", mapped to TAI through the TSC" : "",
+                      timesync_ != nullptr
+                          ? "; PTP stamps from the timesync registers' clock "
+                            "(tracked as timesync:port<N>)"
+                          : "");
 }
 
 absl::Status PortStamps::AddMetrics(prometheus::Registry& registry) const {

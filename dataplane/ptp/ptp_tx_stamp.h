@@ -40,8 +40,8 @@
 
 #include <array>
 #include <atomic>
-#include <ctime>
 #include <cstdint>
+#include <ctime>
 #include <optional>
 
 #include "core/time/clock_model.h"
