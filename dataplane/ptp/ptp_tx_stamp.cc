@@ -5,6 +5,7 @@
 #include <rte_ethdev.h>
 
 #include "core/time/tsc.h"
+#include "dataplane/clock/nic_clock.h"
 
 namespace zg::dataplane {
 
@@ -72,8 +73,7 @@ bool PtpTimesync::AcquireTx() {
   if (!config_.tx || !usable_ || awaiting()) return false;
   if (!latch_->TryAcquire(config_.worker_index)) return false;
   // A stamp left from a frame given up on would be taken for this one's.
-  timespec ts{};
-  (void)rte_eth_timesync_read_tx_timestamp(config_.port_id, &ts);
+  (void)ReadTimesyncTxStamp(config_.port_id);
   return true;
 }
 
@@ -89,11 +89,9 @@ PtpTimesync::TxPoll PtpTimesync::PollTx(uint64_t tsc) {
   TxPoll r;
   if (!awaiting()) return r;
   for (int i = 0; i < kTimesyncTxTriesPerPoll; ++i) {
-    timespec ts{};
-    if (rte_eth_timesync_read_tx_timestamp(config_.port_id, &ts) != 0) {
-      continue;
-    }
-    const std::optional<core::TaiNs> tai = ToTai(ts);
+    const std::optional<timespec> ts = ReadTimesyncTxStamp(config_.port_id);
+    if (!ts.has_value()) continue;
+    const std::optional<core::TaiNs> tai = ToTai(*ts);
     if (tai.has_value() &&
         awaiting_sent_tai_ - *tai > config_.tx_timeout_ns / 2) {
       stats_->tx[static_cast<size_t>(PtpTxStampResult::kStale)].Add(1);
