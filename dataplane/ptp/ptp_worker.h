@@ -9,8 +9,10 @@
 //  - originates, as the worker's FrameSource: multicast Announce and Sync
 //    (worker 0 only), Announce and Sync to this worker's unicast
 //    subscribers as the scheduler spreads them, and the Follow_Up of every
-//    two-step Sync with the software TX stamp taken just before tx_burst
-//    (one-step: that stamp written into the Sync itself).
+//    two-step Sync with its TX stamp as the port's StampPlan says: the
+//    software stamp before (or after) tx_burst, or with --timesync the
+//    NIC's TX latch, collected on later polls without blocking
+//    (ptp_tx_stamp.h; one-step: the software stamp written into the Sync).
 //
 // Shards: RSS sends a client's frames to one worker, which owns its
 // subscription (negotiation, Sync and Announce, its Delay_Resp grant), so
@@ -24,7 +26,8 @@
 // One class, four files: ptp_worker.cc (creation, the pipeline adapters,
 // the snapshot, framing), ptp_answer.cc (the receive side),
 // ptp_originate_tx.cc (the scheduled messages) and ptp_follow_up.cc (the
-// pending ring both sides feed).
+// pending ring both sides feed); its hardware stamps (PtpTimesync) are
+// ptp_tx_stamp.h.
 //
 //   ZG_ASSIGN_OR_RETURN(std::shared_ptr<PtpWorker> ptp,
 //                       PtpWorker::Create(config, runtime, drops, stats));
