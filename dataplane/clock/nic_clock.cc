@@ -58,6 +58,26 @@ absl::Status EnableTimesync(uint16_t port_id) {
                                           port_id, "): ", std::strerror(-rc)));
 }
 
+absl::StatusOr<NicTscSample> TimesyncNicClock::Sample() {
+  NicTscSample s;
+  timespec ts{};
+  s.tsc_before = core::ReadTscOrdered();
+  const int rc = rte_eth_timesync_read_time(port_id_, &ts);
+  s.tsc_after = core::ReadTscOrdered();
+  if (rc != 0) {
+    return absl::UnavailableError(
+        absl::StrCat("rte_eth_timesync_read_time(port ", port_id_,
+                     "): ", std::strerror(-rc)));
+  }
+  s.nic_ticks = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
+                static_cast<uint64_t>(ts.tv_nsec);
+  return s;
+}
+
+std::string TimesyncNicClock::name() const {
+  return absl::StrCat("timesync:port", port_id_);
+}
+
 std::optional<timespec> ReadTimesyncTxStamp(uint16_t port_id) {
   timespec ts{};
   if (rte_eth_timesync_read_tx_timestamp(port_id, &ts) != 0)

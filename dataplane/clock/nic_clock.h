@@ -6,6 +6,10 @@
 //  - EthdevNicClock: a real port's free-running clock via rte_eth_read_clock
 //    (the unit of the mbuf RX-timestamp dynfield), plus the IEEE 1588
 //    timesync registers (rte_eth_timesync_*) for PTP TX stamps.
+//  - TimesyncNicClock: the clock of those timesync registers
+//    (rte_eth_timesync_read_time, ns), which on Intel PMDs is not the one
+//    rte_eth_read_clock reads: PTP's hardware stamps (dataplane/ptp/
+//    ptp_tx_stamp.h) are mapped to TAI by its own tracked model.
 //  - XdpStampClock: the kernel's receive time of each frame in AF_XDP mode,
 //    taken by zeitgeber's XDP program (bpf_ktime_get_ns, CLOCK_MONOTONIC)
 //    and appended to the frame; an ethdev RX callback moves it into the
@@ -75,6 +79,18 @@ class EthdevNicClock final : public NicClock {
 // `nic` as the control plane's NicClockTracker reads it (servo/ has no
 // DPDK): each call is one Sample(). `nic` must outlive the reader.
 servo::NicClockReadFn NicClockReader(NicClock* nic);
+
+// The timesync registers' clock of a port, read with
+// rte_eth_timesync_read_time between two TSC reads; ticks are its ns.
+class TimesyncNicClock final : public NicClock {
+ public:
+  explicit TimesyncNicClock(uint16_t port_id) : port_id_(port_id) {}
+  absl::StatusOr<NicTscSample> Sample() override;
+  std::string name() const override;  // "timesync:port0"
+
+ private:
+  uint16_t port_id_;
+};
 
 // IEEE 1588 timesync registers of a port (PTP event-message stamps latched by
 // the NIC). Control thread / PTP handler use; not per-frame.

@@ -101,7 +101,7 @@ StampPlan SelectStampPlan(const PortStampCaps& caps, const StampFlags& flags) {
   plan.ntp_rx = RxFallback(caps, flags);
   // Timesync stamps only PTP event frames: NTP's T3 is scheduled or taken
   // in software.
-  plan.ntp_tx = schedule ? TxStampSource::kScheduled : kSoftwareTxDefault;
+  plan.ntp_tx = schedule ? TxStampSource::kScheduled : kNtpSoftwareTxDefault;
   if (schedule) {
     plan.ptp_tx = TxStampSource::kScheduled;  // one-step, exact origin
     plan.ptp_rx = plan.ntp_rx;
@@ -111,7 +111,7 @@ StampPlan SelectStampPlan(const PortStampCaps& caps, const StampFlags& flags) {
     plan.ptp_tx = TxStampSource::kTimesync;
     plan.ptp_rx = RxStampSource::kTimesync;
   } else {
-    plan.ptp_tx = kSoftwareTxDefault;
+    plan.ptp_tx = kPtpSoftwareTxDefault;
     plan.ptp_rx = plan.ntp_rx;
   }
   if (schedule) plan.tx_schedule_lead_ns = flags.tx_schedule_lead_ns;

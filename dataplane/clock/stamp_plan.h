@@ -53,15 +53,24 @@ enum class TxStampSource : uint8_t {
 const char* RxStampSourceName(RxStampSource s);
 const char* TxStampSourceName(TxStampSource s);
 
-// The software TX stamp used where the port has no hardware one (basic NTP
+// The software TX stamps used where the port has no hardware one (basic NTP
 // replies carry the stamp taken before tx_burst plus the --ntp_tx_stamp
 // estimate, StampPlan::ntp_tx_placement: T3 is written into the frame;
-// this says which one interleaved NTP and two-step PTP keep as
-// the exact transmit time). One constant, to flip on measurement (doc/ptp.md,
-// the swstamp note): the stamp after tx_burst includes net_af_xdp's kick,
-// where the frame really leaves.
-inline constexpr TxStampSource kSoftwareTxDefault =
+// these say which one interleaved NTP and two-step PTP keep as the exact
+// transmit time).
+//
+// NTP interleaved: the stamp after tx_burst includes net_af_xdp's kick,
+// where the frame really leaves (doc/ntp-interleave.md).
+inline constexpr TxStampSource kNtpSoftwareTxDefault =
     TxStampSource::kSoftwareAfter;
+// PTP t1 (Sync) and t3 (Pdelay_Resp): the stamp BEFORE tx_burst. Measured
+// on the veth rig (scripts/, the ptpmeas session: ptp4l slave's offset of
+// each placement against the peer's RX time): UDPv4 before +5.3 us, after
+// -37.5 us; L2 before -3.3 us, after -9.1 us. The kick runs the peer's
+// whole receive path in softirq before tx_burst returns, so `after` is
+// late by that path (doc/timestamps.md, "PTP").
+inline constexpr TxStampSource kPtpSoftwareTxDefault =
+    TxStampSource::kSoftwareBefore;
 
 enum class TxScheduleMode : uint8_t { kOff, kAuto };
 

@@ -168,8 +168,9 @@ class Daemon {
   // Written by: control thread. Read by: workers (once per burst).
   core::PublishedClock tsc_clock_;
   core::PublishedClock nic_clock_;
-  bool xdp_rx_stamps_ = false;  // the XDP program appends RX stamps
-  std::string xdp_phc_;         // zg_xdp_hwts.o swapped in: its PHC (/dev/ptpN)
+  core::PublishedClock timesync_clock_;  // PTP's timesync stamps
+  bool xdp_rx_stamps_ = false;           // the XDP program appends RX stamps
+  std::string xdp_phc_;  // zg_xdp_hwts.o swapped in: its PHC (/dev/ptpN)
   // The stamp plan and the clock of its RX stamps (stamps_->nic()).
   std::unique_ptr<PortStamps> stamps_;
   // Reads stamps_->nic() (declared after it: destroyed first).
@@ -236,12 +237,14 @@ int Daemon::Run(std::vector<char*> eal_argv) {
   group_ = std::make_unique<WorkerGroup>();
   std::vector<std::unique_ptr<Worker>> workers;
   for (size_t i = 0; i < lcores_.size(); ++i) {
-    WorkerSetup setup{lcores_[i],
-                      static_cast<unsigned>(i),
-                      {{port_->id(), static_cast<uint16_t>(i), port_->mac(),
-                        port_->mtu(), port_->tx_offloads(), stamps_->plan()}},
-                      config_.addresses,
-                      config_.vlan_id};
+    WorkerSetup setup{
+        lcores_[i],
+        static_cast<unsigned>(i),
+        {{port_->id(), static_cast<uint16_t>(i), port_->mac(), port_->mtu(),
+          port_->tx_offloads(), stamps_->plan(),
+          stamps_->timesync() != nullptr ? &timesync_clock_ : nullptr}},
+        config_.addresses,
+        config_.vlan_id};
     absl::StatusOr<Pipeline> pipeline = factory_->Create(setup);
     if (!pipeline.ok()) {
       LogError(absl::StrCat("worker ", i, ": ", pipeline.status().message()));
@@ -405,6 +408,13 @@ absl::Status Daemon::SetUpControlPlane() {
   if (NicClock* nic = stamps_->nic(); nic != nullptr) {
     // Before any worker runs: the first Tick publishes the NIC model too.
     control_->AddNicClock(nic->name(), NicClockReader(nic), &nic_clock_);
+  }
+  if (NicClock* ts = stamps_->timesync(); ts != nullptr) {
+    // PTP's hardware stamps: the timesync registers' own clock, tracked
+    // (and its correlation error bounded) like the RX-stamp clock.
+    control_->AddNicClock(ts->name(), NicClockReader(ts), &timesync_clock_);
+  }
+  if (stamps_->nic() != nullptr || stamps_->timesync() != nullptr) {
     control_->Tick();
   }
   const servo::TscCalibration cal = control_->tsc().calibration();
@@ -459,6 +469,9 @@ absl::Status Daemon::StartMetrics() {
   if (stamps_->nic() != nullptr) {
     clocks.push_back(
         {&nic_clock_, absl::StrCat("nic:", stamps_->nic()->name())});
+  }
+  if (stamps_->timesync() != nullptr) {
+    clocks.push_back({&timesync_clock_, stamps_->timesync()->name()});
   }
   ZG_ASSIGN_OR_RETURN(
       exporter_, MetricsExporter::Start(config_.metrics_address, &names_,

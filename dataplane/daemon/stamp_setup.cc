@@ -38,6 +38,10 @@ absl::StatusOr<std::unique_ptr<PortStamps>> PortStamps::SetUp(
   s->caps_.xdp_rx_metadata = s->caps_.af_xdp && !options.xdp_phc.empty();
   s->plan_ = SelectStampPlan(s->caps_, options.flags);
   ZG_RETURN_IF_ERROR(s->AttachRxClock(options));
+  if (s->plan_.ptp_tx == TxStampSource::kTimesync ||
+      s->plan_.ptp_rx == RxStampSource::kTimesync) {
+    s->timesync_ = std::make_unique<TimesyncNicClock>(port.id());
+  }
   return s;
 }
 
@@ -89,7 +93,11 @@ std::string PortStamps::Describe() const {
   return absl::StrCat("port ", port_.id(), " (", port_.name(),
                       ") stamps: ", PortStampCapsString(caps_), "; plan ",
                       StampPlanString(plan_), "; RX stamps from ", clock,
-                      nic_ != nullptr ? ", mapped to TAI through the TSC" : "");
+                      nic_ != nullptr ? ", mapped to TAI through the TSC" : "",
+                      timesync_ != nullptr
+                          ? "; PTP stamps from the timesync registers' clock "
+                            "(tracked as timesync:port<N>)"
+                          : "");
 }
 
 absl::Status PortStamps::AddMetrics(prometheus::Registry& registry) const {

@@ -57,6 +57,10 @@ class PortStamps {
   // The clock of the plan's RX stamps when they are not the TSC (null:
   // software RX stamps). Control thread: the NIC-clock tracker samples it.
   NicClock* nic() const { return nic_; }
+  // The clock of PTP's timesync stamps (plan ptp_tx/ptp_rx kTimesync;
+  // null otherwise). Control thread: tracked like nic(), its model is
+  // WorkerPort::timesync_clock.
+  NicClock* timesync() const { return timesync_.get(); }
   // Where the RX stamps of nic() are in each mbuf; valid iff nic().
   NicStampField field() const { return field_; }
   // "port 0 (net_ring0) stamps: driver ...; plan ntp_rx=..."
@@ -75,6 +79,7 @@ class PortStamps {
   std::unique_ptr<FakeNicClock> fake_nic_;
   std::unique_ptr<XdpStampClock> xdp_stamps_;
   NicClock* nic_ = nullptr;  // one of the three above, if any
+  std::unique_ptr<TimesyncNicClock> timesync_;
   NicStampField field_;
 };
 

@@ -53,7 +53,13 @@ HandleResult PtpWorker::Handle(Packet& pkt, const BurstContext& burst) {
     last_burst_tsc_ = burst.burst_tsc;
     RefreshSnapshot();
     RefreshPolicies();
+    timesync_.BeginPoll();
   }
+  pkt.NoteAs<HandleNote>().pending = -1;
+  // Timesync RX: read the latch of every event frame that has one, whatever
+  // becomes of the frame (Intel latches one at a time).
+  hw_rx_.reset();
+  if (timesync_.rx()) hw_rx_ = timesync_.ReadRx(pkt.mbuf, &hw_rx_why_);
   if (acl_now_ != nullptr && t != PtpUnicastTransport::kL2 && !Allowed(info)) {
     return RefuseByAcl(payload);
   }
@@ -151,6 +157,17 @@ HandleResult PtpWorker::Reply(Packet& pkt, const Dest& d, const uint8_t* ptp,
   return HandleResult::Transmit();
 }
 
+core::TaiNs PtpWorker::EventRxStamp(const Packet& pkt) {
+  PtpRxStampResult r = PtpRxStampResult::kSoftware;
+  core::TaiNs t = pkt.rx.tai;
+  if (timesync_.rx()) {
+    r = hw_rx_why_;
+    if (hw_rx_.has_value()) t = *hw_rx_;
+  }
+  stats_->stamps.rx[static_cast<size_t>(r)].Add(1);
+  return t;
+}
+
 HandleResult PtpWorker::AnswerDelayReq(Packet& pkt, const core::FrameInfo& info,
                                        const core::PtpRxDecision& d,
                                        bool unicast, PtpUnicastTransport t) {
@@ -168,7 +185,7 @@ HandleResult PtpWorker::AnswerDelayReq(Packet& pkt, const core::FrameInfo& info,
   const size_t n = std::min<size_t>(info.payload_len, buf.size());
   std::memcpy(buf.data(), pkt.data() + info.payload_offset, n);
   const core::PtpDrop drop =
-      core::PtpDelayReqToDelayResp(buf, n, reply_config_, pkt.rx.tai);
+      core::PtpDelayReqToDelayResp(buf, n, reply_config_, EventRxStamp(pkt));
   if (drop != core::PtpDrop::kOk) {
     return HandleResult::Drop(
         static_cast<uint8_t>(drops_.message + static_cast<uint8_t>(drop)));
@@ -188,7 +205,7 @@ HandleResult PtpWorker::AnswerPdelayReq(Packet& pkt,
   std::memcpy(buf.data(), pkt.data() + info.payload_offset, n);
   core::PtpCorrection correction;
   const core::PtpDrop drop = core::PtpPdelayReqToPdelayResp(
-      buf, n, reply_config_, pkt.rx.tai, &correction);
+      buf, n, reply_config_, EventRxStamp(pkt), &correction);
   if (drop != core::PtpDrop::kOk) {
     return HandleResult::Drop(
         static_cast<uint8_t>(drops_.message + static_cast<uint8_t>(drop)));
@@ -214,7 +231,20 @@ HandleResult PtpWorker::AnswerPdelayReq(Packet& pkt,
     p.state = Pending::kCancelled;
     return r;
   }
-  pkt.NoteAs<HandleNote>().pending = static_cast<uint32_t>(slot);
+  // t3 from the NIC's TX latch when it is free (ptp_tx_stamp.h); a
+  // Pdelay_Resp is an answer and cannot wait for it: software t3, counted.
+  if (timesync_.tx()) {
+    if (!timesync_.usable()) {
+      stats_->stamps.tx[static_cast<size_t>(PtpTxStampResult::kNoModel)].Add(1);
+    } else if (timesync_.AcquireTx()) {
+      p.hw_stamp = true;
+      pkt.mbuf->ol_flags |= RTE_MBUF_F_TX_IEEE1588_TMST;
+    } else {
+      stats_->stamps.tx[static_cast<size_t>(PtpTxStampResult::kLatchBusy)].Add(
+          1);
+    }
+  }
+  pkt.NoteAs<HandleNote>().pending = slot;
   return HandleResult::TransmitFinalise();
 }
 

@@ -3,8 +3,13 @@
 // ptp_originate_tx.cc) and a Pdelay_Resp (its Pdelay_Resp_Follow_Up,
 // reserved by AnswerPdelayReq in ptp_answer.cc). A slot is reserved when
 // the message is built, stamped once it is sent (AfterTx for a Sync,
-// FinaliseTx for a Pdelay_Resp) and its follow-up is sent, in ring order,
-// by ProduceFollowUps on a later poll.
+// HandlerAfterTx for a Pdelay_Resp, once tx_burst took it) and its
+// follow-up is sent, in ring order, by ProduceFollowUps on a later poll.
+// Where the stamp comes from is the port's StampPlan: the TSC before or
+// after tx_burst, or (kTimesync) the NIC's latch, which PollTxStamp reads
+// on later polls (ptp_tx_stamp.h) while the slot stays kWaiting. A message
+// that was not sent, or whose hardware stamp never came, gets no
+// follow-up (counted).
 #include "dataplane/ptp/ptp_worker.h"
 
 namespace zg::dataplane {
@@ -26,16 +31,68 @@ int32_t PtpWorker::ReservePending() {
 }
 
 void PtpWorker::FinaliseTx(Packet& pkt, const TxStamp& tx) {
-  Pending& p = pending_[pkt.NoteAs<HandleNote>().pending & (kPending - 1)];
+  const int32_t slot = pkt.NoteAs<HandleNote>().pending;
+  if (slot < 0) return;
+  Pending& p = pending_[static_cast<uint32_t>(slot)];
   if (p.state != Pending::kWaiting || !p.pdelay) return;
-  p.tx = tx.tai;  // t3: the software stamp just before tx_burst
+  // t3 before tx_burst; ready only once tx_burst took it (HandlerAfterTx).
+  p.tx = tx.tai;
+}
+
+void PtpWorker::HandlerAfterTx(Packet& pkt, const TxStamp& after, bool sent) {
+  const int32_t slot = pkt.NoteAs<HandleNote>().pending;
+  if (slot < 0) return;
+  Pending& p = pending_[static_cast<uint32_t>(slot)];
+  if (p.state != Pending::kWaiting || !p.pdelay) return;
+  if (!sent) {  // no Pdelay_Resp, so no Pdelay_Resp_Follow_Up
+    if (p.hw_stamp) timesync_.ReleaseTx();
+    p.state = Pending::kCancelled;
+    stats_->pdelay_resp_unsent.Add(1);
+    return;
+  }
+  TxStamp before = after;
+  before.tai = p.tx;  // FinaliseTx's
+  Transmitted(p, slot, before, after);
+}
+
+void PtpWorker::Transmitted(Pending& p, int32_t slot, const TxStamp& before,
+                            const TxStamp& after) {
+  if (p.hw_stamp) {  // the NIC latched it: PollTxStamp collects it
+    timesync_.AwaitTx(slot, after.tsc_ticks, before.tai);
+    return;
+  }
+  // Software t1/t3 as the plan says (stamp_plan.h, kPtpSoftwareTxDefault:
+  // before, measured closest to the peer's RX time: the kick runs the
+  // peer's whole receive path before tx_burst returns). A timesync port
+  // that fell back (latch busy, no model) uses `before`, counted there.
+  const bool use_after = config_.stamps.ptp_tx == TxStampSource::kSoftwareAfter;
+  p.tx = use_after ? after.tai : before.tai;
+  if (!timesync_.tx()) {
+    stats_->stamps
+        .tx[static_cast<size_t>(use_after ? PtpTxStampResult::kSoftwareAfter
+                                          : PtpTxStampResult::kSoftwareBefore)]
+        .Add(1);
+  }
   p.state = Pending::kReady;
   ++ready_follow_ups_;
 }
 
+void PtpWorker::PollTxStamp(uint64_t tsc) {
+  const PtpTimesync::TxPoll r = timesync_.PollTx(tsc);
+  if (r.what == PtpTimesync::TxPoll::kNothing) return;
+  Pending& p = pending_[static_cast<uint32_t>(r.slot)];
+  if (p.state != Pending::kWaiting) return;
+  if (r.what == PtpTimesync::TxPoll::kStamped) {
+    p.tx = r.tai;
+    p.state = Pending::kReady;
+    ++ready_follow_ups_;
+  } else {
+    p.state = Pending::kCancelled;  // counted by PollTx: no follow-up
+  }
+}
+
 void PtpWorker::AfterTx(uint16_t n, uint16_t sent, const TxStamp& before,
                         const TxStamp& after) {
-  (void)after;
   for (uint16_t i = 0; i < n && i < batch_n_; ++i) {
     const int32_t slot = batch_pending_[i];
     batch_pending_[i] = -1;
@@ -43,16 +100,9 @@ void PtpWorker::AfterTx(uint16_t n, uint16_t sent, const TxStamp& before,
     Pending& p = pending_[static_cast<uint32_t>(slot)];
     if (p.state != Pending::kWaiting) continue;
     if (i < sent) {
-      // t1: the stamp just before tx_burst. The frame is in the kernel (or
-      // on the wire) within the call, but on a busy host the call can
-      // return long after (softirqs, preemption): `after` is no better,
-      // nor is the middle (measured on the veth rig under load: ptp4l's
-      // median offset +4 us with `before`, -15 us with the middle, as
-      // net_af_xdp's kick runs the peer's whole receive path in softirq).
-      p.tx = before.tai;
-      p.state = Pending::kReady;
-      ++ready_follow_ups_;
+      Transmitted(p, slot, before, after);
     } else {
+      if (p.hw_stamp) timesync_.ReleaseTx();
       p.state = Pending::kCancelled;
     }
   }
@@ -86,6 +136,7 @@ void PtpWorker::ProduceFollowUps(rte_mbuf** out, uint16_t* count,
       if (len == 0 ||
           !Frame(m, p.dest, msg.data(), static_cast<uint16_t>(len))) {
         rte_pktmbuf_free(m);
+        stats_->follow_ups_unbuilt.Add(1);
       } else {
         batch_pending_[n] = -1;
         batch_one_step_[n] = false;

@@ -131,6 +131,40 @@ absl::Status PtpMetrics::Add(prometheus::Registry& r) {
            .Help("Originated PTP frames not sent: mbuf pool empty")
            .Register(r)
            .Add({});
+  auto& tx_stamps =
+      BuildCounter()
+          .Name("zeitgeber_ptp_tx_stamps_total")
+          .Help(
+              "PTP TX stamps (Sync t1, Pdelay_Resp t3), by where they came "
+              "from; timeout and stale: no follow-up sent")
+          .Register(r);
+  for (size_t i = 0; i < static_cast<size_t>(PtpTxStampResult::kCount); ++i) {
+    tx_stamps_.push_back({&tx_stamps.Add(
+        {{"result", PtpTxStampResultName(static_cast<PtpTxStampResult>(i))}})});
+  }
+  auto& rx_stamps =
+      BuildCounter()
+          .Name("zeitgeber_ptp_rx_stamps_total")
+          .Help(
+              "PTP RX stamps (Delay_Req t4, Pdelay_Req t2), by where they "
+              "came from")
+          .Register(r);
+  for (size_t i = 0; i < static_cast<size_t>(PtpRxStampResult::kCount); ++i) {
+    rx_stamps_.push_back({&rx_stamps.Add(
+        {{"result", PtpRxStampResultName(static_cast<PtpRxStampResult>(i))}})});
+  }
+  auto one = [&](const char* name, const char* help, Total* out) {
+    out->counter = &BuildCounter().Name(name).Help(help).Register(r).Add({});
+  };
+  one("zeitgeber_ptp_syncs_deferred_total",
+      "Two-step Syncs that waited for the port's timesync TX latch",
+      &syncs_deferred_);
+  one("zeitgeber_ptp_follow_ups_unbuilt_total",
+      "Follow-ups not sent: the frame could not be built",
+      &follow_ups_unbuilt_);
+  one("zeitgeber_ptp_pdelay_resp_unsent_total",
+      "Pdelay_Resp not taken by tx_burst: no Pdelay_Resp_Follow_Up sent",
+      &pdelay_resp_unsent_);
   return absl::OkStatus();
 }
 
@@ -224,6 +258,20 @@ void PtpMetrics::Update() {
       sum([](const PtpWorkerStats& w) { return w.follow_up_overflow.Load(); }));
   mbuf_failures_.Set(sum(
       [](const PtpWorkerStats& w) { return w.mbuf_alloc_failures.Load(); }));
+  for (size_t i = 0; i < tx_stamps_.size(); ++i) {
+    tx_stamps_[i].Set(
+        sum([i](const PtpWorkerStats& w) { return w.stamps.tx[i].Load(); }));
+  }
+  for (size_t i = 0; i < rx_stamps_.size(); ++i) {
+    rx_stamps_[i].Set(
+        sum([i](const PtpWorkerStats& w) { return w.stamps.rx[i].Load(); }));
+  }
+  syncs_deferred_.Set(sum(
+      [](const PtpWorkerStats& w) { return w.stamps.syncs_deferred.Load(); }));
+  follow_ups_unbuilt_.Set(
+      sum([](const PtpWorkerStats& w) { return w.follow_ups_unbuilt.Load(); }));
+  pdelay_resp_unsent_.Set(
+      sum([](const PtpWorkerStats& w) { return w.pdelay_resp_unsent.Load(); }));
 }
 
 }  // namespace zg::dataplane

@@ -19,6 +19,12 @@
 //   unicast_committed_rate             messages/s the live grants commit
 //   unicast_tx_budget                  --ptp_tx_budget (0: no limit)
 //   follow_up_overflows_total, mbuf_alloc_failures_total
+//   tx_stamps_total {result}           t1/t3: hardware, timeout, stale,
+//                                      latch_busy, no_model, software_*
+//   rx_stamps_total {result}           t2/t4: hardware, not_latched, ...
+//   syncs_deferred_total               Syncs that waited for the TX latch
+//   follow_ups_unbuilt_total           follow-ups not sent: frame not built
+//   pdelay_resp_unsent_total           Pdelay_Resp tx_burst did not take
 //
 // Per-reason drops of received PTP messages are in the daemon's
 // zeitgeber_frames_dropped_total{reason="ptp_..."}.
@@ -83,6 +89,8 @@ class PtpMetrics {
   prometheus::Gauge* tx_budget_ = nullptr;
   Total follow_up_overflows_;
   Total mbuf_failures_;
+  std::vector<Total> tx_stamps_, rx_stamps_;  // by PtpTx/RxStampResult
+  Total syncs_deferred_, follow_ups_unbuilt_, pdelay_resp_unsent_;
 };
 
 }  // namespace zg::dataplane

@@ -39,6 +39,10 @@ uint16_t PtpWorker::Produce(const SourceContext& ctx, rte_mbuf** out,
   RefreshPolicies();  // a reload takes effect even while nothing arrives
   batch_n_ = 0;
   tx_scheduler_ = ctx.scheduler;  // launch times: ptp_tx_schedule.cc
+  // The hardware stamp of the last TX-stamped frame, if it is in
+  // (ptp_tx_stamp.h): frees the latch for the next Sync of this poll.
+  timesync_.BeginPoll();
+  PollTxStamp(ctx.tsc);
   const int64_t mono = runtime_->mono().Ns(ctx.tsc);
   const core::TaiNs now = ctx.tsc_model->RawToTai(ctx.tsc);
   // Event messages first: the earlier a Sync is in the batch, the closer
@@ -67,15 +71,36 @@ bool PtpWorker::Originate(PtpMessageType type, const Dest& d, uint16_t seq,
   // then bracket its transmission alone (software TX time stamps).
   if (*n >= room || batch_closed_ || (sync && *n > 0)) return false;
   const bool two_step = sync && config_.port.two_step;
+  // Timesync: the port's one TX latch holds one frame's stamp; a Sync due
+  // while it is taken waits for it (the caller defers it to the next poll).
+  bool hw_stamp = false;
+  if (two_step && timesync_.tx()) {
+    if (!timesync_.usable()) {
+      stats_->stamps.tx[static_cast<size_t>(PtpTxStampResult::kNoModel)].Add(1);
+    } else if (!timesync_.AcquireTx()) {
+      if (!sync_deferred_) stats_->stamps.syncs_deferred.Add(1);
+      sync_deferred_ = true;
+      return false;
+    } else {
+      hw_stamp = true;
+    }
+  }
+  if (sync) sync_deferred_ = false;
   std::array<uint8_t, core::kPtpAnnounceLength> msg;
   const size_t len =
       sync ? templates_.WriteSync(msg, seq, log_interval, unicast,
                                   core::TaiToPtp(now))
            : templates_.WriteAnnounce(msg, seq, log_interval, unicast,
                                       core::TaiToPtp(now));
-  if (len == 0) return true;  // cannot encode: skip, do not stall
+  if (len == 0) {  // cannot encode: skip, do not stall
+    if (hw_stamp) timesync_.ReleaseTx();
+    return true;
+  }
   int32_t slot = -1;
-  if (two_step && (slot = ReservePending()) < 0) return false;
+  if (two_step && (slot = ReservePending()) < 0) {
+    if (hw_stamp) timesync_.ReleaseTx();
+    return false;
+  }
   rte_mbuf* m = rte_pktmbuf_alloc(config_.pool);
   if (m == nullptr ||
       !Frame(m, d, msg.data(), static_cast<uint16_t>(len), &batch_info_[*n])) {
@@ -83,10 +108,13 @@ bool PtpWorker::Originate(PtpMessageType type, const Dest& d, uint16_t seq,
     if (m != nullptr) rte_pktmbuf_free(m);
     if (slot >= 0)
       pending_[static_cast<uint32_t>(slot)].state = Pending::kCancelled;
+    if (hw_stamp) timesync_.ReleaseTx();
     return m != nullptr;  // a frame that cannot be built is skipped
   }
+  if (hw_stamp) m->ol_flags |= RTE_MBUF_F_TX_IEEE1588_TMST;
   if (slot >= 0) {
     Pending& p = pending_[static_cast<uint32_t>(slot)];
+    p.hw_stamp = hw_stamp;
     p.unicast = unicast;
     p.sequence_id = seq;
     p.log_interval = log_interval;

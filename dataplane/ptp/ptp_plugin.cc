@@ -177,6 +177,12 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
   c.seed = std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32);
   c.acl = acl_.get();
   c.admission_swap = admission_.get();
+  // PTP runs on the worker's first port.
+  const WorkerPort& wp = setup.ports.front();
+  c.port_id = wp.port_id;
+  c.stamps = wp.stamps;
+  c.timesync_clock = wp.timesync_clock;
+  c.tx_latch = tx_latch_.get();
   stats_.push_back(std::make_unique<PtpWorkerStats>());
   ZG_ASSIGN_OR_RETURN(
       std::shared_ptr<PtpWorker> w,

@@ -86,6 +86,10 @@ class PtpPlugin final : public ProtocolPlugin {
   // Written by: control thread (setup, ControlStep). Read by: workers (the
   // runtime's published snapshot and rings only).
   std::unique_ptr<PtpPortRuntime> runtime_;
+  // The port's one timesync TX latch, shared by its workers
+  // (ptp_tx_stamp.h).
+  std::unique_ptr<TimesyncTxLatch> tx_latch_ =
+      std::make_unique<TimesyncTxLatch>();
   std::vector<std::unique_ptr<PtpWorkerStats>> stats_;
   std::unique_ptr<PtpMetrics> metrics_;
   std::optional<core::ClockReader> clock_;

@@ -39,6 +39,10 @@ class PtpHandlerAdapter final : public FrameHandler {
   void FinaliseTx(Packet& pkt, const TxStamp& tx) override {
     w_->FinaliseTx(pkt, tx);
   }
+  bool HasAfterTx() const override { return true; }
+  void AfterTx(Packet& pkt, const TxStamp& after, bool sent) override {
+    w_->HandlerAfterTx(pkt, after, sent);
+  }
 
  private:
   std::shared_ptr<PtpWorker> w_;
@@ -137,7 +141,17 @@ PtpWorker::PtpWorker(const PtpWorkerConfig& config, PtpPortRuntime* runtime,
       reply_config_(core::MakePtpReplyConfig(config.port, config.identity)),
       management_config_(
           core::MakePtpManagementConfig(config.port, config.identity)),
-      poll_period_tsc_(runtime->mono().Ticks(kPollPeriodNs)) {
+      poll_period_tsc_(runtime->mono().Ticks(kPollPeriodNs)),
+      timesync_(
+          {.port_id = config.port_id,
+           .worker_index = config.worker_index,
+           .tx = config.stamps.ptp_tx == TxStampSource::kTimesync,
+           .rx = config.stamps.ptp_rx == RxStampSource::kTimesync,
+           .clock = config.timesync_clock,
+           .latch = config.tx_latch,
+           .tx_timeout_ns = config.tx_stamp_timeout_ns,
+           .tsc_hz = static_cast<double>(runtime->mono().Ticks(1'000'000'000))},
+          &stats->stamps) {
   batch_pending_.fill(-1);
 }
 

@@ -9,8 +9,10 @@
 //  - originates, as the worker's FrameSource: multicast Announce and Sync
 //    (worker 0 only), Announce and Sync to this worker's unicast
 //    subscribers as the scheduler spreads them, and the Follow_Up of every
-//    two-step Sync with the software TX stamp taken just before tx_burst
-//    (one-step: that stamp written into the Sync itself).
+//    two-step Sync with its TX stamp as the port's StampPlan says: the
+//    software stamp before (or after) tx_burst, or with --timesync the
+//    NIC's TX latch, collected on later polls without blocking
+//    (ptp_tx_stamp.h; one-step: the software stamp written into the Sync).
 //
 // Shards: RSS sends a client's frames to one worker, which owns its
 // subscription (negotiation, Sync and Announce, its Delay_Resp grant), so
@@ -24,7 +26,8 @@
 // One class, four files: ptp_worker.cc (creation, the pipeline adapters,
 // the snapshot, framing), ptp_answer.cc (the receive side),
 // ptp_originate_tx.cc (the scheduled messages) and ptp_follow_up.cc (the
-// pending ring both sides feed).
+// pending ring both sides feed); its hardware stamps (PtpTimesync) are
+// ptp_tx_stamp.h.
 //
 //   ZG_ASSIGN_OR_RETURN(std::shared_ptr<PtpWorker> ptp,
 //                       PtpWorker::Create(config, runtime, drops, stats));
@@ -39,6 +42,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "absl/status/statusor.h"
@@ -49,7 +53,9 @@
 #include "core/ptp/ptp_negotiation.h"
 #include "core/ptp/ptp_originate.h"
 #include "core/ptp/ptp_unicast_service.h"
+#include "dataplane/clock/stamp_plan.h"
 #include "dataplane/ptp/ptp_port.h"
+#include "dataplane/ptp/ptp_tx_stamp.h"
 #include "dataplane/trust/access_swap.h"
 #include "dataplane/trust/config_swap.h"
 #include "dataplane/worker/pipeline.h"
@@ -92,6 +98,13 @@ struct PtpWorkerStats {
   SingleWriterCounter budget_units;     // this shard's share (Set); 0: none
   std::array<SingleWriterCounter, core::kPtpGrantTypeCount> cancels;
   std::array<SingleWriterCounter, core::kPtpGrantTypeCount> expiries;
+  // Where t1/t3 and t2/t4 came from (ptp_tx_stamp.h).
+  PtpStampStats stamps;
+  // Follow-ups whose stamp was there but whose frame could not be built
+  // (encoding or framing failed): not sent.
+  SingleWriterCounter follow_ups_unbuilt;
+  // Pdelay_Resp that tx_burst did not take: its follow-up is not sent.
+  SingleWriterCounter pdelay_resp_unsent;
 };
 
 // The admission limits in force, as the plugin publishes them (initially
@@ -117,6 +130,17 @@ struct PtpWorkerConfig {
   // The admission limits as reloaded (read once per burst); null: `admission`
   // stays in force.
   const SwappableConfig<PtpAdmissionPolicy>* admission_swap = nullptr;
+  // The port this worker sends on and where its stamps come from
+  // (WorkerPort::stamps): ptp_tx / ptp_rx kTimesync use the IEEE 1588
+  // registers (ptp_tx_stamp.h), mapped by `timesync_clock` (written by the
+  // control thread; null: not published, software stamps, counted).
+  uint16_t port_id = 0;
+  StampPlan stamps;
+  const core::PublishedClock* timesync_clock = nullptr;
+  // The port's one TX latch, shared by its workers (null: this worker's
+  // own, fine with one worker).
+  TimesyncTxLatch* tx_latch = nullptr;
+  int64_t tx_stamp_timeout_ns = kTimesyncTxTimeoutNs;
 };
 
 class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
@@ -128,9 +152,14 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
   // FrameHandler side (kinds kPtpEvent, kPtpGeneral, kPtpL2).
   HandleResult Handle(Packet& pkt, const BurstContext& burst);
   void FinaliseTx(Packet& pkt, const TxStamp& tx);
+  // After tx_burst, every reply (ptp_follow_up.cc): a Pdelay_Resp's
+  // follow-up becomes ready, awaits its hardware stamp, or is cancelled
+  // when the Pdelay_Resp was not sent.
+  void HandlerAfterTx(Packet& pkt, const TxStamp& after, bool sent);
   // FrameSource side.
   bool Due(uint64_t tsc) const {
-    return ready_follow_ups_ > 0 || tsc >= next_poll_tsc_;
+    return ready_follow_ups_ > 0 || timesync_.awaiting() ||
+           tsc >= next_poll_tsc_;
   }
   uint16_t Produce(const SourceContext& ctx, rte_mbuf** out, uint16_t room);
   void BeforeTx(rte_mbuf** frames, uint16_t n, const TxStamp& before);
@@ -158,6 +187,7 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
     enum State : uint8_t { kFree, kWaiting, kReady, kCancelled };
     State state = kFree;
     bool pdelay = false;
+    bool hw_stamp = false;  // sent with RTE_MBUF_F_TX_IEEE1588_TMST
     bool unicast = false;
     uint16_t sequence_id = 0;
     int8_t log_interval = 0;
@@ -170,7 +200,7 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
   // The largest PTP message we build or copy (Signaling with 8 grants: 140).
   static constexpr size_t kMaxPtp = 512;
   struct HandleNote {
-    uint32_t pending = 0;  // slot of a Pdelay_Resp's follow-up
+    int32_t pending = -1;  // slot of a Pdelay_Resp's follow-up, or -1
   };
 
   PtpWorker(const PtpWorkerConfig& config, PtpPortRuntime* runtime,
@@ -216,6 +246,12 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
 
   // The pending ring (ptp_follow_up.cc).
   int32_t ReservePending();  // a kWaiting slot, or -1 if the ring is full
+  // The TX latch (ptp_tx_stamp.h): a stamp read or given up on.
+  void PollTxStamp(uint64_t tsc);
+  // A message of slot `slot` left: its software t1/t3 from the plan, or
+  // (hw_stamp) the wait for the latch.
+  void Transmitted(Pending& p, int32_t slot, const TxStamp& before,
+                   const TxStamp& after);
   void ProduceFollowUps(rte_mbuf** out, uint16_t* n, uint16_t room);
 
   // Both sides (ptp_worker.cc).
@@ -255,8 +291,9 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
   int64_t next_sync_ns_ = 0;
   // Transports still owed this interval's multicast Sync [0] / Announce [1].
   std::array<uint8_t, 2> multicast_left_{};
-  bool batch_closed_ = false;  // a Sync is in the batch: nothing else
-  bool deferred_ = false;      // something due did not fit this poll
+  bool batch_closed_ = false;   // a Sync is in the batch: nothing else
+  bool deferred_ = false;       // something due did not fit this poll
+  bool sync_deferred_ = false;  // a Sync waits for the TX latch (counted once)
   uint16_t announce_seq_ = 0;
   uint16_t sync_seq_ = 0;
   uint16_t signaling_seq_ = 0;
@@ -275,6 +312,14 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
   // SourceContext (null: software stamps), and a one-step Sync's origin.
   TxScheduler* tx_scheduler_ = nullptr;
   core::TaiNs OneStepOrigin(rte_mbuf* m, const TxStamp& before);
+
+  PtpTimesync timesync_;
+  // This frame's hardware RX stamp (Handle, before dispatch), if any.
+  std::optional<core::TaiNs> hw_rx_;
+  PtpRxStampResult hw_rx_why_ = PtpRxStampResult::kSoftware;
+  // t2/t4 of the frame being handled: its hardware stamp or pkt.rx.tai,
+  // counted.
+  core::TaiNs EventRxStamp(const Packet& pkt);
 };
 
 }  // namespace zg::dataplane

@@ -300,6 +300,10 @@ struct WorkerPort {
   TxOffloads
       offloads;      // for FinaliseUdpChecksums (dataplane/port/tx_checksum.h)
   StampPlan stamps;  // where each stamp comes from (clock/stamp_plan.h)
+  // Timesync ns -> TAI (the port's IEEE 1588 clock, correlated by the
+  // control plane) where stamps.ptp_tx/ptp_rx is kTimesync; null otherwise.
+  // Written by: control thread. Read by: the PTP worker.
+  const core::PublishedClock* timesync_clock = nullptr;
 };
 struct WorkerSetup {
   unsigned lcore_id = 0;

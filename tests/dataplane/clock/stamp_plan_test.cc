@@ -11,7 +11,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr TxStampSource kSw = kSoftwareTxDefault;
+constexpr TxStampSource kNtpSw = kNtpSoftwareTxDefault;
+constexpr TxStampSource kPtpSw = kPtpSoftwareTxDefault;
 constexpr StampFlags kOff{};
 constexpr StampFlags kTimesync{.timesync = true};
 constexpr StampFlags kSchedule{.tx_schedule = TxScheduleMode::kAuto,
@@ -44,10 +45,21 @@ void ExpectPlan(const StampPlan& p, RxStampSource ntp_rx, TxStampSource ntp_tx,
   EXPECT_EQ(p.ntp_one_clock, one_clock) << StampPlanString(p);
 }
 
+// The measured software placements (stamp_plan.h): PTP's t1/t3 before
+// tx_burst, NTP interleaved's T3 after it.
+TEST(StampPlanTest, SoftwareTxDefaultsArePerProtocol) {
+  EXPECT_EQ(kPtpSoftwareTxDefault, TxStampSource::kSoftwareBefore);
+  EXPECT_EQ(kNtpSoftwareTxDefault, TxStampSource::kSoftwareAfter);
+  const StampPlan p = SelectStampPlan({.driver = "net_af_xdp"}, kOff);
+  EXPECT_EQ(p.ptp_tx, TxStampSource::kSoftwareBefore);
+  EXPECT_EQ(p.ntp_tx, TxStampSource::kSoftwareAfter);
+}
+
 TEST(StampPlanTest, ConnectX5StampsRxInHardwareAndTxInSoftware) {
   for (const StampFlags& f : {kOff, kTimesync, kSchedule}) {
     const StampPlan p = SelectStampPlan(ConnectX5(), f);
-    ExpectPlan(p, RxStampSource::kDynfield, kSw, RxStampSource::kDynfield, kSw,
+    ExpectPlan(p, RxStampSource::kDynfield, kNtpSw, RxStampSource::kDynfield,
+               kPtpSw,
                /*one_clock=*/false);
     EXPECT_EQ(p.tx_schedule_lead_ns, 0);
   }
@@ -55,7 +67,7 @@ TEST(StampPlanTest, ConnectX5StampsRxInHardwareAndTxInSoftware) {
 
 TEST(StampPlanTest, ConnectXWithSendOnTimestampSchedulesOnlyWhenAsked) {
   ExpectPlan(SelectStampPlan(ConnectX6DxTxPp(), kOff), RxStampSource::kDynfield,
-             kSw, RxStampSource::kDynfield, kSw, false);
+             kNtpSw, RxStampSource::kDynfield, kPtpSw, false);
   const StampPlan p = SelectStampPlan(ConnectX6DxTxPp(), kSchedule);
   ExpectPlan(p, RxStampSource::kDynfield, TxStampSource::kScheduled,
              RxStampSource::kDynfield, TxStampSource::kScheduled,
@@ -67,27 +79,27 @@ TEST(StampPlanTest, SendOnTimestampWithoutAReadableClockIsNotUsed) {
   PortStampCaps c = ConnectX6DxTxPp();
   c.read_clock = false;  // a launch time needs the NIC's time now
   const StampPlan p = SelectStampPlan(c, kSchedule);
-  EXPECT_EQ(p.ntp_tx, kSw);
-  EXPECT_EQ(p.ptp_tx, kSw);
+  EXPECT_EQ(p.ntp_tx, kNtpSw);
+  EXPECT_EQ(p.ptp_tx, kPtpSw);
   EXPECT_EQ(p.ntp_rx, RxStampSource::kSoftwareBurst) << "dynfield unmappable";
 }
 
 TEST(StampPlanTest, E810UsesTimesyncForPtpAndSoftwareForNtp) {
   ExpectPlan(SelectStampPlan(E810(), kTimesync), RxStampSource::kSoftwareBurst,
-             kSw, RxStampSource::kTimesync, TxStampSource::kTimesync, true);
-  ExpectPlan(SelectStampPlan(E810(), kOff), RxStampSource::kSoftwareBurst, kSw,
-             RxStampSource::kSoftwareBurst, kSw, true);
+             kNtpSw, RxStampSource::kTimesync, TxStampSource::kTimesync, true);
+  ExpectPlan(SelectStampPlan(E810(), kOff), RxStampSource::kSoftwareBurst,
+             kNtpSw, RxStampSource::kSoftwareBurst, kPtpSw, true);
 }
 
 TEST(StampPlanTest, IntelTimesyncPortsNeedTheFlag) {
   for (const char* d : {"net_i40e", "net_ixgbe", "net_e1000_igb"}) {
     SCOPED_TRACE(d);
     ExpectPlan(SelectStampPlan(IntelTimesyncOnly(d), kTimesync),
-               RxStampSource::kSoftwareBurst, kSw, RxStampSource::kTimesync,
+               RxStampSource::kSoftwareBurst, kNtpSw, RxStampSource::kTimesync,
                TxStampSource::kTimesync, true);
     ExpectPlan(SelectStampPlan(IntelTimesyncOnly(d), kOff),
-               RxStampSource::kSoftwareBurst, kSw,
-               RxStampSource::kSoftwareBurst, kSw, true);
+               RxStampSource::kSoftwareBurst, kNtpSw,
+               RxStampSource::kSoftwareBurst, kPtpSw, true);
   }
 }
 
@@ -95,19 +107,19 @@ TEST(StampPlanTest, I225AndVirtualPortsAreSoftware) {
   for (const char* d : {"net_igc", "net_ring", "net_memif", "net_tap"}) {
     SCOPED_TRACE(d);
     ExpectPlan(SelectStampPlan({.driver = d}, kTimesync),
-               RxStampSource::kSoftwareBurst, kSw,
-               RxStampSource::kSoftwareBurst, kSw, true);
+               RxStampSource::kSoftwareBurst, kNtpSw,
+               RxStampSource::kSoftwareBurst, kPtpSw, true);
   }
 }
 
 TEST(StampPlanTest, AfXdpUsesTheXdpProgramsStampsOrTheDriversMetadata) {
   PortStampCaps c{.driver = "net_af_xdp", .af_xdp = true};
-  ExpectPlan(SelectStampPlan(c, kOff), RxStampSource::kXdpKernel, kSw,
-             RxStampSource::kXdpKernel, kSw, /*one_clock=*/false);
+  ExpectPlan(SelectStampPlan(c, kOff), RxStampSource::kXdpKernel, kNtpSw,
+             RxStampSource::kXdpKernel, kPtpSw, /*one_clock=*/false);
   StampFlags no_prog;
   no_prog.xdp_rx_stamps = false;  // no xdp_prog= or --xdp_rx_timestamps=false
-  ExpectPlan(SelectStampPlan(c, no_prog), RxStampSource::kSoftwareBurst, kSw,
-             RxStampSource::kSoftwareBurst, kSw, true);
+  ExpectPlan(SelectStampPlan(c, no_prog), RxStampSource::kSoftwareBurst, kNtpSw,
+             RxStampSource::kSoftwareBurst, kPtpSw, true);
   c.xdp_rx_metadata = true;
   EXPECT_EQ(SelectStampPlan(c, kOff).ntp_rx, RxStampSource::kXdpMetadata);
 }

@@ -125,7 +125,7 @@ TEST_F(StampSetupEmulatedTest, TimesyncNotRequestedIsSoftware) {
   ASSERT_NO_FATAL_FAILURE(Start("nots", c, false));
   ASSERT_NO_FATAL_FAILURE(SetUpStamps({}));
   EXPECT_FALSE(stamps_->caps().timesync) << "the port did not enable it";
-  EXPECT_EQ(stamps_->plan().ptp_tx, kSoftwareTxDefault);
+  EXPECT_EQ(stamps_->plan().ptp_tx, kPtpSoftwareTxDefault);
   ::testing::internal::CaptureStdout();
   EXPECT_EQ(RunNicCheck(*port_, *stamps_, &pools_), 0);
   const std::string out = ::testing::internal::GetCapturedStdout();

@@ -47,7 +47,7 @@ TEST(StampSetupTest, RingPortOffersNothingAndGetsSoftwareStamps) {
   ASSERT_TRUE(stamps.ok()) << stamps.status();
   const StampPlan& plan = (*stamps)->plan();
   EXPECT_EQ(plan.ntp_rx, RxStampSource::kSoftwareBurst);
-  EXPECT_EQ(plan.ptp_tx, kSoftwareTxDefault);
+  EXPECT_EQ(plan.ptp_tx, kPtpSoftwareTxDefault);
   EXPECT_TRUE(plan.ntp_one_clock);
   EXPECT_EQ((*stamps)->nic(), nullptr);
   EXPECT_THAT((*stamps)->Describe(),
@@ -82,11 +82,12 @@ TEST(StampSetupTest, FakeNicClockIsTheDynfieldSourceAndIsExported) {
       sources[l["stamp"]] = l["source"];
     }
   }
-  EXPECT_EQ(sources, (std::map<std::string, std::string>{
-                         {"ntp_rx", "dynfield"},
-                         {"ntp_tx", TxStampSourceName(kSoftwareTxDefault)},
-                         {"ptp_rx", "dynfield"},
-                         {"ptp_tx", TxStampSourceName(kSoftwareTxDefault)}}));
+  EXPECT_EQ(sources,
+            (std::map<std::string, std::string>{
+                {"ntp_rx", "dynfield"},
+                {"ntp_tx", TxStampSourceName(kNtpSoftwareTxDefault)},
+                {"ptp_rx", "dynfield"},
+                {"ptp_tx", TxStampSourceName(kPtpSoftwareTxDefault)}}));
 }
 
 TEST(StampSetupTest, EffectiveCapsDropWhatThePortDidNotEnable) {
