@@ -227,9 +227,8 @@ void NtpHandler::FinaliseNts(Packet& pkt, const TxStamp& tx, uint16_t slot,
   const uint64_t now = core::ReadTsc();
   // Scheduled (send-on-timestamp): the launch time is exact, seal or not;
   // else --ntp_tx_stamp: plus the estimated part of tx_burst still to come.
-  const core::TaiNs t3 = tx.scheduled
-                             ? tx.tai
-                             : tx.tsc_model->RawToTai(now + tx.kick_ticks);
+  const core::TaiNs t3 =
+      tx.scheduled ? tx.tai : tx.tsc_model->RawToTai(now + tx.kick_ticks);
   if (!interleaved) {  // an interleaved reply's T3 is final
     core::StampNtpTransmit(payload, t3, *tx.tsc_model);
     if (interleave_ != nullptr) NtpWorkerInterleave::TagTransmit(payload);

@@ -207,9 +207,9 @@ TEST_F(NtpInterleaveTest, OneBurstsSharedStampGivesEveryReplyItsOwnKey) {
   const NtpTimestamp tx = LastTxOnTheWire();
   const uint64_t splits = e1.delta.tx_finalise_splits;
   const int last_chunk_from =
-      splits == 0 ? 0
-                  : static_cast<int>(splits) * static_cast<int>(
-                                                   kFinaliseCheckEvery);
+      splits == 0
+          ? 0
+          : static_cast<int>(splits) * static_cast<int>(kFinaliseCheckEvery);
   ASSERT_LT(last_chunk_from, kClients);
   Free(e1);
   frames.clear();
