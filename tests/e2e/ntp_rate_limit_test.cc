@@ -353,8 +353,12 @@ TEST_F(NtpRateLimitTest, AbuserIsLimitedWhilePoliteClientsAreAnswered) {
   // The other way, the scrape can lag what zeitgeberd transmitted (see the
   // exact check against its final report below). Held to 5%; `extra`
   // widens the per-reason bounds below.
+  // Short by no more than 10%, plus what tcpdump itself says it dropped
+  // (its buffer overflows when the machine is busy: 20251 of 35255 in one
+  // CI run; the exact check against the final report below holds that
+  // count to the frames really missing).
   EXPECT_GE(lost, -0.05 * replied);
-  EXPECT_LE(lost, 0.10 * replied);
+  EXPECT_LE(lost, 0.10 * replied + TcpdumpDropped(capture_end.stderr_text));
   const double missing = std::max(lost, 0.0);
   const double extra = std::max(-lost, 0.0);
   // tcpdump's "received by filter" (captured + the kernel's drop count) is

@@ -206,6 +206,9 @@ class PtpTimesyncTest : public ::testing::Test {
     }
     return out;
   }
+  // Pointers into a temporary would dangle (ASan caught one).
+  static std::vector<const WireSent*> OfType(std::vector<WireSent>&&,
+                                             PtpMessageType) = delete;
   // Every Sync's wire time, by (destination, sequenceId).
   static std::map<std::pair<uint32_t, uint16_t>, int64_t> SyncWireTimes(
       const std::vector<WireSent>& v) {
@@ -288,7 +291,8 @@ TEST_F(PtpTimesyncTest, DelayRespCarriesTheRxWireTimeOfItsDelayReq) {
     req.header.sequence_id = static_cast<uint16_t>(100 + i);
     const int64_t wire = Inject(req, core::kPtpEventPort);
     for (int k = 0; k < 4; ++k) worker_->PollOnce();
-    const auto resps = OfType(Collect(), PtpMessageType::kDelayResp);
+    const auto out = Collect();  // OfType points into it
+    const auto resps = OfType(out, PtpMessageType::kDelayResp);
     ASSERT_EQ(resps.size(), 1u);
     EXPECT_EQ(resps[0]->sent.msg.header.sequence_id, 100 + i);
     const core::TaiNs t4 =
