@@ -93,12 +93,17 @@ NtpInterleaveFactory::Create(const WorkerSetup& setup) {
   stats_.push_back(std::make_unique<NtpInterleaveStats>());
   worker_index_.push_back(setup.worker_index);
   // Which software stamp the port's plan keeps (clock/stamp_plan.h): the
-  // one before tx_burst, or (default, and the fallback for scheduled and
-  // hardware TX until they set it) the one after.
+  // T3 written before tx_burst (the plan says kSoftwareBefore, or the basic
+  // T3 is the --ntp_tx_stamp=midpoint estimate, measured within 0.6 us of
+  // the peer's receive time on veth where the stamp after tx_burst was
+  // 17-22 us late: doc/timestamps.md), or the one after (the fallback for
+  // scheduled and hardware TX until they set it).
   const bool before =
       !setup.ports.empty() &&
       std::all_of(setup.ports.begin(), setup.ports.end(), [](const auto& p) {
-        return p.stamps.ntp_tx == TxStampSource::kSoftwareBefore;
+        return p.stamps.ntp_tx == TxStampSource::kSoftwareBefore ||
+               (p.stamps.ntp_tx == TxStampSource::kSoftwareAfter &&
+                p.stamps.ntp_tx_placement == core::TxStampPlacement::kMidpoint);
       });
   auto w = std::make_unique<NtpWorkerInterleave>(std::move(table),
                                                  stats_.back().get(), before);
