@@ -213,6 +213,15 @@ void Worker::Flush(QueueState& q) {
   }
 }
 
+// Just before tx_burst: the batch's scheduled frames, and those whose launch
+// time has already passed (late).
+void Worker::CountLaunches(QueueState& q) {
+  if (q.scheduler.pending() == 0) return;
+  const TxScheduleCounts c = q.scheduler.TakeBatch(q.stamper.TxNow().tai);
+  stats_->tx_scheduled.Add(c.scheduled);
+  stats_->tx_schedule_late.Add(c.late);
+}
+
 void Worker::Transmit(QueueState& q, uint16_t from, uint16_t to,
                       uint64_t stamp_tsc) {
   const uint16_t n = static_cast<uint16_t>(to - from);
@@ -223,11 +232,7 @@ void Worker::Transmit(QueueState& q, uint16_t from, uint16_t to,
     tx_mbufs_[i] = tx_[from + i]->mbuf;
     len[i] = tx_mbufs_[i]->pkt_len;
   }
-  if (q.scheduler.pending() != 0) {  // launch times already past: late
-    const TxScheduleCounts c = q.scheduler.TakeBatch(q.stamper.TxNow().tai);
-    stats_->tx_scheduled.Add(c.scheduled);
-    stats_->tx_schedule_late.Add(c.late);
-  }
+  CountLaunches(q);
   const uint64_t entry_tsc = core::ReadTsc();
   const uint16_t sent = rte_eth_tx_burst(
       q.config.queue.port_id, q.config.queue.queue_id, tx_mbufs_.data(), n);
@@ -270,11 +275,7 @@ void Worker::PollSource(QueueState& q) {
   for (uint16_t i = 0; i < n; ++i) len[i] = src_[i]->pkt_len;
   const TxStamp before = q.stamper.TxNow();
   source_->BeforeTx(src_.data(), n, before);
-  if (q.scheduler.pending() != 0) {
-    const TxScheduleCounts c = q.scheduler.TakeBatch(q.stamper.TxNow().tai);
-    stats_->tx_scheduled.Add(c.scheduled);
-    stats_->tx_schedule_late.Add(c.late);
-  }
+  CountLaunches(q);
   const uint16_t sent = rte_eth_tx_burst(
       q.config.queue.port_id, q.config.queue.queue_id, src_.data(), n);
   const TxStamp after = q.stamper.TxNow();

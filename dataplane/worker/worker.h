@@ -116,6 +116,7 @@ class Worker {
   // `stamp_tsc`: the chunk's TxStamp (0: none), for q.kick's bracket.
   void Transmit(QueueState& q, uint16_t from, uint16_t to,
                 uint64_t stamp_tsc = 0);
+  void CountLaunches(QueueState& q);
   void Drop(rte_mbuf* m, uint8_t reason);
 
   std::vector<QueueState> queues_;
