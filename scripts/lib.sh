@@ -19,6 +19,14 @@ zg_configure() {
   echo "$want" >"$dir/.zg-options"
 }
 
+# Meson options of the clang sanitizer builds (scripts/asan.sh, tsan.sh):
+# line tables instead of full debug info (reports keep file:line; the last
+# -g option wins, so test targets' debug=true is trimmed too) and lld.
+ZG_SANITIZER_ARGS=(-Dcpp_args=-gline-tables-only -Dc_args=-gline-tables-only)
+if command -v ld.lld >/dev/null; then
+  ZG_SANITIZER_ARGS+=(-Dcpp_link_args=-fuse-ld=lld -Dc_link_args=-fuse-ld=lld)
+fi
+
 # zg_configure_release: build-rel/, the release build (GCC, -O3, NDEBUG,
 # -Werror) that scripts/test.sh builds and tests and the benchmarks, rigs
 # and demo use.
