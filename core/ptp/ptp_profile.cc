@@ -251,6 +251,11 @@ absl::Status CheckService(const PtpPortConfig& c, const PtpProfile& p) {
         p.delay_mechanism == PtpDelayMechanism::kP2P ? "P2P" : "E2E",
         " delay mechanism"));
   }
+  if (c.unicast_sync_batch == 0 || c.unicast_sync_batch > kPtpMaxSyncBatch) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--ptp_sync_batch ", c.unicast_sync_batch, " must be between 1 (each ",
+        "unicast Sync in a tx_burst of its own) and ", kPtpMaxSyncBatch));
+  }
   if (c.max_unicast_clients == 0 || c.max_unicast_clients > (1u << 24)) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_unicast_clients ", c.max_unicast_clients,

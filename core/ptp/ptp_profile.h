@@ -101,6 +101,9 @@ struct PtpLogIntervalRange {
 // unicast scheduler's wheel spans 2^kPtpMaxLogInterval seconds.
 inline constexpr int8_t kPtpMinLogInterval = -10;
 inline constexpr int8_t kPtpMaxLogInterval = 5;
+// The most unicast Syncs in one tx_burst (PtpPortConfig::unicast_sync_batch):
+// a worker's burst size.
+inline constexpr uint8_t kPtpMaxSyncBatch = 32;
 
 // 2^log2 seconds in nanoseconds, for log2 in [kPtpMinLogInterval,
 // kPtpMaxLogInterval] (exact: 2^-10 s = 976562.5 ns rounds to 976563).
@@ -182,7 +185,14 @@ struct PtpPortConfig {
   uint8_t transports = kPtpTransportUdpIpv4;
   bool multicast_service = true;     // send multicast Announce/Sync
   bool unicast_negotiation = false;  // answer REQUEST_UNICAST_TRANSMISSION
-  bool two_step = true;       // false: one-step Sync (needs a NIC that inserts)
+  bool two_step = true;  // false: one-step Sync (needs a NIC that inserts)
+  // Unicast Syncs one tx_burst may carry (--ptp_sync_batch, 1..
+  // kPtpMaxSyncBatch). With software TX stamps each Sync's t1 is the
+  // burst's stamp moved by the wire time of the frames before it; 1 sends
+  // each Sync in a burst of its own (every Sync bracketed alone, but a
+  // tx_burst, on AF_XDP a syscall, per Sync). Multicast Syncs always go
+  // alone; a hardware-stamped (timesync) port has one latch per Sync.
+  uint8_t unicast_sync_batch = 32;
   uint8_t minor_version = 1;  // minorVersionPTP sent (0: 1588-2008 peers)
   PtpGrantLimits grant_limits;
   uint32_t max_unicast_clients = 1'000'000;

@@ -11,7 +11,11 @@
 // counter per interval length (0, 1/2, 1/4, 3/4, 1/8, ...), so n subscribers
 // of one interval land in n evenly spaced slots whatever order they arrive
 // in. A fired timer is re-armed exactly one interval later, keeping its
-// phase.
+// phase. A timer that fires a whole interval or more behind (the worker
+// could not keep up) is re-armed at its next phase after now instead: the
+// intervals it missed are skipped, not sent in a catch-up burst, and
+// counted in PtpPollStats::skipped; how late each one fired is due_ns()
+// away from now.
 //
 // Single-threaded (the owning worker). Times are the caller's monotonic
 // nanoseconds (>= 0), never TAI: the schedule must not jump with the clock.
@@ -55,6 +59,9 @@ struct PtpPollStats {
   uint32_t slots = 0;    // slots advanced past
   bool stopped = false;  // the callback asked to stop
   bool budget_hit = false;
+  // Intervals skipped by timers fired a whole interval or more late, per
+  // PtpTimerKind: each is a message the subscriber did not get.
+  std::array<uint32_t, kPtpTimerKinds> skipped{};
 };
 
 class PtpUnicastScheduler {
@@ -110,6 +117,9 @@ class PtpUnicastScheduler {
   }
   // The slot a timer is next due in (for tests); requires armed().
   uint64_t DueSlot(uint32_t subscriber, PtpTimerKind kind) const;
+  // Inside Poll's callback: when the timer being fired was due (the start
+  // of its slot), monotonic ns; now minus this is how late it fires.
+  int64_t due_ns() const { return SlotStartNs(cursor_); }
   uint64_t cursor() const { return cursor_; }
 
  private:
@@ -168,7 +178,14 @@ PtpPollStats PtpUnicastScheduler::Poll(int64_t now_mono_ns, uint32_t budget,
       ++st.fired;
       if (in_flight_touched_) continue;  // the callback re-armed/disarmed it
       if (a == PtpTimerAction::kRearm) {
-        Link(n, cursor_ + IntervalSlots(nodes_[n].log_interval));
+        const uint64_t period = IntervalSlots(nodes_[n].log_interval);
+        uint64_t next = cursor_ + period;
+        if (next <= now_slot) {  // behind by whole intervals: skip them
+          const uint64_t missed = (now_slot - cursor_) / period;
+          next = cursor_ + (missed + 1) * period;
+          st.skipped[n % kPtpTimerKinds] += static_cast<uint32_t>(missed);
+        }
+        Link(n, next);
       } else if (a == PtpTimerAction::kStop) {
         Link(n, cursor_);
         st.stopped = true;

@@ -25,6 +25,7 @@
 #ifndef ZG_CORE_PTP_PTP_UNICAST_SERVICE_H_
 #define ZG_CORE_PTP_PTP_UNICAST_SERVICE_H_
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -89,6 +90,22 @@ struct PtpGrantDecision {
   bool granted() const { return denial == PtpGrantDenial::kGranted; }
 };
 
+// How late unicast messages leave their schedule (PtpUnicastScheduler's due
+// time to the send), in buckets whose upper bounds are
+// kPtpLatenessBoundsNs; the last bucket is everything later. The wheel's
+// slots are 2^-10 s, so up to about 1 ms is the schedule's own grain.
+inline constexpr std::array<int64_t, 8> kPtpLatenessBoundsNs = {
+    1'000'000,  2'000'000,  4'000'000,   8'000'000,
+    16'000'000, 64'000'000, 256'000'000, 1'000'000'000};
+inline constexpr size_t kPtpLatenessBuckets = kPtpLatenessBoundsNs.size() + 1;
+inline size_t PtpLatenessBucket(int64_t late_ns) {
+  size_t b = 0;
+  while (b < kPtpLatenessBoundsNs.size() && late_ns > kPtpLatenessBoundsNs[b]) {
+    ++b;
+  }
+  return b;
+}
+
 // Written by: the owning worker. Read by: the worker's stats export.
 struct PtpUnicastServiceStats {
   std::array<uint64_t, kPtpGrantTypeCount> grants{};    // incl. renewals
@@ -102,6 +119,14 @@ struct PtpUnicastServiceStats {
   std::array<uint64_t, kPtpTimerKinds> sent{};          // Announce, Sync
   uint64_t suppressed = 0;    // sends skipped while not MASTER
   uint64_t backpressure = 0;  // Poll stopped by the send callback
+  // Messages never sent because their timer fired a whole interval or more
+  // late (the worker fell behind): PtpPollStats::skipped, per kind.
+  std::array<uint64_t, kPtpTimerKinds> skipped{};
+  // Per kind, how late each sent message left (kPtpLatenessBoundsNs), and
+  // the sum of those lateness values in ns.
+  std::array<std::array<uint64_t, kPtpLatenessBuckets>, kPtpTimerKinds>
+      lateness{};
+  std::array<uint64_t, kPtpTimerKinds> lateness_sum_ns{};
 };
 
 class PtpUnicastService {
@@ -258,10 +283,17 @@ PtpPollStats PtpUnicastService::Poll(int64_t now_mono_ns, uint32_t budget,
           return PtpTimerAction::kStop;
         }
         ++seq;
-        ++stats_.sent[static_cast<size_t>(kind)];
+        const size_t k = static_cast<size_t>(kind);
+        ++stats_.sent[k];
+        const int64_t late =
+            std::max<int64_t>(0, now_mono_ns - scheduler_->due_ns());
+        ++stats_.lateness[k][PtpLatenessBucket(late)];
+        stats_.lateness_sum_ns[k] += static_cast<uint64_t>(late);
         return PtpTimerAction::kRearm;
       });
   if (st.stopped) ++stats_.backpressure;
+  for (size_t k = 0; k < kPtpTimerKinds; ++k)
+    stats_.skipped[k] += st.skipped[k];
   return st;
 }
 

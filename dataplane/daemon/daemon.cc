@@ -242,7 +242,8 @@ int Daemon::Run(std::vector<char*> eal_argv) {
         static_cast<unsigned>(i),
         {{port_->id(), static_cast<uint16_t>(i), port_->mac(), port_->mtu(),
           port_->tx_offloads(), stamps_->plan(),
-          stamps_->timesync() != nullptr ? &timesync_clock_ : nullptr}},
+          stamps_->timesync() != nullptr ? &timesync_clock_ : nullptr,
+          port_->link().speed_mbps}},
         config_.addresses,
         config_.vlan_id};
     absl::StatusOr<Pipeline> pipeline = factory_->Create(setup);

@@ -42,6 +42,11 @@ ABSL_FLAG(std::string, ptp_multicast, "",
 ABSL_FLAG(bool, ptp_two_step, true,
           "Two-step Sync with Follow_Up; false: one-step, the Sync's "
           "originTimestamp written just before transmission.");
+ABSL_FLAG(int, ptp_sync_batch, 32,
+          "Unicast Syncs per tx_burst, 1..32. With software TX stamps each "
+          "Sync's t1 is the burst's stamp moved by the wire time of the "
+          "frames before it at the link speed; 1: each Sync in a burst of "
+          "its own (exact bracket, one tx_burst per Sync).");
 ABSL_FLAG(int, ptp_max_unicast_clients, 1'000'000,
           "Unicast subscribers each worker can hold (fixed memory, ~160 B "
           "each).");
@@ -158,6 +163,9 @@ absl::StatusOr<PtpFlagsConfig> PtpConfigFromFlags() {
                                absl::GetFlag(FLAGS_ptp_multicast),
                                &c.multicast_service));
   c.two_step = absl::GetFlag(FLAGS_ptp_two_step);
+  ZG_RETURN_IF_ERROR(IntFlag("ptp_sync_batch",
+                             absl::GetFlag(FLAGS_ptp_sync_batch), 1,
+                             core::kPtpMaxSyncBatch, &c.unicast_sync_batch));
   const int clients = absl::GetFlag(FLAGS_ptp_max_unicast_clients);
   if (clients < 1 || clients > (1 << 24) - 1) {
     return absl::InvalidArgumentError(

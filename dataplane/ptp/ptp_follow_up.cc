@@ -100,7 +100,7 @@ void PtpWorker::AfterTx(uint16_t n, uint16_t sent, const TxStamp& before,
     Pending& p = pending_[static_cast<uint32_t>(slot)];
     if (p.state != Pending::kWaiting) continue;
     if (i < sent) {
-      Transmitted(p, slot, before, after);
+      Transmitted(p, slot, BatchBefore(before, i), BatchAfter(after, i, sent));
     } else {
       if (p.hw_stamp) timesync_.ReleaseTx();
       p.state = Pending::kCancelled;
@@ -138,9 +138,7 @@ void PtpWorker::ProduceFollowUps(rte_mbuf** out, uint16_t* count,
         rte_pktmbuf_free(m);
         stats_->follow_ups_unbuilt.Add(1);
       } else {
-        batch_pending_[n] = -1;
-        batch_one_step_[n] = false;
-        out[n++] = m;
+        AddToBatch(m, -1, false, out, &n);
         stats_->sent[static_cast<size_t>(type)].Add(1);
       }
       --ready_follow_ups_;

@@ -165,7 +165,70 @@ absl::Status PtpMetrics::Add(prometheus::Registry& r) {
   one("zeitgeber_ptp_pdelay_resp_unsent_total",
       "Pdelay_Resp not taken by tx_burst: no Pdelay_Resp_Follow_Up sent",
       &pdelay_resp_unsent_);
+  AddSchedule(r);
   return absl::OkStatus();
+}
+
+void PtpMetrics::AddSchedule(prometheus::Registry& r) {
+  auto per_kind = [&](const char* name, const char* help,
+                      std::vector<Total>* out) {
+    auto& f = BuildCounter().Name(name).Help(help).Register(r);
+    for (const char* type : {"Announce", "Sync"}) {
+      out->push_back({&f.Add({{"type", type}})});
+    }
+  };
+  // Index = core::PtpTimerKind: kAnnounce 0, kSync 1.
+  per_kind("zeitgeber_ptp_originate_unbuilt_total",
+           "Originated Announce/Sync due but not sent: the frame could not "
+           "be encoded or built",
+           &originate_unbuilt_);
+  per_kind("zeitgeber_ptp_unicast_skipped_total",
+           "Unicast Announce/Sync never sent: the worker fell a whole "
+           "interval behind its schedule",
+           &unicast_skipped_);
+  auto& late = prometheus::BuildHistogram()
+                   .Name("zeitgeber_ptp_unicast_lateness_seconds")
+                   .Help(
+                       "How late unicast Announce/Sync left their schedule "
+                       "(the wheel's grain is 1 ms)")
+                   .Register(r);
+  prometheus::Histogram::BucketBoundaries bounds;
+  for (int64_t ns : core::kPtpLatenessBoundsNs) bounds.push_back(ns * 1e-9);
+  lateness_[0].histogram = &late.Add({{"type", "Announce"}}, bounds);
+  lateness_[1].histogram = &late.Add({{"type", "Sync"}}, bounds);
+}
+
+void PtpMetrics::UpdateSchedule() {
+  for (size_t k = 0; k < core::kPtpTimerKinds; ++k) {
+    uint64_t unbuilt = 0, skipped = 0, sum_ns = 0;
+    std::array<uint64_t, core::kPtpLatenessBuckets> now{};
+    for (const PtpWorkerStats* w : workers_) {
+      unbuilt += w->originate_unbuilt[k].Load();
+      skipped += w->unicast_skipped[k].Load();
+      sum_ns += w->unicast_lateness_ns[k].Load();
+      for (size_t b = 0; b < now.size(); ++b) {
+        now[b] += w->unicast_lateness[k][b].Load();
+      }
+    }
+    originate_unbuilt_[k].Set(static_cast<double>(unbuilt));
+    unicast_skipped_[k].Set(static_cast<double>(skipped));
+    Lateness& l = lateness_[k];
+    std::vector<double> grew(now.size());
+    bool any = false;
+    for (size_t b = 0; b < now.size(); ++b) {
+      grew[b] =
+          now[b] > l.last[b] ? static_cast<double>(now[b] - l.last[b]) : 0;
+      any = any || grew[b] > 0;
+    }
+    if (any && l.histogram != nullptr) {
+      l.histogram->ObserveMultiple(
+          grew, sum_ns > l.last_sum_ns
+                    ? static_cast<double>(sum_ns - l.last_sum_ns) * 1e-9
+                    : 0);
+    }
+    l.last = now;
+    l.last_sum_ns = sum_ns;
+  }
 }
 
 void PtpMetrics::AddAdmission(prometheus::Registry& r) {
@@ -272,6 +335,7 @@ void PtpMetrics::Update() {
       sum([](const PtpWorkerStats& w) { return w.follow_ups_unbuilt.Load(); }));
   pdelay_resp_unsent_.Set(
       sum([](const PtpWorkerStats& w) { return w.pdelay_resp_unsent.Load(); }));
+  UpdateSchedule();
 }
 
 }  // namespace zg::dataplane

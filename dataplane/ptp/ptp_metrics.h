@@ -35,13 +35,16 @@
 #ifndef ZG_DATAPLANE_PTP_PTP_METRICS_H_
 #define ZG_DATAPLANE_PTP_PTP_METRICS_H_
 
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/ptp/ptp_unicast_service.h"
 #include "dataplane/ptp/ptp_port.h"
 #include "dataplane/ptp/ptp_worker.h"
+#include "prometheus/histogram.h"
 
 namespace prometheus {
 class Registry;
@@ -91,6 +94,18 @@ class PtpMetrics {
   Total mbuf_failures_;
   std::vector<Total> tx_stamps_, rx_stamps_;  // by PtpTx/RxStampResult
   Total syncs_deferred_, follow_ups_unbuilt_, pdelay_resp_unsent_;
+  // Per core::PtpTimerKind (Announce, Sync).
+  std::vector<Total> originate_unbuilt_, unicast_skipped_;
+  // zeitgeber_ptp_unicast_lateness_seconds, per kind, advanced by what the
+  // workers' bucket counts and sums grew since the last Update.
+  struct Lateness {
+    prometheus::Histogram* histogram = nullptr;
+    std::array<uint64_t, core::kPtpLatenessBuckets> last{};
+    uint64_t last_sum_ns = 0;
+  };
+  std::array<Lateness, core::kPtpTimerKinds> lateness_;
+  void AddSchedule(prometheus::Registry& registry);
+  void UpdateSchedule();
 };
 
 }  // namespace zg::dataplane

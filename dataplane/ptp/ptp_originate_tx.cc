@@ -1,14 +1,30 @@
 // PtpWorker's origination side, as the worker's FrameSource: each poll
-// builds what the schedule says is due, multicast Announce and Sync (worker
-// 0 only) and Announce and Sync to this worker's unicast subscribers as the
-// scheduler spreads them, then the follow-ups that are ready
-// (ptp_follow_up.cc); and, for one-step Syncs, writes the software TX stamp
-// taken just before tx_burst into the Sync itself (or, send-on-timestamp,
-// its exact launch time: ptp_tx_schedule.cc).
+// first sends the follow-ups that are ready (ptp_follow_up.cc; one per
+// two-step Sync already sent, so they neither starve the schedule nor wait
+// behind it), then builds what the schedule says is due: multicast Announce
+// and Sync (worker 0 only) and Announce and Sync to this worker's unicast
+// subscribers as the scheduler spreads them, in full bursts; and, for
+// one-step Syncs, writes the software TX stamp into the Sync itself (or,
+// send-on-timestamp, its exact launch time: ptp_tx_schedule.cc).
+//
+// Batches. A multicast Sync goes first and alone in its tx_burst: the
+// stamps around that call bracket it alone. Unicast Syncs share a burst
+// (up to --ptp_sync_batch): with a million subscribers at 1 Hz a tx_burst
+// per Sync (on AF_XDP a syscall) would not fit in a core. A software t1 of
+// a Sync that is not first is the burst's stamp moved by the wire time of
+// the frames ahead of it at the link speed (BatchBefore): no frame can
+// leave sooner. With timesync the one TX latch still takes one Sync at a
+// time; send-on-timestamp gives every frame its own exact launch time.
+//
+// When a poll's work does not fit (budget, batch limit, pending ring),
+// what is due stays due and the next poll comes at once; a unicast timer a
+// whole interval late is skipped and counted (ptp_scheduler.h), and how late
+// the others leave is counted too (zeitgeber_ptp_unicast_lateness_seconds).
 #include <algorithm>
 
 #include "core/net/frame_build.h"
 #include "core/net/net_headers.h"
+#include "core/time/tx_launch.h"
 #include "dataplane/ptp/ptp_worker.h"
 
 namespace zg::dataplane {
@@ -45,16 +61,15 @@ uint16_t PtpWorker::Produce(const SourceContext& ctx, rte_mbuf** out,
   PollTxStamp(ctx.tsc);
   const int64_t mono = runtime_->mono().Ns(ctx.tsc);
   const core::TaiNs now = ctx.tsc_model->RawToTai(ctx.tsc);
-  // Event messages first: the earlier a Sync is in the batch, the closer
-  // the bracket around tx_burst is to its real transmit time.
   uint16_t n = 0;
   batch_closed_ = false;
   deferred_ = false;
+  batch_syncs_ = 0;
+  ProduceFollowUps(out, &n, room);
   if (templates_ok_) {
     ProduceMulticast(mono, now, out, &n, room);
     ProduceUnicast(mono, now, out, &n, room);
   }
-  if (!batch_closed_) ProduceFollowUps(out, &n, room);
   batch_n_ = n;
   next_poll_tsc_ = ctx.tsc + poll_period_tsc_;
   // More to send (a Sync closed the batch, or it filled): come back now.
@@ -67,9 +82,15 @@ bool PtpWorker::Originate(PtpMessageType type, const Dest& d, uint16_t seq,
                           int8_t log_interval, bool unicast, core::TaiNs now,
                           rte_mbuf** out, uint16_t* n, uint16_t room) {
   const bool sync = type == PtpMessageType::kSync;
-  // A Sync travels in a tx_burst of its own: the stamps around that call
-  // then bracket its transmission alone (software TX time stamps).
-  if (*n >= room || batch_closed_ || (sync && *n > 0)) return false;
+  // A lone Sync goes first in its tx_burst and closes it; unicast Syncs
+  // share one, up to the batch limit (see the top of this file).
+  const bool alone = sync && (!unicast || config_.port.unicast_sync_batch <= 1);
+  if (*n >= room || batch_closed_ || (alone && *n > 0) ||
+      (sync && !alone && batch_syncs_ >= config_.port.unicast_sync_batch)) {
+    return false;
+  }
+  const size_t kind = static_cast<size_t>(sync ? core::PtpTimerKind::kSync
+                                               : core::PtpTimerKind::kAnnounce);
   const bool two_step = sync && config_.port.two_step;
   // Timesync: the port's one TX latch holds one frame's stamp; a Sync due
   // while it is taken waits for it (the caller defers it to the next poll).
@@ -92,8 +113,9 @@ bool PtpWorker::Originate(PtpMessageType type, const Dest& d, uint16_t seq,
                                   core::TaiToPtp(now))
            : templates_.WriteAnnounce(msg, seq, log_interval, unicast,
                                       core::TaiToPtp(now));
-  if (len == 0) {  // cannot encode: skip, do not stall
+  if (len == 0) {  // cannot encode: skip (counted), do not stall
     if (hw_stamp) timesync_.ReleaseTx();
+    stats_->originate_unbuilt[kind].Add(1);
     return true;
   }
   int32_t slot = -1;
@@ -105,7 +127,10 @@ bool PtpWorker::Originate(PtpMessageType type, const Dest& d, uint16_t seq,
   if (m == nullptr ||
       !Frame(m, d, msg.data(), static_cast<uint16_t>(len), &batch_info_[*n])) {
     if (m == nullptr) stats_->mbuf_alloc_failures.Add(1);
-    if (m != nullptr) rte_pktmbuf_free(m);
+    if (m != nullptr) {
+      rte_pktmbuf_free(m);
+      stats_->originate_unbuilt[kind].Add(1);
+    }
     if (slot >= 0)
       pending_[static_cast<uint32_t>(slot)].state = Pending::kCancelled;
     if (hw_stamp) timesync_.ReleaseTx();
@@ -121,10 +146,12 @@ bool PtpWorker::Originate(PtpMessageType type, const Dest& d, uint16_t seq,
     p.dest = d;
     p.dest.port = core::kPtpGeneralPort;
   }
-  batch_pending_[*n] = slot;
-  batch_one_step_[*n] = sync && !two_step;
-  out[(*n)++] = m;
-  if (sync) batch_closed_ = true;
+  AddToBatch(m, slot, sync && !two_step, out, n);
+  if (alone) {
+    batch_closed_ = true;
+  } else if (sync) {
+    ++batch_syncs_;
+  }
   stats_->sent[static_cast<size_t>(type)].Add(1);
   return true;
 }
@@ -233,10 +260,35 @@ void PtpWorker::BeforeTx(rte_mbuf** frames, uint16_t n, const TxStamp& tx) {
     if (!batch_one_step_[i]) continue;
     uint8_t* f = rte_pktmbuf_mtod(frames[i], uint8_t*);
     const core::FrameInfo& info = batch_info_[i];
+    const TxStamp at = tx_scheduler_ != nullptr ? tx : BatchBefore(tx, i);
     core::PtpSetBodyTimestamp({f + info.payload_offset, info.payload_len},
-                              core::TaiToPtp(OneStepOrigin(frames[i], tx)));
+                              core::TaiToPtp(OneStepOrigin(frames[i], at)));
     if (info.ip_version != 0) core::FinalizeUdpChecksum(f, info);
   }
+}
+
+void PtpWorker::AddToBatch(rte_mbuf* m, int32_t slot, bool one_step,
+                           rte_mbuf** out, uint16_t* n) {
+  batch_pending_[*n] = slot;
+  batch_one_step_[*n] = one_step;
+  batch_wire_ns_[*n] = core::FrameWireTimeNs(m->pkt_len, config_.link_mbps);
+  out[(*n)++] = m;
+}
+
+TxStamp PtpWorker::BatchBefore(const TxStamp& before, uint16_t i) const {
+  TxStamp t = before;
+  for (uint16_t j = 0; j < i && j < batch_n_; ++j)
+    t.tai = t.tai + batch_wire_ns_[j];
+  return t;
+}
+
+TxStamp PtpWorker::BatchAfter(const TxStamp& after, uint16_t i,
+                              uint16_t n) const {
+  TxStamp t = after;
+  for (uint16_t j = i + 1; j < n && j < batch_n_; ++j) {
+    t.tai = t.tai - batch_wire_ns_[j];
+  }
+  return t;
 }
 
 }  // namespace zg::dataplane

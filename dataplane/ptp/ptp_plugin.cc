@@ -183,6 +183,7 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
   c.stamps = wp.stamps;
   c.timesync_clock = wp.timesync_clock;
   c.tx_latch = tx_latch_.get();
+  c.link_mbps = wp.link_mbps;
   stats_.push_back(std::make_unique<PtpWorkerStats>());
   ZG_ASSIGN_OR_RETURN(
       std::shared_ptr<PtpWorker> w,

@@ -212,6 +212,13 @@ void PtpWorker::PublishServiceStats() {
   stats_->committed_units.Set(service_->committed_units());
   stats_->budget_units.Set(service_->budget_units());
   stats_->unicast_subscribers.Set(service_->table().size());
+  for (size_t k = 0; k < core::kPtpTimerKinds; ++k) {
+    stats_->unicast_skipped[k].Set(s.skipped[k]);
+    stats_->unicast_lateness_ns[k].Set(s.lateness_sum_ns[k]);
+    for (size_t b = 0; b < core::kPtpLatenessBuckets; ++b) {
+      stats_->unicast_lateness[k][b].Set(s.lateness[k][b]);
+    }
+  }
 }
 
 bool PtpWorker::Frame(rte_mbuf* m, const Dest& d, const uint8_t* ptp,

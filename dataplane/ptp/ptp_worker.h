@@ -105,6 +105,19 @@ struct PtpWorkerStats {
   SingleWriterCounter follow_ups_unbuilt;
   // Pdelay_Resp that tx_burst did not take: its follow-up is not sent.
   SingleWriterCounter pdelay_resp_unsent;
+  // Originated Announce [kAnnounce] and Sync [kSync] (core::PtpTimerKind)
+  // that were due but not sent because the message could not be encoded
+  // or framed (skipped, the schedule goes on).
+  std::array<SingleWriterCounter, core::kPtpTimerKinds> originate_unbuilt;
+  // Unicast schedule (core::PtpUnicastServiceStats, copied every 1024
+  // polls): messages skipped because the worker fell a whole interval
+  // behind, and how late those sent left (kPtpLatenessBoundsNs buckets and
+  // the sum in ns), per core::PtpTimerKind.
+  std::array<SingleWriterCounter, core::kPtpTimerKinds> unicast_skipped;
+  std::array<std::array<SingleWriterCounter, core::kPtpLatenessBuckets>,
+             core::kPtpTimerKinds>
+      unicast_lateness;
+  std::array<SingleWriterCounter, core::kPtpTimerKinds> unicast_lateness_ns;
 };
 
 // The admission limits in force, as the plugin publishes them (initially
@@ -141,6 +154,7 @@ struct PtpWorkerConfig {
   // own, fine with one worker).
   TimesyncTxLatch* tx_latch = nullptr;
   int64_t tx_stamp_timeout_ns = kTimesyncTxTimeoutNs;
+  uint32_t link_mbps = 0;  // WorkerPort::link_mbps (0: 10G assumed)
 };
 
 class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
@@ -253,6 +267,14 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
   void Transmitted(Pending& p, int32_t slot, const TxStamp& before,
                    const TxStamp& after);
   void ProduceFollowUps(rte_mbuf** out, uint16_t* n, uint16_t room);
+  // Appends `m` (pending slot `slot`, or -1) to the batch at out[*n].
+  void AddToBatch(rte_mbuf* m, int32_t slot, bool one_step, rte_mbuf** out,
+                  uint16_t* n);
+  // Where frame `i` of the batch left, from the stamps around tx_burst:
+  // `before` moved by the wire time of the frames ahead of it, `after`
+  // moved back by those behind it.
+  TxStamp BatchBefore(const TxStamp& before, uint16_t i) const;
+  TxStamp BatchAfter(const TxStamp& after, uint16_t i, uint16_t n) const;
 
   // Both sides (ptp_worker.cc).
   void RefreshSnapshot();
@@ -291,7 +313,7 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
   int64_t next_sync_ns_ = 0;
   // Transports still owed this interval's multicast Sync [0] / Announce [1].
   std::array<uint8_t, 2> multicast_left_{};
-  bool batch_closed_ = false;   // a Sync is in the batch: nothing else
+  bool batch_closed_ = false;   // a lone Sync is in the batch: nothing else
   bool deferred_ = false;       // something due did not fit this poll
   bool sync_deferred_ = false;  // a Sync waits for the TX latch (counted once)
   uint16_t announce_seq_ = 0;
@@ -303,8 +325,11 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
   uint32_t pending_head_ = 0;  // next slot to reserve
   uint32_t pending_tail_ = 0;  // oldest slot in use
   uint32_t ready_follow_ups_ = 0;
-  // Per frame of the batch being sent: its pending slot, or -1.
+  // Per frame of the batch being sent: its pending slot, or -1, and its
+  // time on the wire (for the software t1 of a Sync that is not first).
   std::array<int32_t, kBurstSize> batch_pending_{};
+  std::array<int64_t, kBurstSize> batch_wire_ns_{};
+  uint16_t batch_syncs_ = 0;  // unicast Syncs in this batch
   std::array<bool, kBurstSize> batch_one_step_{};
   std::array<core::FrameInfo, kBurstSize> batch_info_{};
   uint16_t batch_n_ = 0;

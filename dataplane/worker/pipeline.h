@@ -304,6 +304,9 @@ struct WorkerPort {
   // control plane) where stamps.ptp_tx/ptp_rx is kTimesync; null otherwise.
   // Written by: control thread. Read by: the PTP worker.
   const core::PublishedClock* timesync_clock = nullptr;
+  // The link speed (0: down or unknown, 10G assumed): how far apart frames
+  // of one tx_burst leave (core/time/tx_launch.h FrameWireTimeNs).
+  uint32_t link_mbps = 0;
 };
 struct WorkerSetup {
   unsigned lcore_id = 0;

@@ -129,11 +129,46 @@ TEST(PtpScheduler, StopKeepsTheTimerDue) {
   EXPECT_EQ(st.fired, 1u);
   EXPECT_TRUE(s->armed(0, PtpTimerKind::kSync));
   int fired = 0;
-  s->Poll(2 * kSec, 10, [&](uint32_t, PtpTimerKind) {
+  st = s->Poll(2 * kSec, 10, [&](uint32_t, PtpTimerKind) {
     ++fired;
     return PtpTimerAction::kRearm;
   });
-  EXPECT_EQ(fired, 2);  // the stopped one, then its next interval (catch-up)
+  // The stopped one; the interval it overran is skipped, not sent in a
+  // catch-up burst.
+  EXPECT_EQ(fired, 1);
+  EXPECT_EQ(st.skipped[static_cast<size_t>(PtpTimerKind::kSync)], 1u);
+  EXPECT_GT(s->DueSlot(0, PtpTimerKind::kSync), Sched::SlotOf(2 * kSec));
+}
+
+TEST(PtpScheduler, WholeIntervalsLateAreSkippedAndCounted) {
+  auto s = *Sched::Create(2);
+  s->Start(0);
+  ASSERT_TRUE(s->Arm(1, PtpTimerKind::kAnnounce, 0, 0));  // 1 s
+  const uint64_t d0 = s->DueSlot(1, PtpTimerKind::kAnnounce);
+  int64_t late_ns = -1;
+  auto send = [&](uint32_t, PtpTimerKind) {
+    late_ns = s->due_ns();
+    return PtpTimerAction::kRearm;
+  };
+  PtpPollStats st = s->Poll(SlotNs(d0), 10, send);
+  EXPECT_EQ(st.fired, 1u);
+  EXPECT_EQ(late_ns, SlotNs(d0));  // on time
+  // The worker stalls: the next Poll is 2 intervals and 10 slots after the
+  // timer's next due time. It fires once, that late, and the two intervals
+  // it missed are skipped.
+  const int64_t now = SlotNs(d0 + 3 * 1024 + 10);
+  st = s->Poll(now, 10, send);
+  EXPECT_EQ(st.fired, 1u);
+  EXPECT_EQ(late_ns, SlotNs(d0 + 1024));
+  EXPECT_EQ(st.skipped[static_cast<size_t>(PtpTimerKind::kAnnounce)], 2u);
+  EXPECT_EQ(st.skipped[static_cast<size_t>(PtpTimerKind::kSync)], 0u);
+  // Phase kept: next due at the first phase after now.
+  EXPECT_EQ(s->DueSlot(1, PtpTimerKind::kAnnounce), d0 + 4 * 1024);
+  // Less than a whole interval late: sent late, nothing skipped.
+  st = s->Poll(SlotNs(d0 + 4 * 1024 + 1000), 10, send);
+  EXPECT_EQ(st.fired, 1u);
+  EXPECT_EQ(st.skipped[static_cast<size_t>(PtpTimerKind::kAnnounce)], 0u);
+  EXPECT_EQ(s->DueSlot(1, PtpTimerKind::kAnnounce), d0 + 5 * 1024);
 }
 
 TEST(PtpScheduler, DisarmAndCallbackChanges) {
@@ -209,8 +244,13 @@ TEST(PtpScheduler, LongStallFiresEveryTimerOnce) {
         return PtpTimerAction::kRearm;
       });
   EXPECT_LE(st.slots, Sched::kWheelSlots);
-  EXPECT_GE(fired, 100);
-  EXPECT_LE(fired, 100 * 64);
+  // Each once: the intervals of the stall are skipped, not replayed.
+  EXPECT_EQ(fired, 100);
+  // The cursor walks the wheel's last 64 s revolution; a timer met at
+  // cursor c counts the whole intervals from c to now as skipped (0..63;
+  // those before the revolution are not known as missed).
+  EXPECT_GE(st.skipped[static_cast<size_t>(PtpTimerKind::kSync)], 100u * 10);
+  EXPECT_LE(st.skipped[static_cast<size_t>(PtpTimerKind::kSync)], 100u * 64);
   EXPECT_EQ(s->cursor(), Sched::SlotOf(600 * kSec) + 1);
 }
 

@@ -137,6 +137,29 @@ TEST_F(ServiceTest, SendsAtTheGrantedRateWithSequenceIds) {
   EXPECT_EQ(svc_->stats().sent[1], 16u);
 }
 
+TEST_F(ServiceTest, LatenessAndSkippedSyncsAreCounted) {
+  ASSERT_TRUE(svc_->Request(Key(1), path_, Req(PtpMessageType::kSync, 0, 300),
+                            true, kT0)
+                  .granted());
+  // Polled every ms: every Sync leaves within the wheel's grain.
+  ASSERT_EQ(Run(kT0, kT0 + 3 * kSec).size(), 3u);
+  const size_t sync = static_cast<size_t>(PtpTimerKind::kSync);
+  EXPECT_EQ(svc_->stats().lateness[sync][0], 3u);
+  EXPECT_EQ(svc_->stats().skipped[sync], 0u);
+  // The worker stalls for 3.5 s: the next Poll sends one Sync, 2.5 s late,
+  // and counts the two it can no longer send on time; none is replayed.
+  std::vector<Sent> late =
+      Run(kT0 + 6 * kSec + kSec / 2, kT0 + 6 * kSec + kSec / 2);
+  ASSERT_EQ(late.size(), 1u);
+  EXPECT_EQ(svc_->stats().skipped[sync], 2u);
+  EXPECT_EQ(svc_->stats().lateness[sync][kPtpLatenessBuckets - 1], 1u);
+  EXPECT_GE(svc_->stats().lateness_sum_ns[sync], 2 * kSec + kSec / 2);
+  // Back on schedule, phase kept: the next is due at kT0 + 7 s.
+  EXPECT_EQ(Run(kT0 + 6 * kSec + kSec / 2 + 1'000'000, kT0 + 7 * kSec).size(),
+            1u);
+  EXPECT_EQ(svc_->stats().sent[sync], 5u);
+}
+
 TEST_F(ServiceTest, RenewalKeepsPhaseAndExtends) {
   svc_->Request(Key(1), path_, Req(PtpMessageType::kSync, 0, 60), true, kT0);
   const auto first = Run(kT0, kT0 + 2 * kSec);

@@ -155,7 +155,7 @@ class PtpPipelineTest : public ::testing::Test {
 
   // `src_port` 0: the same as `port`.
   void InjectPtp(const core::PtpMessage& m, bool multicast, uint16_t port,
-                 uint16_t src_port = 0) {
+                 uint16_t src_port = 0, core::Ipv4Addr src_ip = kClientIp) {
     std::vector<uint8_t> ptp(1500);
     ptp.resize(core::SerializePtpMessage(m, ptp));
     ASSERT_GT(ptp.size(), 0u);
@@ -166,7 +166,7 @@ class PtpPipelineTest : public ::testing::Test {
     spec.src_mac = kClientMac;
     spec.dst_mac =
         multicast ? core::Ipv4MulticastMac(core::kPtpPrimaryIpv4) : server_mac_;
-    spec.src_ip = core::IpAddress::V4(kClientIp);
+    spec.src_ip = core::IpAddress::V4(src_ip);
     spec.dst_ip =
         core::IpAddress::V4(multicast ? core::kPtpPrimaryIpv4 : kServerIp);
     spec.src_port = src_port == 0 ? port : src_port;
