@@ -243,7 +243,7 @@ int Daemon::Run(std::vector<char*> eal_argv) {
         {{port_->id(), static_cast<uint16_t>(i), port_->mac(), port_->mtu(),
           port_->tx_offloads(), stamps_->plan(),
           stamps_->timesync() != nullptr ? &timesync_clock_ : nullptr,
-          port_->link().speed_mbps}},
+          port_->link().speed_mbps, port_->steers_by_address()}},
         config_.addresses,
         config_.vlan_id};
     absl::StatusOr<Pipeline> pipeline = factory_->Create(setup);

@@ -85,6 +85,14 @@ uint64_t RssHashFunctions(uint64_t offered) {
   return RTE_ETH_RSS_IP & offered;
 }
 
+bool RssSteersByAddress(uint16_t queues, uint64_t rss_hf) {
+  return queues <= 1 || (rss_hf != 0 && (rss_hf & ~RTE_ETH_RSS_IP) == 0);
+}
+
+bool Port::steers_by_address() const {
+  return RssSteersByAddress(num_queues_, caps_.rss_hf);
+}
+
 std::string DescribeRssHf(uint64_t rss_hf) {
   static constexpr std::pair<uint64_t, const char*> kNames[] = {
       {RTE_ETH_RSS_IPV4, "ipv4"},

@@ -108,6 +108,8 @@ class Port {
   const rte_ether_addr& mac() const { return mac_; }
   uint16_t mtu() const { return mtu_; }
   uint16_t num_queues() const { return num_queues_; }
+  // RssSteersByAddress for this port's queues and RSS.
+  bool steers_by_address() const;
   QueuePair queue(uint16_t q) const { return {id_, q}; }
   TxOffloads tx_offloads() const {
     return {caps_.tx_ipv4_checksum, caps_.tx_udp_checksum};
@@ -163,6 +165,12 @@ absl::StatusOr<uint16_t> ResolvePort(const std::string& name_or_id);
 // The RSS hash functions enabled from those the device offers: IPv4/IPv6
 // addresses, never L4 ports (RTE_ETH_RSS_IP & offered).
 uint64_t RssHashFunctions(uint64_t offered);
+
+// Whether every frame of one client address reaches the same queue whatever
+// its UDP ports: one queue, or RSS on IP addresses only (`rss_hf`, from
+// RssHashFunctions). False where the queues are spread by something we did
+// not configure (AF_XDP: the kernel NIC's hash, often over UDP ports too).
+bool RssSteersByAddress(uint16_t queues, uint64_t rss_hf);
 
 // "IPV4 IPV6 NONFRAG_IPV4_UDP ..." for an RSS hash-function mask.
 std::string DescribeRssHf(uint64_t rss_hf);

@@ -184,6 +184,17 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
   c.timesync_clock = wp.timesync_clock;
   c.tx_latch = tx_latch_.get();
   c.link_mbps = wp.link_mbps;
+  c.steers_by_address = wp.steers_by_address;
+  if (setup.worker_index == 0 && workers > 1 && !wp.steers_by_address &&
+      config_.port.unicast_negotiation) {
+    LogWarning(absl::StrCat(
+        "PTP: ", workers,
+        " workers on a port whose queues are not spread by "
+        "IP address only, so a client's Delay_Req (port 319) may reach "
+        "another worker than its grant (port 320): Delay_Resp grants are "
+        "NOT enforced. On AF_XDP hash on addresses only: ethtool -N IFACE "
+        "rx-flow-hash udp4 sd; ethtool -N IFACE rx-flow-hash udp6 sd"));
+  }
   stats_.push_back(std::make_unique<PtpWorkerStats>());
   ZG_ASSIGN_OR_RETURN(
       std::shared_ptr<PtpWorker> w,

@@ -137,7 +137,7 @@ PtpWorker::PtpWorker(const PtpWorkerConfig& config, PtpPortRuntime* runtime,
       drops_(drops),
       stats_(stats),
       service_(std::move(service)),
-      enforce_grants_(config.workers == 1),
+      enforce_grants_(config.workers == 1 || config.steers_by_address),
       reply_config_(core::MakePtpReplyConfig(config.port, config.identity)),
       management_config_(
           core::MakePtpManagementConfig(config.port, config.identity)),

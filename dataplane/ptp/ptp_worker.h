@@ -16,9 +16,13 @@
 //
 // Shards: RSS sends a client's frames to one worker, which owns its
 // subscription (negotiation, Sync and Announce, its Delay_Resp grant), so
-// no subscriber state is shared between workers. The Delay_Resp grant is
-// enforced (G.8275.2) only with one worker: with several, RSS may hash a
-// client's event port (319) to another worker than its general port (320).
+// no subscriber state is shared between workers. The Delay_Resp grant
+// (G.8275.2) is enforced where the port steers by address (one queue, or
+// RSS on IP addresses only, as dataplane/port/port.cc configures it): a
+// client's event port (319) and general port (320) then reach one worker.
+// Where the queues are spread by a hash we did not set (AF_XDP with several
+// queues: the kernel NIC's, often over UDP ports) it is not enforced, and
+// the plugin says so at start with the ethtool command that fixes it.
 //
 // Everything on the per-frame and per-poll paths is allocation-free except
 // mbufs from the worker's own pool.
@@ -155,6 +159,9 @@ struct PtpWorkerConfig {
   TimesyncTxLatch* tx_latch = nullptr;
   int64_t tx_stamp_timeout_ns = kTimesyncTxTimeoutNs;
   uint32_t link_mbps = 0;  // WorkerPort::link_mbps (0: 10G assumed)
+  // WorkerPort::steers_by_address: with it, grants are enforced with any
+  // number of workers.
+  bool steers_by_address = true;
 };
 
 class PtpWorker : public std::enable_shared_from_this<PtpWorker> {

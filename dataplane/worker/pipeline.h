@@ -307,6 +307,9 @@ struct WorkerPort {
   // The link speed (0: down or unknown, 10G assumed): how far apart frames
   // of one tx_burst leave (core/time/tx_launch.h FrameWireTimeNs).
   uint32_t link_mbps = 0;
+  // Port::steers_by_address(): a client's event and general messages reach
+  // the same worker (so its PTP grants can be checked there).
+  bool steers_by_address = true;
 };
 struct WorkerSetup {
   unsigned lcore_id = 0;

@@ -73,6 +73,11 @@ TEST(PortTest, RssHashesAddressesNotPorts) {
   EXPECT_NE(hf & RTE_ETH_RSS_IPV4, 0u);
   EXPECT_NE(hf & RTE_ETH_RSS_IPV6, 0u);
   EXPECT_EQ(RssHashFunctions(RTE_ETH_RSS_NONFRAG_IPV4_UDP), 0u);
+  // PTP grants are enforced where a client's 319 and 320 share a queue.
+  EXPECT_TRUE(RssSteersByAddress(1, 0));
+  EXPECT_TRUE(RssSteersByAddress(4, RssHashFunctions(RTE_ETH_RSS_IP)));
+  EXPECT_FALSE(RssSteersByAddress(4, 0));  // e.g. AF_XDP: the kernel's hash
+  EXPECT_FALSE(RssSteersByAddress(4, RTE_ETH_RSS_NONFRAG_IPV4_UDP));
 }
 
 TEST(PortTest, RssMaskNames) {
