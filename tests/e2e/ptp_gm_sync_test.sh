@@ -18,6 +18,14 @@
 # MODE: udp4     multicast UDP/IPv4, default profile (E2E)
 #       l2       multicast IEEE 802.3 (01-1B-19-00-00-00), default profile
 #       unicast  G.8275.2 unicast negotiation (ptp4l unicast_master_table)
+#       udp6     multicast UDP/IPv6 (ff0e::181, ptp4l -6), default profile
+#       p2p      peer-to-peer delay (default_p2p; ptp4l delay_mechanism
+#                P2P) over IEEE 802.3: Pdelay_Req to 01-80-C2-00-00-0E
+#                answered with Pdelay_Resp + Pdelay_Resp_Follow_Up
+#       onestep  one-step Syncs (--ptp_two_step=false, no Follow_Up) over
+#                IEEE 802.3, default profile
+#       hybrid   enterprise_hybrid: multicast Sync/Announce over UDP/IPv4,
+#                Delay_Req/Resp unicast (ptp4l hybrid_e2e 1)
 # Needs root; exits 77 (skipped) without it or without the tools.
 set -uo pipefail
 ZG_ZEITGEBERD=$(realpath "$1"); ZG_XDP_OBJ=$(realpath "$2"); MODE=$3
@@ -31,6 +39,7 @@ for t in ip ethtool ptp4l pmc tshark dumpcap curl promtool setpriv python3 \
 done
 RIG=zgs$$
 SRV=10.95.0.1 CLI=10.95.0.2
+SRV6=fd95::1 CLI6=fd95::2
 WORK=$(mktemp -d /tmp/zg_ptp_sync.XXXXXX)
 ZG_GM_PID= CAP_PID= PMC_PID=
 cleanup() {
@@ -49,8 +58,16 @@ fail() {
 }
 
 zg_ptp_cpus
-zg_rig_up "$RIG" "$SRV/24" "$CLI/24" || fail "rig setup"
+# IPv6 addresses for udp6 only (the other modes as they were).
+ADDRS="$SRV/24"; V6=()
+[ "$MODE" = udp6 ] && { ADDRS+=",$SRV6/64"; V6=("$SRV6/64" "$CLI6/64"); }
+zg_rig_up "$RIG" "$SRV/24" "$CLI/24" "${V6[@]}" || fail "rig setup"
 ip addr add "$SRV/24" dev "$ZG_RIG_HOST_IF"  # the kernel answers ARP
+# and ND (zg_xdp.o passes them): for udp6 it holds the served IPv6 address
+# too, without duplicate address detection (usable at once).
+if [ "$MODE" = udp6 ]; then
+  ip -6 addr add "$SRV6/64" dev "$ZG_RIG_HOST_IF" nodad || fail "rig setup (IPv6)"
+fi
 zg_in_ns ip route add 224.0.0.0/4 dev "$ZG_RIG_CLIENT_IF"
 # Without GRO the client's kernel stamps a frame as veth delivers it.
 zg_in_ns ethtool -K "$ZG_RIG_CLIENT_IF" gro off >/dev/null 2>&1 || true
@@ -91,6 +108,35 @@ logQueryInterval 0
 UDPv4 $SRV
 [$ZG_RIG_CLIENT_IF]
 unicast_master_table 1" ;;
+  udp6)
+    # ptp4l -6: ff0e::181 (udp6_scope 0x0E), from the client's address.
+    GM_ARGS=(--ptp_profile=default_e2e --ptp_priority1=100
+             --ptp_log_sync_interval=-1 --ptp_log_announce_interval=0
+             --ptp_announce_receipt_timeout=2 --ptp_transport=udp6)
+    DOMAIN=0; TRANSPORT=UDPv6; EXTRA=""; PMC_T=-6; WINDOW_S=${ZG_PTP_WINDOW_S:-10} ;;
+  p2p)
+    # The slave measures the peer delay (Pdelay_Req a second, the
+    # profile's fastest) and no Delay_Req is sent.
+    GM_ARGS=(--ptp_profile=default_p2p --ptp_priority1=100
+             --ptp_log_sync_interval=-1 --ptp_log_announce_interval=0
+             --ptp_announce_receipt_timeout=2 --ptp_transport=l2)
+    DOMAIN=0; TRANSPORT=L2; PMC_T=-2; WINDOW_S=${ZG_PTP_WINDOW_S:-10}
+    EXTRA="delay_mechanism P2P
+logMinPdelayReqInterval 0" ;;
+  onestep)
+    GM_ARGS=(--ptp_profile=default_e2e --ptp_priority1=100
+             --ptp_log_sync_interval=-1 --ptp_log_announce_interval=0
+             --ptp_announce_receipt_timeout=2 --ptp_transport=l2
+             --ptp_two_step=false)
+    DOMAIN=0; TRANSPORT=L2; EXTRA=""; PMC_T=-2; WINDOW_S=${ZG_PTP_WINDOW_S:-10} ;;
+  hybrid)
+    # Multicast Sync and Announce; the slave sends its Delay_Req to the
+    # master's address from the Announce and gets a unicast Delay_Resp.
+    GM_ARGS=(--ptp_profile=enterprise_hybrid --ptp_priority1=100
+             --ptp_log_sync_interval=-1 --ptp_log_announce_interval=0
+             --ptp_announce_receipt_timeout=2 --ptp_transport=udp4)
+    DOMAIN=0; TRANSPORT=UDPv4; PMC_T=-4; WINDOW_S=${ZG_PTP_WINDOW_S:-10}
+    EXTRA="hybrid_e2e 1" ;;
   *) echo "unknown mode $MODE"; exit 2 ;;
 esac
 
@@ -101,14 +147,16 @@ zg_ptp_rig_floor "$ZG_RIG_HOST_IF" "$WORK" "ptp_gm_$MODE" ||
 zg_ptp_bound || fail "rig floor over its limit"
 zg_phase "floor known"
 
-zg_ptp_start_gm "$WORK/zg.log" "$ZG_RIG_HOST_IF" "$SRV/24" "${GM_ARGS[@]}"
+zg_ptp_start_gm "$WORK/zg.log" "$ZG_RIG_HOST_IF" "$ADDRS" "${GM_ARGS[@]}"
 zg_wait_log "$WORK/zg.log" "zeitgeberd running" 30 || fail "zeitgeberd did not start"
 GM_MAC=$(cat "/sys/class/net/$ZG_RIG_HOST_IF/address")
 GM_ID=$(echo "$GM_MAC" | awk -F: '{printf "%s%s%s.fffe.%s%s%s", $1,$2,$3,$4,$5,$6}')
 
 # A capture of the whole exchange for tshark, from before the slave starts
-# until it stops.
-zg_in_ns dumpcap -q -n -i "$ZG_RIG_CLIENT_IF" -w "$WORK/ptp.pcap" \
+# until it stops. `ip netns exec` execs dumpcap, so CAP_PID is dumpcap's own
+# (zg_in_ns, a shell function, would run in a subshell in the background,
+# and stopping that left dumpcap capturing until the rig came down).
+ip netns exec "$RIG" dumpcap -q -n -i "$ZG_RIG_CLIENT_IF" -w "$WORK/ptp.pcap" \
   -f "udp port 319 or udp port 320 or ether proto 0x88f7" \
   >"$WORK/dumpcap.log" 2>&1 &
 CAP_PID=$!
@@ -145,9 +193,25 @@ elif [ "$MODE" = udp4 ]; then
 else
   fail "offset statistics"
 fi
-mdt=udp; [ "$MODE" = l2 ] && mdt=l2
-zg_ptp_min_delay_offset "$WORK/ptp.pcap" "$WINDOW_S" "$limit" "$mdt" ||
-  fail "minimum-delay clock error"
+# P2P: ptp4l's offsets are only right with the peer delay measured
+# (Pdelay_Req, Pdelay_Resp and its follow-up answered): the window's median
+# path delay must be that of this rig's path (tens of us at most).
+if [ "$MODE" = p2p ]; then
+  python3 - "$WORK/ptp4l.log" "$WINDOW_S" <<'EOF' || fail "ptp4l's peer delay"
+import re, statistics, sys
+rows = [(float(m.group(1)), int(m.group(2))) for m in
+        (re.match(r"ptp4l\[([0-9.]+)\]: master offset .* path delay +(-?\d+)", l)
+         for l in open(sys.argv[1])) if m]
+end = rows[-1][0] if rows else 0
+win = [d for t, d in rows if t >= end - float(sys.argv[2])]
+med = statistics.median(win) if win else 0
+print("peer delay (ptp4l's path delay): median %d ns over %d samples" % (med, len(win)))
+sys.exit(0 if 1000 <= med <= 100000 else 1)
+EOF
+fi
+mdt=udp; [ "$TRANSPORT" = L2 ] && mdt=l2
+zg_ptp_min_delay_offset "$WORK/ptp.pcap" "$WINDOW_S" "$limit" "$mdt" \
+  "$GM_MAC" || fail "minimum-delay clock error"
 
 # pmc: every data set we serve, as pmc prints it. The class served is the
 # control plane's (zeitgeberd's exporter says which).
@@ -156,8 +220,9 @@ served_class=$(curl -sf --max-time 5 "http://127.0.0.1:$zg_port/metrics" |
   sed -n 's/^zeitgeber_clock_class{clock="tsc"} \([0-9]*\)$/\1/p')
 [ -n "$served_class" ] || fail "metrics: no zeitgeber_clock_class"
 echo "clockClass $served_class (as exported)"
+TWO_STEP=1; [ "$MODE" = onestep ] && TWO_STEP=0
 PMC_EXPECT=("$GM_ID-1 seq 0 RESPONSE MANAGEMENT DEFAULT_DATA_SET"
-  "clockIdentity +$GM_ID" "domainNumber +$DOMAIN" "twoStepFlag +1"
+  "clockIdentity +$GM_ID" "domainNumber +$DOMAIN" "twoStepFlag +$TWO_STEP"
   "clockClass +$served_class\$"
   "RESPONSE MANAGEMENT CURRENT_DATA_SET" "stepsRemoved +0"
   "grandmasterIdentity +$GM_ID"
@@ -193,10 +258,16 @@ for r in "${PMC_EXPECT[@]}"; do expect "$r"; done
 zg_phase "pmc: data sets as expected"
 
 # tshark: every PTP message in the capture dissects without a warning
-# (expert severity >= warning; malformed packets are errors). One pass:
-# tshark is slow to start on a busy host.
+# (expert severity >= warning; malformed packets are errors; a wrong UDP
+# checksum, IPv4 or IPv6, is an error too: checksum offload is off on both
+# ends, ptp4l's frames and ours carry real ones). One pass: tshark is slow
+# to start on a busy host. The same pass gives each frame's addresses and
+# flags for the mode's own checks below.
 timeout "$(zg_left 60)" tshark -n -r "$WORK/ptp.pcap" -d udp.port==319,ptp \
-  -d udp.port==320,ptp -T fields -e frame.number -e ptp.v2.messagetype -e _ws.expert.severity \
+  -d udp.port==320,ptp -o udp.check_checksum:TRUE -T fields \
+  -e frame.number -e ptp.v2.messagetype -e _ws.expert.severity \
+  -e eth.src -e eth.dst -e ip.dst -e ipv6.src -e ipv6.dst \
+  -e ptp.v2.flags.twostep -e ptp.v2.flags.unicast -e ip.src \
   >"$WORK/tshark.txt" 2>"$WORK/tshark.err" ||
   { cat "$WORK/tshark.err"; fail "tshark could not read the capture"; }
 n_ptp=$(awk -F'\t' '$2 != ""' "$WORK/tshark.txt" | wc -l)
@@ -218,6 +289,82 @@ EOF
 }
 zg_phase "tshark: $n_ptp PTP messages, no warnings"
 
+# The mode's own exchange, as the capture shows it: who sent what to
+# which address, and with which flags. Counts at least 5 (about 10 of each
+# request and answer in a run, 40 Syncs).
+python3 - "$WORK/tshark.txt" "$MODE" "$GM_MAC" "$SRV" "$CLI" "$SRV6" \
+  <<'EOF' || fail "the $MODE exchange in the capture"
+import collections, sys
+path, mode, gm, srv, cli, srv6 = sys.argv[1:7]
+names = {0: "Sync", 1: "Delay_Req", 2: "Pdelay_Req", 3: "Pdelay_Resp",
+         8: "Follow_Up", 9: "Delay_Resp", 10: "Pdelay_Resp_Follow_Up",
+         11: "Announce", 13: "Management"}
+seen = collections.Counter()
+for line in open(path):
+    f = line.rstrip("\n").split("\t") + [""] * 11
+    if not f[1]:
+        continue
+    mt = int(f[1].split(",")[0], 0)
+    who = "gm" if f[3].lower() == gm.lower() else "slave"
+    two_step = f[8] in ("1", "True", "true")
+    unicast = f[9] in ("1", "True", "true")
+    ip_dst = f[5] or f[7]
+    key = (who, names.get(mt, str(mt)))
+    seen[key] += 1
+    seen[key + ("to", f[4].lower() if not ip_dst else ip_dst)] += 1
+    seen[key + ("unicast" if unicast else "multicast",)] += 1
+    if mt == 0 and who == "gm":
+        seen[key + ("two-step" if two_step else "one-step",)] += 1
+    if who == "gm" and f[6]:
+        seen[key + ("from", f[6])] += 1
+def need(*key, at_least=5):
+    if seen[key] < at_least:
+        print("capture: %d x %s (need %d)" % (seen[key], " ".join(key), at_least))
+        return False
+    return True
+def none(*key):
+    if seen[key]:
+        print("capture: %d x %s (need none)" % (seen[key], " ".join(key)))
+        return False
+    return True
+checks = {
+    # IPv6 multicast both ways, from the served address.
+    "udp6": lambda: [
+        need("gm", "Sync", "to", "ff0e::181", at_least=10),
+        need("gm", "Sync", "from", srv6, at_least=10),
+        need("gm", "Follow_Up", "to", "ff0e::181", at_least=10),
+        need("slave", "Delay_Req", "to", "ff0e::181"),
+        need("gm", "Delay_Resp", "to", "ff0e::181"),
+        need("gm", "Delay_Resp", "from", srv6)],
+    # Peer delay to the non-forwardable address, and no E2E exchange.
+    "p2p": lambda: [
+        need("slave", "Pdelay_Req", "to", "01:80:c2:00:00:0e"),
+        need("gm", "Pdelay_Resp", "to", "01:80:c2:00:00:0e"),
+        need("gm", "Pdelay_Resp_Follow_Up", "to", "01:80:c2:00:00:0e"),
+        need("gm", "Sync", "to", "01:1b:19:00:00:00", at_least=10),
+        none("slave", "Delay_Req"), none("gm", "Delay_Resp")],
+    # One-step Syncs, every one, and no Follow_Up.
+    "onestep": lambda: [
+        need("gm", "Sync", "one-step", at_least=10),
+        none("gm", "Sync", "two-step"), none("gm", "Follow_Up"),
+        need("gm", "Delay_Resp")],
+    # Multicast Sync, unicast Delay_Req and Delay_Resp.
+    "hybrid": lambda: [
+        need("gm", "Sync", "to", "224.0.1.129", at_least=10),
+        need("slave", "Delay_Req", "to", srv),
+        need("slave", "Delay_Req", "unicast"),
+        none("slave", "Delay_Req", "to", "224.0.1.129"),
+        need("gm", "Delay_Resp", "to", cli),
+        need("gm", "Delay_Resp", "unicast"),
+        none("gm", "Delay_Resp", "to", "224.0.1.129")],
+}
+ok = all(checks.get(mode, lambda: [])())
+print("capture: " + ", ".join("%s %s %d" % (k[0], k[1], n) for k, n
+                               in sorted(seen.items()) if len(k) == 2))
+sys.exit(0 if ok else 1)
+EOF
+zg_phase "capture: the $MODE exchange as expected"
+
 port=$(sed -n 's/.*metrics on .*(port \([0-9]*\)).*/\1/p' "$WORK/zg.log")
 curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" >"$WORK/metrics.txt" ||
   fail "scrape"
@@ -225,8 +372,24 @@ promtool check metrics <"$WORK/metrics.txt" >/dev/null 2>&1 ||
   { promtool check metrics <"$WORK/metrics.txt"; fail "promtool"; }
 grep -q '^zeitgeber_ptp_port_state{state="MASTER"} 1' "$WORK/metrics.txt" ||
   fail "metrics: port state"
-grep -E '^zeitgeber_ptp_messages_sent_total\{type="(SYNC|DELAY_RESP)"\} [1-9]' \
-  "$WORK/metrics.txt" | wc -l | grep -q 2 || fail "metrics: messages sent"
+sent() {  # sent TYPE: zeitgeberd's count of TYPE messages sent (0 if none)
+  local v
+  v=$(sed -n "s/^zeitgeber_ptp_messages_sent_total{type=\"$1\"} \([0-9]*\)\$/\1/p" \
+    "$WORK/metrics.txt")
+  echo "${v:-0}"
+}
+# What each delay mechanism answers with, and the Follow_Ups of two-step.
+case $MODE in
+  p2p) answers=(PDELAY_RESP PDELAY_RESP_FOLLOW_UP); none=(DELAY_RESP) ;;
+  onestep) answers=(DELAY_RESP); none=(FOLLOW_UP) ;;
+  *) answers=(DELAY_RESP FOLLOW_UP); none=() ;;
+esac
+for t in SYNC "${answers[@]}"; do
+  [ "$(sent "$t")" -gt 0 ] || fail "metrics: no $t sent"
+done
+for t in "${none[@]}"; do
+  [ "$(sent "$t")" -eq 0 ] || fail "metrics: $(sent "$t") $t sent in mode $MODE"
+done
 if [ "$MODE" = unicast ]; then
   grep -Eq '^zeitgeber_ptp_unicast_grants_total\{type="SYNC"\} [1-9]' \
     "$WORK/metrics.txt" || fail "metrics: no unicast Sync grant"

@@ -177,19 +177,24 @@ sys.exit(0 if med <= limit else 1)
 EOF
 }
 
-# zg_ptp_min_delay_offset PCAP WINDOW_S MAX_NS TRANSPORT: zeitgeberd's clock
-# error over TRANSPORT (l2 or udp: the slave's; zeitgeberd may serve both)
-# from the slave side's capture, by the minimum-delay filter (as NTP's
-# clock filter does): over the last WINDOW_S seconds, the least Sync delay
-# (capture time - t1 from the Follow_Up) is path + error and the least
-# Delay_Req delay (t4 from the Delay_Resp - capture time) is path - error,
-# so error = (min Sync - min Delay_Req) / 2. A stamp delayed on one side
-# (a frame that sat in the transmit call after t1 was read) lengthens only
-# that exchange and drops out of the minimum; a wrong clock moves every
-# exchange and does not. Fails when |error| > MAX_NS, when either minimum
-# is negative (a stamp taken after the frame was seen), or with fewer than
-# 10 Syncs or 5 Delay_Reqs (ptp4l sends one a second, randomised). Capture times are the kernel's (CLOCK_REALTIME,
-# UTC), PTP's are TAI: the Announce's currentUtcOffset converts.
+# zg_ptp_min_delay_offset PCAP WINDOW_S MAX_NS TRANSPORT [GM_MAC]:
+# zeitgeberd's clock error over TRANSPORT (l2 or udp: the slave's;
+# zeitgeberd may serve both) from the slave side's capture, by the
+# minimum-delay filter (as NTP's clock filter does): over the last WINDOW_S
+# seconds, the least Sync delay (capture time - t1, t1 from the Follow_Up,
+# or from the Sync itself when it is one-step) is path + error and the
+# least request delay (t4 from the Delay_Resp - capture time of the
+# Delay_Req, or, peer-to-peer, t2 from the Pdelay_Resp - capture time of
+# the Pdelay_Req) is path - error, so error = (min Sync - min request) / 2.
+# A stamp delayed on one side (a frame that sat in the transmit call after
+# t1 was read) lengthens only that exchange and drops out of the minimum; a
+# wrong clock moves every exchange and does not. With GM_MAC, requests
+# count only from other senders and Syncs and answers only from GM_MAC.
+# Fails when |error| > MAX_NS, when either minimum is negative (a stamp
+# taken after the frame was seen), or with fewer than 10 Syncs or 5
+# requests (ptp4l sends one a second, randomised). Capture times are the
+# kernel's (CLOCK_REALTIME, UTC), PTP's are TAI: the Announce's
+# currentUtcOffset converts.
 zg_ptp_min_delay_offset() {
   timeout "$(zg_left 60)" tshark -n -r "$1" -d udp.port==319,ptp -d udp.port==320,ptp -T fields \
     -e frame.time_epoch -e ptp.v2.messagetype -e ptp.v2.sequenceid \
@@ -197,33 +202,53 @@ zg_ptp_min_delay_offset() {
     -e ptp.v2.fu.preciseorigintimestamp.nanoseconds \
     -e ptp.v2.dr.receivetimestamp.seconds \
     -e ptp.v2.dr.receivetimestamp.nanoseconds \
-    -e ptp.v2.an.origincurrentutcoffset -e udp.srcport 2>/dev/null |
+    -e ptp.v2.an.origincurrentutcoffset -e udp.srcport \
+    -e eth.src -e ptp.v2.flags.twostep \
+    -e ptp.v2.sdr.origintimestamp.seconds \
+    -e ptp.v2.sdr.origintimestamp.nanoseconds \
+    -e ptp.v2.pdrs.requestreceipttimestamp.seconds \
+    -e ptp.v2.pdrs.requestreceipttimestamp.nanoseconds 2>/dev/null |
   python3 -c '
 import sys
 window, limit, want_udp = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3] == "udp"
+gm = sys.argv[4].lower() if len(sys.argv) > 4 else ""
 rows = [l.rstrip("\n").split("\t") for l in sys.stdin if l.strip()]
-rows = [r + [""] * (9 - len(r)) for r in rows]
+rows = [r + [""] * (15 - len(r)) for r in rows]
 rows = [r for r in rows if (r[8] != "") == want_udp]
 utc_offset = next((int(r[7]) for r in rows if r[7]), None)
 if utc_offset is None:
     print("min-delay: no Announce (currentUtcOffset) in the capture"); sys.exit(1)
-sync, dreq, s_d, d_d = {}, {}, [], []
+sync, req, s_d, d_d = {}, {}, [], []
+kinds = set()
 def ns(text):  # "1764634872.123456789" -> integer ns (a double has ~240 ns here)
     sec, _, frac = text.partition(".")
     return int(sec) * 10**9 + int((frac + "000000000")[:9])
+def tai(sec, nsec):
+    return (int(sec) - utc_offset) * 10**9 + int(nsec)
 for r in rows:
     t, seq = ns(r[0]), int(r[2]) if r[2] else -1
     mt = int(r[1], 0) if r[1] else -1
-    if mt == 0: sync[seq] = t
-    elif mt == 1: dreq[seq] = t
-    elif mt == 8 and r[3] and seq in sync:
-        t1 = (int(r[3]) - utc_offset) * 10**9 + int(r[4])
-        s_d.append((sync[seq], sync[seq] - t1))
-    elif mt == 9 and r[5] and seq in dreq:
-        t4 = (int(r[5]) - utc_offset) * 10**9 + int(r[6])
-        d_d.append((dreq[seq], t4 - dreq[seq]))
+    from_gm = not gm or r[9].lower() == gm
+    if mt == 0 and from_gm:
+        if r[10] in ("0", "False", "false") and r[11]:
+            s_d.append((t, t - tai(r[11], r[12])))  # one-step: t1 in the Sync
+            kinds.add("one-step Sync")
+        else:
+            sync[seq] = t
+    elif mt in (1, 2) and not (gm and from_gm):
+        req[(mt, seq)] = t
+    elif mt == 8 and from_gm and r[3] and seq in sync:
+        s_d.append((sync[seq], sync[seq] - tai(r[3], r[4])))
+        kinds.add("Sync/Follow_Up")
+    elif mt == 9 and from_gm and r[5] and (1, seq) in req:
+        d_d.append((req[(1, seq)], tai(r[5], r[6]) - req[(1, seq)]))
+        kinds.add("Delay_Req/Resp")
+    elif mt == 3 and from_gm and r[13] and (2, seq) in req:
+        d_d.append((req[(2, seq)], tai(r[13], r[14]) - req[(2, seq)]))
+        kinds.add("Pdelay_Req/Resp")
 if not s_d or not d_d:
-    print("min-delay: no Sync/Follow_Up or Delay_Req/Delay_Resp pairs"); sys.exit(1)
+    print("min-delay: no Sync/Follow_Up (or one-step Sync) or no "
+          "Delay_Req/Delay_Resp (or Pdelay_Req/Pdelay_Resp) pairs"); sys.exit(1)
 # The window ends where both exchanges still ran: once the slave is
 # stopped its grant keeps Syncs coming until the capture stops (seconds on
 # a loaded host), with no Delay_Req.
@@ -231,16 +256,17 @@ end = min(max(t for t, _ in s_d), max(t for t, _ in d_d))
 s = [v for t, v in s_d if end - window * 1e9 <= t <= end]
 d = [v for t, v in d_d if end - window * 1e9 <= t <= end]
 if not s or not d:
-    print("min-delay: no Syncs or no Delay_Reqs in the window"); sys.exit(1)
+    print("min-delay: no Syncs or no requests in the window"); sys.exit(1)
 ms, md = min(s), min(d)
 err = (ms - md) / 2
-print("min-delay over %.0f s: %d Syncs (least delay %.0f ns, median %.0f ns), "
-      "%d Delay_Reqs (least %.0f ns): clock error %+.0f ns, path %.0f ns "
-      "(limit %.0f ns)" % (window, len(s), ms, sorted(s)[len(s) // 2],
-                          len(d), md, err, (ms + md) / 2, limit))
+print("min-delay over %.0f s (%s): %d Syncs (least delay %.0f ns, median "
+      "%.0f ns), %d requests (least %.0f ns): clock error %+.0f ns, path "
+      "%.0f ns (limit %.0f ns)" % (window, ", ".join(sorted(kinds)), len(s),
+                                  ms, sorted(s)[len(s) // 2], len(d), md, err,
+                                  (ms + md) / 2, limit))
 ok = len(s) >= 10 and len(d) >= 5 and ms >= 0 and md >= 0 and abs(err) <= limit
 sys.exit(0 if ok else 1)
-' "$2" "$3" "$4"
+' "$2" "$3" "$4" ${5:+"$5"}
 }
 
 # The rig's floor: the error this rig shows for any master. linuxptp's own

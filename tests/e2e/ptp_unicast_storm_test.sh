@@ -107,10 +107,11 @@ STORM_PID=$!
 # Two captures on the slave's side: everything zeitgeberd sends (the rate),
 # and the slave's own exchange (its accuracy; the storm's Syncs to spoofed
 # addresses would mix their sequenceIds into it).
-zg_in_ns dumpcap -q -n -P -i "$ZG_RIG_CLIENT_IF" -w "$WORK/all.pcap" \
+# (`ip netns exec`, not zg_in_ns: the pid must be dumpcap's for zg_stop.)
+ip netns exec "$ZG_RIG_NS" dumpcap -q -n -P -i "$ZG_RIG_CLIENT_IF" -w "$WORK/all.pcap" \
   -f "src host $SRV and udp" >"$WORK/dumpcap_all.log" 2>&1 &
 CAP_ALL_PID=$!
-zg_in_ns dumpcap -q -n -i "$ZG_RIG_CLIENT_IF" -w "$WORK/slave.pcap" \
+ip netns exec "$ZG_RIG_NS" dumpcap -q -n -i "$ZG_RIG_CLIENT_IF" -w "$WORK/slave.pcap" \
   -f "host $CLI and (udp port 319 or udp port 320)" >"$WORK/dumpcap.log" 2>&1 &
 CAP_PID=$!
 zg_wait_log "$WORK/dumpcap.log" "^Capturing on" 10 || fail "dumpcap did not start"

@@ -10,6 +10,8 @@
 //     InjectPtp(ClientMessage(...), false, core::kPtpGeneralPort);
 //     std::vector<Sent> out = Run(100);     // what it sent in 100 ms
 //   }
+// With serve_ipv6_ set before Start, the port also serves kServerIp6 and
+// InjectPtp6 sends over UDP/IPv6 (from kClientIp6).
 #ifndef ZG_TESTS_DATAPLANE_PTP_PTP_PIPELINE_FIXTURE_H_
 #define ZG_TESTS_DATAPLANE_PTP_PTP_PIPELINE_FIXTURE_H_
 
@@ -51,6 +53,7 @@ ABSL_DECLARE_FLAG(std::string, ptp_unicast_negotiation);
 ABSL_DECLARE_FLAG(int, ptp_log_sync_interval);
 ABSL_DECLARE_FLAG(int, ptp_log_announce_interval);
 ABSL_DECLARE_FLAG(std::string, ptp_transport);
+ABSL_DECLARE_FLAG(bool, ptp_two_step);
 
 namespace zg::dataplane::ptp_test {
 
@@ -59,6 +62,10 @@ constexpr int64_t kS = core::kNanosPerSecond;
 const core::MacAddr kClientMac{{0x02, 0xC1, 0x1E, 0x00, 0x00, 0x02}};
 const core::Ipv4Addr kServerIp = core::Ipv4Addr::FromOctets(10, 1, 0, 1);
 const core::Ipv4Addr kClientIp = core::Ipv4Addr::FromOctets(10, 1, 0, 2);
+constexpr core::Ipv6Addr kServerIp6{
+    {0xfd, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01}};
+constexpr core::Ipv6Addr kClientIp6{
+    {0xfd, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02}};
 const core::PtpPortIdentity kClientPort{
     {{0x02, 0xC1, 0x1E, 0xFF, 0xFE, 0x00, 0x00, 0x02}}, 1};
 
@@ -81,6 +88,7 @@ struct Sent {
   core::FrameInfo info;
   core::PtpMessage msg;
   std::vector<uint8_t> bytes;  // the PTP message (owns msg.tlvs)
+  std::vector<uint8_t> frame;  // the whole frame, as transmitted
 };
 
 class PtpPipelineTest : public ::testing::Test {
@@ -118,6 +126,13 @@ class PtpPipelineTest : public ::testing::Test {
     kServerIp.Store(a.bytes.data());
     a.prefix_len = 24;
     config.addresses = {a};
+    if (serve_ipv6_) {
+      InterfaceAddress a6;
+      a6.family = InterfaceAddress::kIpv6;
+      kServerIp6.Store(a6.bytes.data());
+      a6.prefix_len = 64;
+      config.addresses.push_back(a6);
+    }
     config.access.ptp = access_;
     ASSERT_TRUE(factory_.Configure(config).ok());
     ASSERT_TRUE(factory_.RegisterNames(names_).ok());
@@ -156,6 +171,14 @@ class PtpPipelineTest : public ::testing::Test {
   // `src_port` 0: the same as `port`.
   void InjectPtp(const core::PtpMessage& m, bool multicast, uint16_t port,
                  uint16_t src_port = 0, core::Ipv4Addr src_ip = kClientIp) {
+    InjectPtpOver(m, multicast, port, src_port, /*ipv6=*/false, src_ip);
+  }
+  // The same over UDP/IPv6: to ff0e::181 or kServerIp6, from kClientIp6.
+  void InjectPtp6(const core::PtpMessage& m, bool multicast, uint16_t port) {
+    InjectPtpOver(m, multicast, port, 0, /*ipv6=*/true, kClientIp);
+  }
+  void InjectPtpOver(const core::PtpMessage& m, bool multicast, uint16_t port,
+                     uint16_t src_port, bool ipv6, core::Ipv4Addr src_ip) {
     std::vector<uint8_t> ptp(1500);
     ptp.resize(core::SerializePtpMessage(m, ptp));
     ASSERT_GT(ptp.size(), 0u);
@@ -164,11 +187,19 @@ class PtpPipelineTest : public ::testing::Test {
     uint8_t* buf = rte_pktmbuf_mtod(mb, uint8_t*);
     core::UdpFrameSpec spec;
     spec.src_mac = kClientMac;
-    spec.dst_mac =
-        multicast ? core::Ipv4MulticastMac(core::kPtpPrimaryIpv4) : server_mac_;
-    spec.src_ip = core::IpAddress::V4(src_ip);
-    spec.dst_ip =
-        core::IpAddress::V4(multicast ? core::kPtpPrimaryIpv4 : kServerIp);
+    if (ipv6) {
+      spec.dst_mac =
+          multicast ? core::kPtpPrimaryIpv6.MulticastMac() : server_mac_;
+      spec.src_ip = core::IpAddress::V6(kClientIp6);
+      spec.dst_ip =
+          core::IpAddress::V6(multicast ? core::kPtpPrimaryIpv6 : kServerIp6);
+    } else {
+      spec.dst_mac = multicast ? core::Ipv4MulticastMac(core::kPtpPrimaryIpv4)
+                               : server_mac_;
+      spec.src_ip = core::IpAddress::V4(src_ip);
+      spec.dst_ip =
+          core::IpAddress::V4(multicast ? core::kPtpPrimaryIpv4 : kServerIp);
+    }
     spec.src_port = src_port == 0 ? port : src_port;
     spec.dst_port = port;
     core::FrameInfo info;
@@ -203,6 +234,7 @@ class PtpPipelineTest : public ::testing::Test {
     core::LocalAddresses any =
         *core::LocalAddresses::Create(kClientMac, std::nullopt);
     (void)any.AddIpv4(kClientIp);
+    (void)any.AddIpv6(kClientIp6);
     for (rte_mbuf* m : testing::DrainRing(ring_.tx[0])) {
       Sent s;
       const uint8_t* f = rte_pktmbuf_mtod(m, const uint8_t*);
@@ -211,6 +243,7 @@ class PtpPipelineTest : public ::testing::Test {
           << core::FrameDropName(s.info.drop);
       s.bytes.assign(f + s.info.payload_offset,
                      f + s.info.payload_offset + s.info.payload_len);
+      s.frame.assign(f, f + m->data_len);
       EXPECT_EQ(core::ParsePtpMessage(s.bytes, &s.msg), core::PtpDrop::kOk);
       out.push_back(std::move(s));
       rte_pktmbuf_free(m);
@@ -248,6 +281,7 @@ class PtpPipelineTest : public ::testing::Test {
   std::vector<InterfaceAddress> addresses_;
   WorkerStats stats_;
   core::AccessRules access_;  // --ptp_allow / --ptp_deny for Start()
+  bool serve_ipv6_ = false;   // Start() serves kServerIp6 too
   std::atomic<bool> stop_{false};
   std::unique_ptr<Worker> worker_;
 };

@@ -78,6 +78,104 @@ TEST_F(PtpPipelineTest, DelayReqAnsweredWithItsReceiveTime) {
   EXPECT_EQ(uc->msg.header.log_message_interval, 0x7F);
 }
 
+// UDP/IPv6 (ptp4l -6): Sync, Follow_Up and Announce to ff0e::181 from our
+// address; a Delay_Req to the group answered to the group, one to our
+// address answered to the requester, each from our address, with its
+// receive time and a UDP checksum over the IPv6 pseudo-header that the
+// classifier (Collect) accepts, and that it refuses once a byte is changed.
+TEST_F(PtpPipelineTest, Udp6DelayReqAnsweredFromOurAddressWithItsChecksum) {
+  absl::SetFlag(&FLAGS_ptp_transport, "udp6");
+  serve_ipv6_ = true;
+  Start("ptp6");
+  const std::vector<Sent> sent = Run(50);
+  const auto syncs = OfType(sent, PtpMessageType::kSync);
+  ASSERT_EQ(syncs.size(), 1u);
+  ASSERT_EQ(OfType(sent, PtpMessageType::kFollowUp).size(), 1u);
+  ASSERT_EQ(OfType(sent, PtpMessageType::kAnnounce).size(), 1u);
+  for (const Sent& s : sent) {
+    EXPECT_EQ(s.info.ip_version, 6);
+    EXPECT_EQ(s.info.dst_ipv6, core::kPtpPrimaryIpv6);
+    EXPECT_EQ(s.info.src_ipv6, kServerIp6);
+    EXPECT_EQ(s.info.hop_limit, 1);
+  }
+  EXPECT_EQ(syncs[0]->info.dst_port, core::kPtpEventPort);
+
+  const uint64_t before = core::ReadTsc();
+  InjectPtp6(ClientMessage(core::PtpDelayReq{}), /*multicast=*/true,
+             core::kPtpEventPort);
+  core::PtpMessage unicast = ClientMessage(core::PtpDelayReq{});
+  unicast.header.flags.Set(core::PtpFlag::kUnicast);
+  unicast.header.sequence_id = 78;
+  InjectPtp6(unicast, /*multicast=*/false, core::kPtpEventPort);
+  worker_->PollOnce();
+  const uint64_t after = core::ReadTsc();
+  const std::vector<Sent> out = Collect();
+  const auto resps = OfType(out, PtpMessageType::kDelayResp);
+  ASSERT_EQ(resps.size(), 2u);
+  const core::ClockModel model = LockedModel(t0_);
+  for (const Sent* r : resps) {
+    EXPECT_EQ(r->info.ip_version, 6);
+    EXPECT_EQ(r->info.src_ipv6, kServerIp6);
+    EXPECT_EQ(r->info.dst_port, core::kPtpGeneralPort);
+    const auto& body = std::get<core::PtpDelayResp>(r->msg.body);
+    EXPECT_EQ(body.requesting_port_identity, kClientPort);
+    const core::TaiNs t4 = core::PtpToTai(body.receive_timestamp);
+    EXPECT_GE(t4.value, model.RawToTai(before).value);
+    EXPECT_LE(t4.value, model.RawToTai(after).value);
+  }
+  const Sent* mc = resps[0]->msg.header.sequence_id == 77 ? resps[0] : resps[1];
+  const Sent* uc = mc == resps[0] ? resps[1] : resps[0];
+  EXPECT_EQ(mc->info.dst_ipv6, core::kPtpPrimaryIpv6);
+  EXPECT_FALSE(mc->msg.header.flags.Has(core::PtpFlag::kUnicast));
+  EXPECT_EQ(uc->info.dst_ipv6, kClientIp6);
+  EXPECT_TRUE(uc->msg.header.flags.Has(core::PtpFlag::kUnicast));
+  // The checksum is checked: one changed byte of the message and the
+  // classifier drops the frame.
+  core::LocalAddresses client =
+      *core::LocalAddresses::Create(kClientMac, std::nullopt);
+  ASSERT_TRUE(client.AddIpv6(kClientIp6).ok());
+  std::vector<uint8_t> bad = uc->frame;
+  bad[uc->info.payload_offset + 40] ^= 0x01;  // receiveTimestamp
+  const core::FrameInfo info = core::ClassifyFrame(
+      bad.data(), static_cast<uint32_t>(bad.size()), client);
+  EXPECT_EQ(info.drop, core::FrameDrop::kUdpBadChecksum)
+      << core::FrameDropName(info.drop);
+}
+
+// --ptp_two_step=false on a software-stamped port: every Sync (UDP/IPv4,
+// UDP/IPv6, Layer 2) is one-step, carries a transmit time of its own from
+// the poll that sent it (the stamp taken just before tx_burst, written into
+// the frame after it was built, the UDP checksum then recomputed: Collect
+// checks it), and has no Follow_Up.
+TEST_F(PtpPipelineTest, OneStepSyncsCarryTheirOriginAndNoFollowUp) {
+  absl::SetFlag(&FLAGS_ptp_two_step, false);
+  absl::SetFlag(&FLAGS_ptp_transport, "all");
+  serve_ipv6_ = true;
+  Start("ptp1s");
+  const uint64_t before = core::ReadTsc();
+  const std::vector<Sent> sent = Run(50);
+  const uint64_t after = core::ReadTsc();
+  EXPECT_TRUE(OfType(sent, PtpMessageType::kFollowUp).empty());
+  const auto syncs = OfType(sent, PtpMessageType::kSync);
+  ASSERT_EQ(syncs.size(), 3u);  // one per transport
+  const core::ClockModel model = LockedModel(t0_);
+  int ip_versions = 0;
+  int64_t last = 0;
+  for (const Sent* s : syncs) {
+    SCOPED_TRACE(static_cast<int>(s->info.ip_version));
+    ip_versions |= 1 << s->info.ip_version;
+    EXPECT_FALSE(s->msg.header.flags.Has(core::PtpFlag::kTwoStep));
+    const core::TaiNs origin =
+        core::PtpToTai(std::get<core::PtpSync>(s->msg.body).origin_timestamp);
+    EXPECT_GE(origin.value, model.RawToTai(before).value);
+    EXPECT_LE(origin.value, model.RawToTai(after).value);
+    // Each Sync its own stamp, in the order sent.
+    EXPECT_GT(origin.value, last);
+    last = origin.value;
+  }
+  EXPECT_EQ(ip_versions, (1 << 0) | (1 << 4) | (1 << 6));
+}
+
 TEST_F(PtpPipelineTest, ManagementGetAnswered) {
   Start("ptpmg");
   Run(10);
