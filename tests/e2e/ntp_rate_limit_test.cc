@@ -228,8 +228,12 @@ double FilterReceived(const std::string& tcpdump_stderr) {
 TEST_F(NtpRateLimitTest, AbuserIsLimitedWhilePoliteClientsAreAnswered) {
   // 16 replies/s per client, bursts of 8, 1 in 16 excess requests answered.
   ASSERT_NO_FATAL_FAILURE(
+      // The exporter refreshes every 100 ms, so the settle check's two
+      // scrapes a second apart span ten refreshes (at the default 1 s a
+      // late control-thread refresh let both show the same stale values).
       StartServer({"--ntp_ratelimit=interval=-4,burst=8,leak=4",
-                   "--ntp_ratelimit_kod=true", "--ntp_clients_max=4096"}));
+                   "--ntp_ratelimit_kod=true", "--ntp_clients_max=4096",
+                   "--stats_interval=100ms"}));
   absl::StatusOr<CommandResult> r =
       rig_->Run({"sh", "-c",
                  absl::StrCat("for i in $(seq 10 ", 9 + kPoliteSockets,
@@ -308,7 +312,9 @@ TEST_F(NtpRateLimitTest, AbuserIsLimitedWhilePoliteClientsAreAnswered) {
                 MetricSum(metrics, "zeitgeber_frames_replied_total",
                           {{"kind", "ntp"}}) &&
             MetricSum(*m, "zeitgeber_rx_packets_total") ==
-                MetricSum(metrics, "zeitgeber_rx_packets_total");
+                MetricSum(metrics, "zeitgeber_rx_packets_total") &&
+            MetricSum(*m, "zeitgeber_ntp_kod_sent_total") ==
+                MetricSum(metrics, "zeitgeber_ntp_kod_sent_total");
         metrics = *m;
         return same;
       },
