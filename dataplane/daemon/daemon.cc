@@ -261,6 +261,8 @@ int Daemon::Run(std::vector<char*> eal_argv) {
                                   stamping, port_->tx_offloads(),
                                   stamps_->plan(), TxScheduling()}},
         std::move(*pipeline), &stats_[i], &stop_));
+    workers.back()->SetIdleSleep(
+        static_cast<uint64_t>(absl::ToInt64Nanoseconds(config_.idle_sleep)));
     if (absl::Status s = workers.back()->AttachEpochs(&DataplaneEpochs(), i);
         !s.ok()) {
       LogError(s.message());
@@ -399,6 +401,8 @@ absl::Status Daemon::SetUpControlPlane() {
   c.settings.push_back({"port", port_->name()});
   c.settings.push_back(
       {"publish_interval", absl::FormatDuration(config_.publish_interval)});
+  c.settings.push_back(
+      {"idle_sleep", absl::FormatDuration(config_.idle_sleep)});
   if (c.audit.path.empty()) {
     LogWarning(
         "no --audit_log: source, selection and holdover changes go to this "

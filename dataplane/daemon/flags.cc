@@ -75,6 +75,11 @@ ABSL_FLAG(bool, xdp_rx_timestamps, true,
 ABSL_FLAG(bool, xdp_steering, true,
           "AF_XDP with xdp_prog=: load --address and --vlan into the XDP "
           "program's maps so only NTP/PTP to them reaches zeitgeberd.");
+ABSL_FLAG(absl::Duration, idle_sleep, absl::ZeroDuration(),
+          "0 (default): workers busy-poll. Otherwise (1us..1ms) a worker "
+          "whose last 256 passes received and sent nothing sleeps this long, "
+          "giving its core back on a shared host (the demo's veth rig, CI); "
+          "a frame arriving meanwhile waits up to this long.");
 ABSL_FLAG(absl::Duration, publish_interval, absl::Milliseconds(100),
           "How often the clock model is republished.");
 ABSL_FLAG(absl::Duration, stats_interval, absl::Seconds(1),
@@ -208,6 +213,14 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   c.fake_nic_clock = absl::GetFlag(FLAGS_fake_nic_clock);
   c.xdp_steering = absl::GetFlag(FLAGS_xdp_steering);
   c.xdp_rx_timestamps = absl::GetFlag(FLAGS_xdp_rx_timestamps);
+  c.idle_sleep = absl::GetFlag(FLAGS_idle_sleep);
+  if (c.idle_sleep != absl::ZeroDuration() &&
+      (c.idle_sleep < absl::Microseconds(1) ||
+       c.idle_sleep > absl::Milliseconds(1))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--idle_sleep=", absl::FormatDuration(c.idle_sleep),
+                     ": must be 0 (busy-poll) or 1us..1ms"));
+  }
   c.publish_interval = absl::GetFlag(FLAGS_publish_interval);
   c.stats_interval = absl::GetFlag(FLAGS_stats_interval);
   if (c.publish_interval < absl::Milliseconds(1) ||

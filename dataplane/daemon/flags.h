@@ -43,6 +43,7 @@ struct DaemonConfig {
   bool fake_nic_clock = false;              // --fake_nic_clock
   bool xdp_steering = true;                 // --xdp_steering
   bool xdp_rx_timestamps = true;            // --xdp_rx_timestamps
+  absl::Duration idle_sleep;                // --idle_sleep (0: busy-poll)
   absl::Duration publish_interval;          // --publish_interval
   absl::Duration stats_interval;            // --stats_interval
   absl::Duration run_for;                   // --run_for (0: until a signal)

@@ -4,6 +4,8 @@
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 #include "absl/strings/str_cat.h"
 
@@ -47,17 +49,39 @@ absl::Status Worker::AttachEpochs(ReaderEpochs* epochs, size_t reader) {
 
 void Worker::Run() {
   if (epochs_ != nullptr) epochs_->Online(reader_);
-  while (!stop_->load(std::memory_order_relaxed)) PollOnce();
+  if (idle_sleep_ns_ == 0) {
+    while (!stop_->load(std::memory_order_relaxed)) PollOnce();
+  } else {
+    // The kernel's default 50 us timer slack would stretch every sleep.
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    while (!stop_->load(std::memory_order_relaxed)) {
+      const uint32_t received = PollOnce();
+      IdleBackoff(received + originated_ != 0);
+    }
+  }
   Drain();
   // Stopped: holds no config any more, so it never delays reclamation.
   if (epochs_ != nullptr) epochs_->Offline(reader_);
 }
 
+void Worker::IdleBackoff(bool worked) {
+  if (worked) {
+    idle_passes_ = 0;
+    return;
+  }
+  if (++idle_passes_ < kIdlePassesBeforeSleep) return;
+  idle_passes_ = 0;
+  const timespec ts{static_cast<time_t>(idle_sleep_ns_ / 1'000'000'000),
+                    static_cast<long>(idle_sleep_ns_ % 1'000'000'000)};
+  clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
+}
+
 uint32_t Worker::PollOnce() {
   uint32_t n = 0;
+  originated_ = 0;
   for (QueueState& q : queues_) {
     n += PollQueue(q);
-    if (source_ != nullptr) PollSource(q);
+    if (source_ != nullptr) originated_ += PollSource(q);
   }
   stats_->heartbeat_tsc.Set(core::ReadTsc());
   // Burst boundary: no config pointer from this pass is held any more.
@@ -258,9 +282,9 @@ void Worker::Transmit(QueueState& q, uint16_t from, uint16_t to,
   }
 }
 
-void Worker::PollSource(QueueState& q) {
+uint16_t Worker::PollSource(QueueState& q) {
   const uint64_t tsc = core::ReadTsc();
-  if (!source_->Due(tsc)) return;
+  if (!source_->Due(tsc)) return 0;
   if (const uint32_t failed = q.stamper.BeginBurstAt(tsc); failed != 0) {
     stats_->model_refresh_failures.Add(failed);
   }
@@ -270,7 +294,7 @@ void Worker::PollSource(QueueState& q) {
       q.config.queue.port_id, q.config.queue.queue_id,
       q.config.offloads,      q.scheduler.enabled() ? &q.scheduler : nullptr};
   const uint16_t n = source_->Produce(ctx, src_.data(), kBurstSize);
-  if (n == 0) return;
+  if (n == 0) return 0;
   std::array<uint32_t, kBurstSize> len;
   for (uint16_t i = 0; i < n; ++i) len[i] = src_[i]->pkt_len;
   const TxStamp before = q.stamper.TxNow();
@@ -288,6 +312,7 @@ void Worker::PollSource(QueueState& q) {
     rte_pktmbuf_free_bulk(src_.data() + sent, n - sent);
   }
   source_->AfterTx(n, sent, before, after);
+  return n;
 }
 
 std::vector<unsigned> WorkerLcores() {

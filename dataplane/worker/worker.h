@@ -22,6 +22,11 @@
 //
 // The loop does no locking, allocation, syscalls or exceptions of its own
 // (a PMD may make syscalls inside rx/tx_burst, as net_af_xdp does to kick TX).
+// The one exception is opt-in and off the packet path: with SetIdleSleep
+// (--idle_sleep), after kIdlePassesBeforeSleep passes in a row that neither
+// received nor originated a frame, the worker sleeps that long, giving its
+// core back on a shared host (the demo's veth rig, CI). Busy polling (0) is
+// the default and what the benchmarks measure.
 //
 //   std::atomic<bool> stop{false};
 //   auto w = std::make_unique<Worker>(queues, std::move(pipeline), &stats,
@@ -97,6 +102,12 @@ class Worker {
   // Bounded passes until every queue comes back empty, so frames already
   // received are answered before the ports stop.
   void Drain(int max_passes = 16);
+  // Before Run: 0 (the default) busy-polls; otherwise Run sleeps `ns` after
+  // kIdlePassesBeforeSleep idle passes in a row (see the file comment). A
+  // frame arriving meanwhile waits up to `ns` (plus the kernel's wake-up):
+  // its RX stamp is the XDP hook's with zg_xdp.o, else the TSC at burst.
+  void SetIdleSleep(uint64_t ns) { idle_sleep_ns_ = ns; }
+  static constexpr uint32_t kIdlePassesBeforeSleep = 256;
 
  private:
   struct QueueState {
@@ -107,7 +118,12 @@ class Worker {
     core::TxKickEstimate kick;
   };
   uint32_t PollQueue(QueueState& q);
-  void PollSource(QueueState& q);
+  // Returns the frames the source originated.
+  uint16_t PollSource(QueueState& q);
+  // Run's idle back-off: sleeps idle_sleep_ns_ once the pass that just
+  // ended (`worked`: it received or originated frames) was the
+  // kIdlePassesBeforeSleep-th idle one in a row.
+  void IdleBackoff(bool worked);
   // Classifies pkt: its kind (with a handler), or false when it was dropped.
   bool Classify(Packet& pkt, uint8_t& kind);
   void Dispatch(Packet& pkt, uint8_t kind, const BurstContext& burst);
@@ -134,6 +150,9 @@ class Worker {
   size_t reader_ = 0;
   uint64_t finalise_budget_ticks_;  // kFinaliseBudgetNs in TSC ticks
   uint64_t kick_outlier_ticks_;     // kKickOutlierNs in TSC ticks
+  uint64_t idle_sleep_ns_ = 0;      // SetIdleSleep; 0: busy-poll
+  uint32_t idle_passes_ = 0;        // idle passes in a row (Run)
+  uint32_t originated_ = 0;         // frames PollSource sent this pass
 
   // Per-burst scratch (reused; no allocation in the loop).
   std::array<rte_mbuf*, kBurstSize> rx_ = {};

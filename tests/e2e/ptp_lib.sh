@@ -64,8 +64,10 @@ zg_ptp_start_gm() {
   local dev="net_af_xdp${ZG_GM_N}"
   # This host's kernel clock is the reference and is not synchronised
   # (STA_UNSYNC): --require_system_clock_sync=false serves it anyway.
-  # The worker busy-polls; on a shared 2-core host it must not be starved
-  # (deployments give it a core of its own).
+  # The worker must not be starved on a shared 2-core host (deployments
+  # give it a core of its own); idle, it sleeps 50 us instead of spinning
+  # (--idle_sleep, as zeitgeberd_rig.cc: RX stamps are the XDP hook's), so
+  # the sanitizer builds CI runs meanwhile get the core.
   # nice execs zeitgeberd (same pid: the caller's kill reaches it), which
   # stops itself after --run_for.
   nice -n -20 "$ZG_ZEITGEBERD" \
@@ -74,7 +76,8 @@ zg_ptp_start_gm() {
     --log-level=lib.eal:warning \
     --vdev="$dev,iface=$iface,xdp_prog=$ZG_XDP_OBJ" -- \
     --port="$dev" --address="$addr" --ptp --require_system_clock_sync=false \
-    --metrics_address=127.0.0.1:0 --run_for="${ZG_GM_TIMEOUT:-300}s" "$@" \
+    --metrics_address=127.0.0.1:0 --run_for="${ZG_GM_TIMEOUT:-300}s" \
+    --idle_sleep=50us "$@" \
     >"$log" 2>&1 &
   ZG_GM_PID=$!
 }
@@ -374,7 +377,15 @@ zg_ptp_rig_floor() {
   fi
   zg_ptp_floor_measure "$host_if" "$dir" || return 1
   echo "rig floor (ptp4l master, L2), measured now: $ZG_RIG_FLOOR_STATS"
-  if [ -n "$cache" ] && [ -n "$key" ]; then
+  # A floor over its limit is measured once more (a busy moment of the
+  # host, not the rig), and only a floor within it is shared: one noisy
+  # measurement must not fail every test of the run in lockstep.
+  if [ "$ZG_RIG_FLOOR_NS" -gt "$ZG_PTP_FLOOR_LIMIT_NS" ]; then
+    zg_ptp_floor_measure "$host_if" "$dir" || return 1
+    echo "rig floor (ptp4l master, L2), measured again: $ZG_RIG_FLOOR_STATS"
+  fi
+  if [ -n "$cache" ] && [ -n "$key" ] &&
+     [ "$ZG_RIG_FLOOR_NS" -le "$ZG_PTP_FLOOR_LIMIT_NS" ]; then
     echo "key=$key floor_ns=$ZG_RIG_FLOOR_NS by $who: $ZG_RIG_FLOOR_STATS" \
       >"$cache.tmp.$$" && mv -f "$cache.tmp.$$" "$cache"
   fi

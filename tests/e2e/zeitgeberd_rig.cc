@@ -128,6 +128,13 @@ absl::StatusOr<std::unique_ptr<Zeitgeberd>> Zeitgeberd::Start(
   if (!config.server_cidr6.empty()) {
     argv.push_back(absl::StrCat("--address=", config.server_cidr6));
   }
+  if (af_xdp && options.mode == DeployMode::kXdpSteering) {
+    // An idle worker sleeps instead of spinning (CI shares 2 cores with
+    // the sanitizer builds). RX stamps here are the XDP hook's, taken as
+    // the frame arrives, so a frame waiting out a sleep keeps its stamp;
+    // the other modes stamp at rx_burst and keep busy polling.
+    argv.push_back(std::string("--idle_sleep=") + kE2eIdleSleep);
+  }
   for (const std::string& f : options.extra_flags) argv.push_back(f);
   if (options.nice != 0) {
     argv.insert(argv.begin(), {"nice", "-n", absl::StrCat(options.nice)});

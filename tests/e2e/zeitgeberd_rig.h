@@ -41,6 +41,10 @@
 namespace zg::e2e {
 
 enum class DeployMode { kDpdkOwnsPort, kXdpSteering };
+
+// --idle_sleep in kXdpSteering (zeitgeberd_rig.cc says why); ptp_lib.sh
+// passes the same.
+inline constexpr char kE2eIdleSleep[] = "50us";
 const char* DeployModeName(DeployMode mode);  // "dpdk_owns_port", ...
 
 // The PMD on the host-side veth. net_af_xdp is how zeitgeberd is deployed;

@@ -110,6 +110,7 @@ TEST(ParseDaemonFlagsTest, RepeatedAddressesFromArgvAndFlagfile) {
   EXPECT_EQ(c->metrics_address, "[::1]:9200");
   EXPECT_EQ(c->run_for, absl::Seconds(3));
   EXPECT_EQ(c->publish_interval, absl::Milliseconds(100));
+  EXPECT_EQ(c->idle_sleep, absl::ZeroDuration()) << "busy-poll by default";
   ASSERT_EQ(c->control.sources.size(), 1u);
   EXPECT_TRUE(c->control.sources[0].system.require_synchronized)
       << "by default";
@@ -168,6 +169,17 @@ TEST(ParseDaemonFlagsTest, InvalidValuesSayWhatToDo) {
     absl::FlagSaver saver;
     EXPECT_THAT(Parse({"--publish_interval=5s"}).status().message(),
                 HasSubstr("1ms..1s"));
+  }
+  {
+    absl::FlagSaver saver;
+    EXPECT_THAT(
+        Parse({"--idle_sleep=2ms"}).status().message(),
+        HasSubstr("--idle_sleep=2ms: must be 0 (busy-poll) or 1us..1ms"));
+    EXPECT_THAT(Parse({"--idle_sleep=500ns"}).status().message(),
+                HasSubstr("1us..1ms"));
+    auto c = Parse({"--idle_sleep=50us"});
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->idle_sleep, absl::Microseconds(50));
   }
   {
     absl::FlagSaver saver;

@@ -6,12 +6,16 @@
 // (T2) and transmit (T3) stamps the loop took, so the test reads them back.
 #include "dataplane/worker/worker.h"
 
+#include <pthread.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_launch.h>
 #include <rte_mempool.h>
+#include <time.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -544,6 +548,55 @@ TEST_F(WorkerTest, LaunchedWorkerAnswersAndStopsCleanly) {
   EXPECT_EQ(s.rx_packets, 16u);
   EXPECT_EQ(s.tx_packets, 16u);
   EXPECT_GT(s.empty_polls, 0u);
+  ExpectPoolRestored();
+}
+
+// --idle_sleep: an idle worker gives its core back (its thread's CPU time
+// is a fraction of the wall time; busy polling would use all of it) and
+// still answers what arrives while it sleeps.
+TEST_F(WorkerTest, IdleSleepGivesTheCoreBackAndStillAnswers) {
+  SetUpPort("idle");
+  std::vector<std::unique_ptr<Worker>> workers;
+  ASSERT_EQ(WorkerLcores().size(), 1u);
+  workers.push_back(MakeWorker({}));
+  workers.back()->SetIdleSleep(1'000'000);  // 1 ms
+  // The CPU clock of the lcore's thread (the same thread every launch),
+  // read on that lcore.
+  clockid_t cpu_clock{};
+  ASSERT_EQ(rte_eal_remote_launch(
+                [](void* arg) {
+                  return pthread_getcpuclockid(pthread_self(),
+                                               static_cast<clockid_t*>(arg));
+                },
+                &cpu_clock, WorkerLcores()[0]),
+            0);
+  ASSERT_EQ(rte_eal_wait_lcore(WorkerLcores()[0]), 0);
+  WorkerGroup group;
+  ASSERT_TRUE(group.Launch(std::move(workers)).ok());
+  timespec cpu0{}, cpu1{};
+  clock_gettime(cpu_clock, &cpu0);
+  const auto wall0 = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  clock_gettime(cpu_clock, &cpu1);
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0)
+          .count();
+  const double cpu_s =
+      (cpu1.tv_sec - cpu0.tv_sec) + (cpu1.tv_nsec - cpu0.tv_nsec) * 1e-9;
+  std::printf("idle worker: %.3f s CPU in %.3f s\n", cpu_s, wall_s);
+  EXPECT_LT(cpu_s, 0.5 * wall_s) << "an idle worker sleeps";
+  InjectNtp(16);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (rte_ring_count(ring_.tx[0]) < 16 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  stop_.store(true, std::memory_order_relaxed);
+  group.Join();
+  std::vector<rte_mbuf*> out = testing::DrainRing(ring_.tx[0]);
+  EXPECT_EQ(ReadNtpReplies(out).size(), 16u);
+  testing::FreeAll(out);
   ExpectPoolRestored();
 }
 
