@@ -40,6 +40,10 @@ constexpr uint8_t kHaveMs = 8;       // last_ms_ns holds t2 - t1
 constexpr uint8_t kHaveMpd = 16;     // mpd_ns holds a meanPathDelay
 constexpr uint8_t kHaveAnnounce = 32;
 
+// Stamp arithmetic on wire values (timestamps, corrections a peer chose),
+// clamped to int64 ns instead of overflowing.
+constexpr int64_t Sat(__int128 ns) { return core::SaturatingNanos(0, ns); }
+
 }  // namespace
 
 // One subscriber. Written by: the lane's engine only.
@@ -568,8 +572,8 @@ void PtpSubscriberEngine::OnSync(uint32_t local, const core::PtpMessage& msg,
     s.flags &= static_cast<uint8_t>(~kPendingSync);
     ++counts_.one_step_syncs;
     OnT1T2(s,
-           core::PtpToTai(sync.origin_timestamp).value +
-               msg.header.correction.Nanos(),
+           Sat(__int128{core::PtpToTai(sync.origin_timestamp).value} +
+               msg.header.correction.Nanos()),
            rx_tsc);
   }
 }
@@ -591,15 +595,17 @@ void PtpSubscriberEngine::OnFollowUp(uint32_t local,
       core::kNanosPerSecond / config_.tsc_hz));
   const auto& fu = std::get<core::PtpFollowUp>(msg.body);
   OnT1T2(s,
-         core::PtpToTai(fu.precise_origin_timestamp).value +
-             s.pending_correction_ns + msg.header.correction.Nanos(),
+         Sat(__int128{core::PtpToTai(fu.precise_origin_timestamp).value} +
+             s.pending_correction_ns + msg.header.correction.Nanos()),
          s.pending_rx_tsc);
 }
 
 void PtpSubscriberEngine::OnT1T2(Sub& s, int64_t t1_tai_ns, uint64_t t2_tsc) {
-  s.last_ms_ns = model_.RawToTai(t2_tsc).value - t1_tai_ns;
+  s.last_ms_ns = Sat(__int128{model_.RawToTai(t2_tsc).value} - t1_tai_ns);
   s.flags |= kHaveMs;
-  if ((s.flags & kHaveMpd) != 0) offset_ns_.Record(s.last_ms_ns - s.mpd_ns);
+  if ((s.flags & kHaveMpd) != 0) {
+    offset_ns_.Record(Sat(__int128{s.last_ms_ns} - s.mpd_ns));
+  }
 }
 
 void PtpSubscriberEngine::OnDelayResp(uint32_t local,
@@ -617,10 +623,12 @@ void PtpSubscriberEngine::OnDelayResp(uint32_t local,
   s.flags &= static_cast<uint8_t>(~kDelayReqOut);
   ++counts_.delay_resps_answered;
   if (s.delay_req_tx_tsc == 0 || (s.flags & kHaveMs) == 0) return;
-  const int64_t t4 = core::PtpToTai(resp.receive_timestamp).value -
-                     msg.header.correction.Nanos();
-  const int64_t sm = t4 - model_.RawToTai(s.delay_req_tx_tsc).value;
-  s.mpd_ns = (s.last_ms_ns + sm) / 2;
+  const int64_t t4 =
+      Sat(__int128{core::PtpToTai(resp.receive_timestamp).value} -
+          msg.header.correction.Nanos());
+  const int64_t sm =
+      Sat(__int128{t4} - model_.RawToTai(s.delay_req_tx_tsc).value);
+  s.mpd_ns = Sat((__int128{s.last_ms_ns} + sm) / 2);
   s.flags |= kHaveMpd;
   path_delay_ns_.Record(s.mpd_ns);
 }
