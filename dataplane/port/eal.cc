@@ -5,8 +5,10 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -132,6 +134,13 @@ absl::StatusOr<std::unique_ptr<Eal>> Eal::Init(
 
 Eal::~Eal() {
   eal_running.store(false);
+  // DPDK 22.11's rte_eal_cleanup frees the EAL's memory without stopping
+  // its interrupt thread, which may still be finishing a driver's deferred
+  // unregistration: net_memif closed with its peer connected hands its
+  // control channel to rte_intr_callback_unregister_pending, and the thread
+  // then walked freed interrupt sources (SIGSEGV in rte_intr_fd_get at exit,
+  // seen in CI's zg_loadgen_memif). Give it a moment first; exit only.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   rte_eal_cleanup();
 }
 
