@@ -5,6 +5,15 @@ namespace zg::core {
 PtpClockQuality PtpServedClockQuality(const ClockModel& model, TaiNs now,
                                       const PtpProfile& profile) {
   if (model.IsSynchronized(now)) return model.ptp_quality;
+  // Out of holdover spec the time is not served as synchronised, but the
+  // control plane's class for it (52/187, 140/150/160, 165) is the truth a
+  // slave's BMCA needs: only a model that is stale, has no rate or is free
+  // running gets the profile's free-run class.
+  const bool current = model.ns_per_tick_q32 != 0 &&
+                       model.AgeNs(now) <= model.max_extrapolation_ns;
+  if (current && model.state == SyncState::kHoldoverOutOfSpec) {
+    return model.ptp_quality;
+  }
   return {profile.freerun_clock_class, 0xFE, 0xFFFF};
 }
 

@@ -46,8 +46,9 @@ struct PtpGrandmasterView {
                                    const PtpGrandmasterView&) = default;
 };
 
-// Clock quality served at `now`: the model's, or the free-running quality
-// of the profile when the model is not synchronised.
+// Clock quality served at `now`: the model's while it is synchronised or
+// current in HOLDOVER_OUT_OF_SPEC (the degradation classes), else the
+// profile's free-running quality (stale, no rate, FREERUN).
 PtpClockQuality PtpServedClockQuality(const ClockModel& model, TaiNs now,
                                       const PtpProfile& profile);
 

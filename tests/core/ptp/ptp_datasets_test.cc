@@ -70,6 +70,26 @@ TEST(PtpDatasets, StaleModelIsFreeRunning) {
   EXPECT_EQ(gm.time_properties.time_source, PtpTimeSource::kGnss);
 }
 
+// Out of holdover spec: not synchronised (no traceability, NTP LI=3), but
+// the control plane's degradation class is served, not 248; once the model
+// is stale, or free running, the profile's free-run class.
+TEST(PtpDatasets, OutOfSpecHoldoverServesItsDegradationClass) {
+  ClockModel m = LockedModel();
+  m.state = SyncState::kHoldoverOutOfSpec;
+  m.ptp_quality = {187, 0x2F, 0xFFFF};
+  const PtpPortConfig config = DefaultPtpPortConfig(PtpProfileId::kDefaultE2E);
+  const PtpClockIdentity id = PtpClockIdentity::FromMac(kMac);
+  PtpGrandmasterView gm = MakePtpGrandmasterView(config, id, m, kAnchor);
+  EXPECT_FALSE(gm.synchronized);
+  EXPECT_EQ(gm.quality, (PtpClockQuality{187, 0x2F, 0xFFFF}));
+  EXPECT_FALSE(gm.time_properties.time_traceable);
+  gm = MakePtpGrandmasterView(config, id, m, kAnchor + 11 * kNanosPerSecond);
+  EXPECT_EQ(gm.quality, (PtpClockQuality{248, 0xFE, 0xFFFF})) << "stale";
+  m.state = SyncState::kFreerun;
+  gm = MakePtpGrandmasterView(config, id, m, kAnchor);
+  EXPECT_EQ(gm.quality, (PtpClockQuality{248, 0xFE, 0xFFFF})) << "free run";
+}
+
 TEST(PtpDatasets, FreeRunningModelHasNoValidOffset) {
   ClockModel m = LockedModel();
   m.state = SyncState::kFreerun;
