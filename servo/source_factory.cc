@@ -14,10 +14,14 @@
 namespace zg::servo {
 namespace {
 
-// Applies the spec's name/priority overrides to a source's info.
+// Applies the spec's name/priority/traceable overrides to a source's info.
 void Override(const SourceSpec& spec, SourceInfo* info) {
   if (spec.name) info->name = *spec.name;
   if (spec.priority) info->priority = *spec.priority;
+  if (spec.traceable) {
+    info->time_traceable = *spec.traceable;
+    info->frequency_traceable = *spec.traceable;
+  }
 }
 
 absl::Status Wrap(const SourceSpec& spec, const absl::Status& s) {

@@ -179,6 +179,10 @@ absl::StatusOr<bool> CommonOption(SourceSpec* spec, const Parser& p,
         p.Duration(o, 10 * kMs, 60 * kS, &spec->poll_interval_ns));
   } else if (o.key == "timeout") {
     ZG_RETURN_IF_ERROR(p.Duration(o, 100 * kMs, 3600 * kS, timeout_ns));
+  } else if (o.key == "traceable") {
+    bool v = false;
+    ZG_RETURN_IF_ERROR(p.Bool(o, &v));
+    spec->traceable = v;
   } else {
     return false;
   }
@@ -469,7 +473,8 @@ absl::StatusOr<SourceSpec> ParseSourceSpec(std::string_view text_in) {
         return Bad(spec, absl::StrCat("unknown option '", o.key, "' for ",
                                       SourceKindName(spec.kind),
                                       " (options: name, "
-                                      "priority, interval, timeout, ",
+                                      "priority, interval, timeout, "
+                                      "traceable, ",
                                       KeysOf(spec.kind), ")"));
       }
       ZG_RETURN_IF_ERROR(s);

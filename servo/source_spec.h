@@ -15,7 +15,11 @@
 //       [,up_for=DUR][,down_for=DUR][,jump=DUR][,jump_after=DUR]
 //       [,control_file=PATH][,stratum=N][,refid=CODE]
 // and for every kind: name=STR, priority=N (lower is preferred),
-// interval=DUR (poll interval), timeout=DUR (no sample for this long: down).
+// interval=DUR (poll interval), timeout=DUR (no sample for this long: down),
+// traceable=true|false (whether the source's time and frequency trace to a
+// primary reference: gpsd, pps and sim do by default, system and phc do not;
+// declare system or phc traceable when chrony, ptp4l or ts2phc keep that
+// clock locked to GNSS, so PTP announces clockClass 6/7, not 248).
 // DUR is an abseil duration: 250ms, 1.5us, 20s, -3ms.
 //
 //   ZG_ASSIGN_OR_RETURN(SourceSpec s,
@@ -50,6 +54,7 @@ struct SourceSpec {
   // Overrides of the source's SourceInfo; unset: the kind's default.
   std::optional<std::string> name;
   std::optional<int> priority;
+  std::optional<bool> traceable;  // time_traceable and frequency_traceable
   // How often the control thread polls the source.
   int64_t poll_interval_ns = 1'000'000'000;
   // How often the source yields a sample (the servo's sync interval): the

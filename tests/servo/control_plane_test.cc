@@ -310,6 +310,27 @@ TEST_F(ControlPlaneTest, SetupErrorsAreActionable) {
   EXPECT_THAT(std::string(cp.status().message()), HasSubstr("no/such/dir"));
 }
 
+// A source that is not time-traceable serves clockClass 248 in every state
+// (it claims no primary reference), while NTP still serves it as
+// synchronised; declaring it traceable (as --source=system,traceable=true
+// does for a GNSS-locked host clock) gives 6 when locked.
+TEST_F(ControlPlaneTest, TraceableDeclarationSetsTheClass) {
+  Start(
+      Config({"sim:up_for=30s,down_for=30s,uncertainty=200ns,"
+              "traceable=false"}));
+  RunUntil(25);
+  core::ClockModel m = Published();
+  EXPECT_EQ(m.state, core::SyncState::kLocked);
+  EXPECT_EQ(m.ptp_quality.clock_class, 248);
+  EXPECT_FALSE(m.time_traceable);
+  EXPECT_TRUE(m.IsSynchronized(m.tai_anchor));
+  RunUntil(37);
+  m = Published();
+  EXPECT_EQ(m.state, core::SyncState::kHoldoverInSpec);
+  EXPECT_EQ(m.ptp_quality.clock_class, 248);
+  control_->Stop("test");
+}
+
 TEST_F(ControlPlaneTest, SeveralSourcesByPriority) {
   Start(Config({"sim:b,priority=20,uncertainty=300ns",
                 "sim:a,priority=10,uncertainty=300ns,up_for=15s"}));

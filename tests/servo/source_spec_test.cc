@@ -120,6 +120,17 @@ TEST(SourceSpecTest, SimulatedScript) {
   EXPECT_EQ(s.sim.info.ntp_refid, NtpRefId("LAB1"));
 }
 
+// traceable= overrides the kind's default (applied by BuildSource; the
+// control plane's class test shows its effect).
+TEST(SourceSpecTest, TraceableIsDeclaredPerSource) {
+  EXPECT_FALSE(Parse("system").traceable.has_value());
+  EXPECT_EQ(Parse("system,traceable=true").traceable, true);
+  EXPECT_EQ(Parse("phc:/dev/ptp0,traceable=on").traceable, true);
+  EXPECT_EQ(Parse("gpsd,traceable=false").traceable, false);
+  EXPECT_THAT(Error("system,traceable=yes"), HasSubstr("on|off"));
+  EXPECT_THAT(Error("system,bogus=1"), HasSubstr("traceable"));
+}
+
 TEST(SourceSpecTest, ErrorsNameTheProblem) {
   EXPECT_THAT(Error("ntp:pool.example"),
               HasSubstr("unknown source kind 'ntp'"));
