@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <set>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -37,8 +38,16 @@ ABSL_FLAG(double, temperature_excursion, 1.0,
           "Temperature change (K) expected while in holdover.");
 ABSL_FLAG(std::string, servo, "linreg",
           "Clock servo: linreg (linear regression) or pi.");
-ABSL_FLAG(std::string, clock_class_profile, "ieee1588",
-          "PTP clockClass mapping: ieee1588, g8275_gm or g8275_bc.");
+ABSL_FLAG(std::string, clock_class_profile, "auto",
+          "PTP clockClass mapping: ieee1588, g8275_gm or g8275_bc; auto "
+          "(default): g8275_gm with --ptp_profile=g8275.2, else ieee1588.");
+ABSL_FLAG(std::string, clock_class_degradation, "a",
+          "ieee1588 mapping, out of holdover spec: a (clockClass 52) or b "
+          "(187: the degradation alternative whose clock may become a "
+          "slave). IEEE 1588-2008 table 5.");
+// --ptp_profile (dataplane/ptp/ptp_flags.cc) picks the clockClass mapping
+// when --clock_class_profile=auto.
+ABSL_DECLARE_FLAG(std::string, ptp_profile);
 ABSL_FLAG(absl::Duration, holdover_in_spec_limit, absl::Nanoseconds(1500),
           "Holdover stays in spec (clockClass 7, NTP synchronised) while the "
           "predicted error bound is within this.");
@@ -129,6 +138,14 @@ absl::Status ApplySystemTrust(servo::ControlPlaneConfig* c) {
   return absl::OkStatus();
 }
 
+// --clock_class_profile, with auto resolved from --ptp_profile.
+std::string ClassProfileFlag() {
+  const std::string profile = absl::GetFlag(FLAGS_clock_class_profile);
+  if (profile != "auto") return profile;
+  const std::string ptp = absl::GetFlag(FLAGS_ptp_profile);
+  return ptp == "g8275.2" || ptp == "g8275_2" ? "g8275_gm" : "ieee1588";
+}
+
 absl::Status ParseDiscipline(servo::DisciplineConfig* d) {
   const std::string servo = absl::GetFlag(FLAGS_servo);
   if (servo == "linreg") {
@@ -138,7 +155,7 @@ absl::Status ParseDiscipline(servo::DisciplineConfig* d) {
   } else {
     return FlagError("servo", servo, "must be linreg or pi");
   }
-  const std::string profile = absl::GetFlag(FLAGS_clock_class_profile);
+  const std::string profile = ClassProfileFlag();
   if (profile == "ieee1588") {
     d->class_policy.profile = servo::ClassProfile::kIeee1588;
   } else if (profile == "g8275_gm") {
@@ -147,8 +164,19 @@ absl::Status ParseDiscipline(servo::DisciplineConfig* d) {
     d->class_policy.profile = servo::ClassProfile::kG8275Bc;
   } else {
     return FlagError("clock_class_profile", profile,
-                     "must be ieee1588, g8275_gm or g8275_bc");
+                     "must be auto, ieee1588, g8275_gm or g8275_bc");
   }
+  const std::string degradation = absl::GetFlag(FLAGS_clock_class_degradation);
+  if (degradation != "a" && degradation != "b") {
+    return FlagError("clock_class_degradation", degradation, "must be a or b");
+  }
+  if (degradation == "b" &&
+      d->class_policy.profile != servo::ClassProfile::kIeee1588) {
+    return FlagError("clock_class_degradation", degradation,
+                     "applies to the ieee1588 mapping only (G.8275 has its "
+                     "own out-of-spec classes)");
+  }
+  d->class_policy.degradation_alternative_b = degradation == "b";
   ZG_ASSIGN_OR_RETURN(d->oscillator,
                       ParseOscillatorFlag(absl::GetFlag(FLAGS_oscillator)));
   const double dt = absl::GetFlag(FLAGS_temperature_excursion);
@@ -236,7 +264,8 @@ std::vector<std::pair<std::string, std::string>> Settings() {
   return {
       {"servo", absl::GetFlag(FLAGS_servo)},
       {"oscillator", absl::GetFlag(FLAGS_oscillator)},
-      {"clock_class_profile", absl::GetFlag(FLAGS_clock_class_profile)},
+      {"clock_class_profile", ClassProfileFlag()},
+      {"clock_class_degradation", absl::GetFlag(FLAGS_clock_class_degradation)},
       {"require_system_clock_sync",
        absl::GetFlag(FLAGS_require_system_clock_sync) ? "true" : "false"},
       {"holdover_in_spec_limit",

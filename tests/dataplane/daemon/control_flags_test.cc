@@ -112,6 +112,37 @@ TEST(ControlFlagsTest, RepeatedSourcesAndEverySetting) {
   EXPECT_EQ(cp.audit.keep_files, 3);
 }
 
+// --clock_class_profile=auto (the default) follows --ptp_profile: G.8275.2
+// serves the G.8275 T-GM classes unless the flag says otherwise; the
+// IEEE 1588 mapping's out-of-spec class is 52 or, by flag, 187.
+TEST(ControlFlagsTest, ClockClassMappingFollowsThePtpProfile) {
+  using servo::ClassProfile;
+  const auto policy = [](std::vector<std::string> args) {
+    absl::FlagSaver saver;
+    absl::StatusOr<DaemonConfig> c = Parse(std::move(args));
+    EXPECT_TRUE(c.ok()) << c.status();
+    return c.ok() ? c->control.discipline.class_policy : servo::ClassPolicy{};
+  };
+  EXPECT_EQ(policy({}).profile, ClassProfile::kIeee1588);
+  EXPECT_FALSE(policy({}).degradation_alternative_b);
+  EXPECT_EQ(policy({"--ptp_profile=g8275.2"}).profile, ClassProfile::kG8275Gm);
+  EXPECT_EQ(policy({"--ptp_profile=enterprise_hybrid"}).profile,
+            ClassProfile::kIeee1588);
+  EXPECT_EQ(policy({"--ptp_profile=g8275.2", "--clock_class_profile=ieee1588"})
+                .profile,
+            ClassProfile::kIeee1588);
+  EXPECT_EQ(policy({"--ptp_profile=g8275.2", "--clock_class_profile=g8275_bc"})
+                .profile,
+            ClassProfile::kG8275Bc);
+  EXPECT_TRUE(
+      policy({"--clock_class_degradation=b"}).degradation_alternative_b);
+  absl::FlagSaver saver;
+  EXPECT_THAT(Error({"--clock_class_degradation=c"}),
+              HasSubstr("must be a or b"));
+  EXPECT_THAT(Error({"--ptp_profile=g8275.2", "--clock_class_degradation=b"}),
+              HasSubstr("ieee1588 mapping only"));
+}
+
 TEST(ControlFlagsTest, CustomOscillator) {
   absl::StatusOr<servo::OscillatorProfile> p = ParseOscillatorFlag(
       "custom:floor_ppb=1000,aging_ppb_per_day=5,temperature_ppb_per_k=3,"
