@@ -15,6 +15,12 @@
 // The audit log holds the lock, the source going down and the holdover,
 // and the exporter ends in holdover_out_of_spec or freerun.
 //
+// zeitgeberd serves PTP too (default profile, UDP/IPv4), and linuxptp's pmc
+// reads its DEFAULT_DATA_SET with every probe: the clockClass a PTP client
+// sees in each state, next to ntpdig's view. With the IEEE 1588 mapping
+// and --clock_class_degradation=b (servo/clock_quality.h): LOCKED 6,
+// HOLDOVER_IN_SPEC 7, out of spec 187 (LOCKING, before the first lock: 248).
+//
 // ntpdig -dd dumps each reply in hex; the test reads LI, stratum and root
 // dispersion from that dump (what the client received), and ntpdig's own
 // JSON verdict or refusal.
@@ -60,7 +66,27 @@ struct Probe {
   double receive_s = 0;           // the reply's receive timestamp (NTP s)
   bool accepted = false;          // ntpdig printed a JSON sample
   std::string refusal;            // ntpdig's "Response dropped: ..." reason
+  int clock_class = -1;           // pmc's DEFAULT_DATA_SET (-1: no answer)
 };
+
+// clockClass from pmc's DEFAULT_DATA_SET answer, read from the client
+// namespace: -1 without one.
+int PmcClockClass(const NetnsRig& rig, absl::Duration timeout) {
+  absl::StatusOr<testutil::CommandResult> r =
+      rig.Run({"timeout", "3", "pmc", "-4", "-i", rig.client_if(), "-d", "0",
+               "-b", "0", "GET DEFAULT_DATA_SET"},
+              timeout);
+  if (!r.ok()) return -1;
+  for (absl::string_view line : absl::StrSplit(r->stdout_text, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    int v = 0;
+    if (absl::ConsumePrefix(&line, "clockClass") &&
+        absl::SimpleAtoi(absl::StripAsciiWhitespace(line), &v)) {
+      return v;
+    }
+  }
+  return -1;
+}
 
 // The first 16 bytes of the reply from ntpdig -dd's hex dump.
 bool ParseHexRow(absl::string_view line, uint8_t out[16]) {
@@ -132,7 +158,7 @@ constexpr double kInSpecLimit_s = 500e-6;
 
 TEST(ReferenceLossTest, DispersionGrowsThenLeapIndicatorSaysUnsynchronised) {
   if (!testutil::CanCreateNamespaces()) GTEST_SKIP() << "needs root";
-  for (const char* tool : {"ntpdig", "curl"}) {
+  for (const char* tool : {"ntpdig", "curl", "pmc"}) {
     if (!testutil::ProgramAvailable(tool)) GTEST_SKIP() << tool << " missing";
   }
   absl::StatusOr<testutil::TempDir> dir = testutil::TempDir::Create("refloss");
@@ -159,11 +185,22 @@ TEST(ReferenceLossTest, DispersionGrowsThenLeapIndicatorSaysUnsynchronised) {
       "--freerun_limit=5ms",
       "--audit_log=" + audit,
       "--audit_fsync=every_record",
+      // PTP for pmc: the default profile over UDP/IPv4, and the IEEE 1588
+      // degradation alternative B out of holdover spec (clockClass 187).
+      "--ptp",
+      "--ptp_transport=udp4",
+      "--clock_class_degradation=b",
   };
   const absl::Time start = absl::Now();
   absl::StatusOr<std::unique_ptr<Zeitgeberd>> zg =
       Zeitgeberd::Start(**rig, config, options);
   ASSERT_TRUE(zg.ok()) << zg.status();
+  // pmc's management messages go to PTP's multicast group.
+  absl::StatusOr<testutil::CommandResult> route = (*rig)->Run(
+      {"ip", "route", "add", "224.0.0.0/4", "dev", (*rig)->client_if()},
+      absl::Seconds(10));
+  ASSERT_TRUE(route.ok() && route->ok())
+      << (route.ok() ? route->Describe() : route.status().ToString());
 
   // Probe once a second (ntpdig itself may take longer on a busy machine)
   // until ntpdig has seen LI=3 twice.
@@ -177,9 +214,13 @@ TEST(ReferenceLossTest, DispersionGrowsThenLeapIndicatorSaysUnsynchronised) {
         ProbeOnce(**rig, (*rig)->server_ip(), start,
                   testutil::TimeLeft(deadline, absl::Seconds(15)));
     if (p.ok()) {
-      std::printf("t=%5.1f s LI=%d stratum=%2d root_dispersion=%9.6f s %s%s\n",
-                  p->t_s, p->li, p->stratum, p->root_dispersion_s,
-                  p->accepted ? "accepted" : "refused: ", p->refusal.c_str());
+      p->clock_class =
+          PmcClockClass(**rig, testutil::TimeLeft(deadline, absl::Seconds(5)));
+      std::printf(
+          "t=%5.1f s LI=%d stratum=%2d root_dispersion=%9.6f s clockClass "
+          "%3d %s%s\n",
+          p->t_s, p->li, p->stratum, p->root_dispersion_s, p->clock_class,
+          p->accepted ? "accepted" : "refused: ", p->refusal.c_str());
       if (p->li == 3) ++unsynced;
       probes.push_back(*p);
     } else {
@@ -200,6 +241,7 @@ TEST(ReferenceLossTest, DispersionGrowsThenLeapIndicatorSaysUnsynchronised) {
   ASSERT_LT(i, probes.size()) << "never served as synchronised\n"
                               << (*zg)->Log();
   const double first_synced_s = probes[i].t_s;
+  const size_t first_synced = i;
   double locked_min = 1;
   for (; i < probes.size() && probes[i].li == 0; ++i) {
     EXPECT_TRUE(probes[i].accepted)
@@ -265,6 +307,34 @@ TEST(ReferenceLossTest, DispersionGrowsThenLeapIndicatorSaysUnsynchronised) {
     EXPECT_EQ(probes[k].li, 3)
         << "back in sync without a reference at t=" << probes[k].t_s;
   }
+
+  // 4. What pmc saw next to each of ntpdig's answers (a moment later, so
+  // at a state change it may already see the next state): LOCKING 248
+  // (NTP already serves it: LI=0, stratum 1), LOCKED 6, HOLDOVER_IN_SPEC 7,
+  // out of spec 187 (degradation alternative B; not the free-run 248).
+  const auto classes_in = [&](size_t from, size_t to, std::set<int> allowed,
+                              int must_see, const char* state) {
+    int seen = 0, answered = 0;
+    for (size_t k = from; k < to; ++k) {
+      const int c = probes[k].clock_class;
+      if (c < 0) continue;
+      ++answered;
+      seen += c == must_see;
+      EXPECT_TRUE(allowed.count(c))
+          << state << ": clockClass " << c << " at t=" << probes[k].t_s;
+    }
+    if (must_see < 0) return;  // the state may pass between two probes
+    EXPECT_GE(seen, 1) << state << ": pmc never saw clockClass " << must_see
+                       << " (" << answered << " answers)";
+  };
+  size_t first_locked = first_synced;
+  while (first_locked < rise_start && probes[first_locked].clock_class != 6) {
+    ++first_locked;
+  }
+  classes_in(first_synced, first_locked, {248}, -1, "locking");
+  classes_in(first_locked, rise_start, {6, 7}, 6, "locked");
+  classes_in(rise_start, i, {7, 187}, 7, "holdover in spec");
+  classes_in(i, probes.size(), {187}, 187, "holdover out of spec");
 
   // The exporter and the audit log agree.
   EXPECT_EQ(
