@@ -36,6 +36,35 @@ void PtpUnicastScheduler::Start(int64_t now_mono_ns) {
   cursor_ = SlotOf(now_mono_ns);
 }
 
+void PtpUnicastScheduler::CatchUp(uint64_t now_slot) {
+  if (now_slot < cursor_ + kWheelSlots / 2) return;
+  constexpr uint32_t kMask = kWheelSlots - 1;
+  // Each list holds the timers of one slot within the revolution ahead of
+  // the cursor, so its slot is exact. The overdue ones go to now's slot
+  // (fired at the next Poll, then re-armed on their interval), with the
+  // whole intervals they missed counted as skipped; the others stay. Now's
+  // own list first, so that none is visited twice. O(wheel + armed), once
+  // per stall.
+  const uint32_t to = static_cast<uint32_t>(now_slot) & kMask;
+  for (uint32_t i = 0; armed_count_ != 0 && i < kWheelSlots; ++i) {
+    const uint32_t w = (to + i) & kMask;
+    const uint64_t due =
+        cursor_ + ((w - static_cast<uint32_t>(cursor_)) & kMask);
+    if (due > now_slot) continue;
+    for (uint32_t node = heads_[w]; node != kNil;) {
+      const uint32_t next = nodes_[node].next;
+      catch_up_skipped_[node % kPtpTimerKinds] += static_cast<uint32_t>(
+          (now_slot - due) / IntervalSlots(nodes_[node].log_interval));
+      if (w != to) {
+        Unlink(node);
+        Link(node, now_slot);
+      }
+      node = next;
+    }
+  }
+  cursor_ = now_slot;
+}
+
 void PtpUnicastScheduler::Link(uint32_t node, uint64_t abs_slot) {
   TimerNode& n = nodes_[node];
   const uint32_t w = static_cast<uint32_t>(abs_slot) & (kWheelSlots - 1);
@@ -88,6 +117,7 @@ bool PtpUnicastScheduler::Arm(uint32_t subscriber, PtpTimerKind kind,
   }
   n.log_interval = log_interval;
   const uint64_t now_slot = SlotOf(now_mono_ns);
+  if (in_flight_ == kNil) CatchUp(now_slot);  // Poll caught up already
   Link(node, FirstDue(log_interval, now_slot > cursor_ ? now_slot : cursor_));
   return true;
 }

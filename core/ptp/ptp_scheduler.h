@@ -19,8 +19,16 @@
 //
 // Single-threaded (the owning worker). Times are the caller's monotonic
 // nanoseconds (>= 0), never TAI: the schedule must not jump with the clock.
-// Poll at least every few seconds; after a stall of more than the wheel's
-// 64 s every timer fires once at the next Poll.
+// Poll at least every few seconds. Every armed timer lies within one
+// revolution ahead of the cursor: a cursor more than half a revolution
+// (32 s, the longest interval) behind now, never polled or stalled, is
+// first brought to now (CatchUp, from Arm and Poll), the overdue timers
+// with it, so each fires once at the next Poll (the intervals it missed
+// counted as skipped) and then keeps its interval.
+// Without that, a timer armed or re-armed relative to now could land past
+// the revolution and alias into slots the cursor was about to visit,
+// firing again and again (subscribers granted before a worker's first
+// Poll got up to the Poll budget of Announces every poll).
 //
 //   ZG_ASSIGN_OR_RETURN(auto sched, PtpUnicastScheduler::Create(1'000'000));
 //   sched->Start(now_ns);
@@ -136,10 +144,15 @@ class PtpUnicastScheduler {
   }
   void Link(uint32_t node, uint64_t abs_slot);
   void Unlink(uint32_t node);
+  // See the file comment: keeps cursor_ within half a revolution of now.
+  void CatchUp(uint64_t now_slot);
   uint64_t FirstDue(int8_t log_interval, uint64_t now_slot);
 
   uint32_t capacity_;
   uint64_t cursor_ = 0;  // the next absolute slot to fire
+  // Intervals skipped by timers CatchUp found overdue, per kind: reported
+  // by the next Poll.
+  std::array<uint32_t, kPtpTimerKinds> catch_up_skipped_{};
   uint32_t armed_count_ = 0;
   // The node whose callback is running, and whether it was disarmed or
   // re-armed from inside it.
@@ -158,9 +171,11 @@ PtpPollStats PtpUnicastScheduler::Poll(int64_t now_mono_ns, uint32_t budget,
                                        OnDue&& on_due) {
   PtpPollStats st;
   const uint64_t now_slot = SlotOf(now_mono_ns);
-  // After a stall longer than the wheel, one revolution visits every timer
-  // (some fire early once); walking every missed slot would take as long.
-  if (now_slot >= cursor_ + kWheelSlots) cursor_ = now_slot - kWheelSlots + 1;
+  CatchUp(now_slot);
+  for (size_t k = 0; k < kPtpTimerKinds; ++k) {
+    st.skipped[k] += catch_up_skipped_[k];
+    catch_up_skipped_[k] = 0;
+  }
   while (cursor_ <= now_slot) {
     const uint32_t w = static_cast<uint32_t>(cursor_) & (kWheelSlots - 1);
     while (heads_[w] != kNil) {

@@ -97,6 +97,66 @@ TEST(PtpScheduler, FastIntervalsSpreadToo) {
   for (uint64_t slot = 1; slot <= 64; ++slot) EXPECT_EQ(per_slot[slot], 2);
 }
 
+// Fires per subscriber and kind, polling every 100 us from `from` for
+// `seconds` with a budget of 32 (a worker's burst).
+std::map<uint32_t, int> FiresOver(Sched& s, int64_t from, double seconds,
+                                  PtpTimerKind kind) {
+  std::map<uint32_t, int> fires;
+  const int64_t until = from + static_cast<int64_t>(seconds * kSec);
+  for (int64_t t = from; t < until; t += 100'000) {
+    s.Poll(t, 32, [&](uint32_t sub, PtpTimerKind k) {
+      if (k == kind) ++fires[sub];
+      return PtpTimerAction::kRearm;
+    });
+  }
+  return fires;
+}
+
+// Timers armed before the first Poll (a worker granting in its first pass,
+// before its source ever ran): the cursor starts at 0, far behind now.
+// They fire on their interval; they used to alias into the slots the
+// cursor was walking and fire on every Poll, up to its budget (665 Syncs
+// and 4996 Announces in 4 s, instead of 32 and 4).
+TEST(PtpScheduler, TimersArmedBeforeTheFirstPollKeepTheirInterval) {
+  auto s = *Sched::Create(100);
+  const int64_t now = 5000 * kSec;
+  for (uint32_t i = 0; i < 100; ++i) {
+    ASSERT_TRUE(s->Arm(i, PtpTimerKind::kSync, -3, now));
+  }
+  const std::map<uint32_t, int> fires =
+      FiresOver(*s, now, 4, PtpTimerKind::kSync);
+  ASSERT_EQ(fires.size(), 100u);
+  for (const auto& [sub, n] : fires) {
+    EXPECT_GE(n, 31) << sub;
+    EXPECT_LE(n, 33) << sub;
+  }
+}
+
+// A stall longer than half the wheel: each timer fires once at the next
+// Poll (the intervals it missed are not sent), then on its interval again.
+TEST(PtpScheduler, AfterAStallEachTimerFiresOnceThenOnItsInterval) {
+  auto s = *Sched::Create(10);
+  s->Start(kT0);
+  for (uint32_t i = 0; i < 10; ++i) {
+    ASSERT_TRUE(s->Arm(i, PtpTimerKind::kAnnounce, 0, kT0));
+  }
+  FiresOver(*s, kT0, 2, PtpTimerKind::kAnnounce);
+  const int64_t back = kT0 + 102 * kSec;  // 100 s without a Poll
+  int first = 0;
+  s->Poll(back, 1000, [&](uint32_t, PtpTimerKind) {
+    ++first;
+    return PtpTimerAction::kRearm;
+  });
+  EXPECT_EQ(first, 10) << "each overdue timer once";
+  const std::map<uint32_t, int> fires =
+      FiresOver(*s, back + 100'000, 4, PtpTimerKind::kAnnounce);
+  ASSERT_EQ(fires.size(), 10u);
+  for (const auto& [sub, n] : fires) {
+    EXPECT_GE(n, 3) << sub;
+    EXPECT_LE(n, 5) << sub;
+  }
+}
+
 TEST(PtpScheduler, BudgetDefersTheRest) {
   auto s = *Sched::Create(10);
   s->Start(0);
@@ -236,21 +296,20 @@ TEST(PtpScheduler, LongStallFiresEveryTimerOnce) {
   s->Start(0);
   for (uint32_t i = 0; i < 100; ++i) s->Arm(i, PtpTimerKind::kSync, 0, 0);
   int fired = 0;
-  // 10 minutes later: one revolution, each timer fires at least once and
-  // no more than the 64 s wheel allows; the Poll walks at most 64k slots.
+  // 10 minutes later: the cursor catches up (CatchUp) instead of walking
+  // the slots it missed.
   const PtpPollStats st =
       s->Poll(600 * kSec, 1'000'000, [&](uint32_t, PtpTimerKind) {
         ++fired;
         return PtpTimerAction::kRearm;
       });
-  EXPECT_LE(st.slots, Sched::kWheelSlots);
-  // Each once: the intervals of the stall are skipped, not replayed.
+  EXPECT_LE(st.slots, 1u) << "the cursor jumped to now";
+  // Each once: the intervals of the stall are skipped, not replayed, and
+  // counted: each timer was due in the first second, so 599 or 600 whole
+  // intervals went by.
   EXPECT_EQ(fired, 100);
-  // The cursor walks the wheel's last 64 s revolution; a timer met at
-  // cursor c counts the whole intervals from c to now as skipped (0..63;
-  // those before the revolution are not known as missed).
-  EXPECT_GE(st.skipped[static_cast<size_t>(PtpTimerKind::kSync)], 100u * 10);
-  EXPECT_LE(st.skipped[static_cast<size_t>(PtpTimerKind::kSync)], 100u * 64);
+  EXPECT_GE(st.skipped[static_cast<size_t>(PtpTimerKind::kSync)], 100u * 599);
+  EXPECT_LE(st.skipped[static_cast<size_t>(PtpTimerKind::kSync)], 100u * 600);
   EXPECT_EQ(s->cursor(), Sched::SlotOf(600 * kSec) + 1);
 }
 
