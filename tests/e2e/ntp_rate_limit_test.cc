@@ -231,10 +231,8 @@ TEST_F(NtpRateLimitTest, AbuserIsLimitedWhilePoliteClientsAreAnswered) {
       // The exporter refreshes every 100 ms, so the settle check's two
       // scrapes a second apart span ten refreshes (at the default 1 s a
       // late control-thread refresh let both show the same stale values).
-      // Busy polling (--idle_sleep=0, over the rig's default): with the
-      // worker sleeping between the paced flood's batches, CI's background
-      // builds took its core and the flood fell to 62k/s of the >= 100k/s
-      // this test needs.
+      // Busy polling (--idle_sleep=0, over the rig's default), as a
+      // deployment would: the worker is never idle under this flood.
       StartServer({"--ntp_ratelimit=interval=-4,burst=8,leak=4",
                    "--ntp_ratelimit_kod=true", "--ntp_clients_max=4096",
                    "--stats_interval=100ms", "--idle_sleep=0"}));
