@@ -114,6 +114,16 @@ class WorkerTest : public ::testing::Test {
     f.client_port = static_cast<uint16_t>(40000 + i);
     return f;
   }
+  // Bounded wait (20 s) for a worker launched on the other lcore to put
+  // `n` frames on the TX ring.
+  void WaitForTx(unsigned n) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (rte_ring_count(ring_.tx[0]) < n &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
   void InjectNtp(int n) {
     for (int i = 0; i < n; ++i) {
       InjectFrame(testing::UdpFrame(FlowFrom(i), testing::NtpRequest(4, kT1)));
@@ -530,13 +540,7 @@ TEST_F(WorkerTest, LaunchedWorkerAnswersAndStopsCleanly) {
   WorkerGroup group;
   ASSERT_TRUE(group.Launch(std::move(workers)).ok());
   InjectNtp(16);
-  // Bounded wait for the worker on the other lcore to answer everything.
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (rte_ring_count(ring_.tx[0]) < 16 &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  WaitForTx(16);
   stop_.store(true, std::memory_order_relaxed);
   group.Join();  // returns only once the worker left its loop
   EXPECT_EQ(rte_eal_get_lcore_state(WorkerLcores()[0]), WAIT);
@@ -586,12 +590,7 @@ TEST_F(WorkerTest, IdleSleepGivesTheCoreBackAndStillAnswers) {
   std::printf("idle worker: %.3f s CPU in %.3f s\n", cpu_s, wall_s);
   EXPECT_LT(cpu_s, 0.5 * wall_s) << "an idle worker sleeps";
   InjectNtp(16);
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (rte_ring_count(ring_.tx[0]) < 16 &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  WaitForTx(16);
   stop_.store(true, std::memory_order_relaxed);
   group.Join();
   std::vector<rte_mbuf*> out = testing::DrainRing(ring_.tx[0]);
