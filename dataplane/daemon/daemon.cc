@@ -240,6 +240,7 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     WorkerSetup setup{
         lcores_[i],
         static_cast<unsigned>(i),
+        static_cast<unsigned>(lcores_.size()),
         {{port_->id(), static_cast<uint16_t>(i), port_->mac(), port_->mtu(),
           port_->tx_offloads(), stamps_->plan(),
           stamps_->timesync() != nullptr ? &timesync_clock_ : nullptr,

@@ -133,8 +133,7 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
     return absl::InvalidArgumentError("PTP: the worker has no port");
   }
   const core::LocalAddresses& local = ports.front().second;
-  const unsigned workers =
-      std::max<unsigned>(1, static_cast<unsigned>(WorkerLcores().size()));
+  const unsigned workers = std::max(1u, setup.workers);
   const core::PtpPortIdentity identity{
       core::PtpClockIdentity::FromMac(local.mac().b), 1};
   if (runtime_ == nullptr) {

@@ -314,6 +314,7 @@ struct WorkerPort {
 struct WorkerSetup {
   unsigned lcore_id = 0;
   unsigned worker_index = 0;  // 0..workers-1
+  unsigned workers = 1;       // how many workers the pipelines are built for
   std::vector<WorkerPort> ports;
   absl::Span<const InterfaceAddress> addresses;  // --address
   uint16_t vlan_id = 0;                          // --vlan (0: untagged)

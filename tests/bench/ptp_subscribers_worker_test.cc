@@ -6,9 +6,19 @@
 // and Delay_Resp grants, then receive Syncs at the granted 8/s for about
 // 2.5 s. Every grant is granted, Syncs come at the granted rate with no gap,
 // every Follow_Up pairs and every Delay_Req is answered. Bounded: about 3 s.
+//
+// Then the same with two workers, as zeitgeberd runs them on a NIC that
+// spreads its queues by RSS on IP addresses only (dataplane/port/port.cc):
+// the test is the NIC and steers each frame with the Toeplitz hash of its
+// addresses. Each subscriber's grants and Syncs live with the worker its
+// address hashes to, Delay_Resp grants are enforced on both, and a Delay_Req
+// without a grant is refused on either. Where the port does not steer by
+// address only, enforcement is off (and the plugin warns at start).
 #include <rte_mbuf.h>
 #include <rte_ring.h>
+#include <rte_thash.h>
 
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -27,10 +37,30 @@ constexpr uint32_t kSubscribers = 100;
 const core::Ipv4Addr kFirstSubscriber =
     core::Ipv4Addr::FromOctets(10, 1, 0, 100);
 
+// The RSS key most NICs start with (Intel's, also mlx5's default).
+constexpr uint8_t kRssKey[40] = {
+    0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,
+    0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb,
+    0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30,
+    0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa};
+
+// The queue a NIC hashing IPv4 addresses only (RTE_ETH_RSS_IP) picks for a
+// frame from `src` to the server, with the default redirection table
+// (entry i -> queue i % queues).
+uint16_t RssQueue(core::Ipv4Addr src, unsigned queues) {
+  uint32_t tuple[2] = {src.value, kServerIp.value};
+  const uint32_t hash = rte_softrss(tuple, 2, kRssKey);
+  return static_cast<uint16_t>((hash % 128) % queues);
+}
+
+core::Ipv4Addr SubscriberAddress(uint64_t offset) {
+  return core::Ipv4Addr{kFirstSubscriber.value + static_cast<uint32_t>(offset)};
+}
+
 class PtpSubscribersWorkerTest : public PtpPipelineTest {
  protected:
-  // Builds one subscriber's message into a frame and puts it on the
-  // worker's RX ring; false when the ring or pool is full.
+  // Builds one subscriber's message into a frame and puts it on the RX ring
+  // of the queue RSS picks; false when the ring or pool is full.
   bool Inject(const bench::PtpSubscriberMessage& m, const uint8_t* payload) {
     rte_mbuf* mb = rte_pktmbuf_alloc(pool_);
     if (mb == nullptr) return false;
@@ -38,8 +68,8 @@ class PtpSubscribersWorkerTest : public PtpPipelineTest {
     core::UdpFrameSpec spec;
     spec.src_mac = kClientMac;
     spec.dst_mac = server_mac_;
-    spec.src_ip = core::IpAddress::V4(
-        core::Ipv4Addr{kFirstSubscriber.value + m.address_offset});
+    const core::Ipv4Addr src = SubscriberAddress(m.address_offset);
+    spec.src_ip = core::IpAddress::V4(src);
     spec.dst_ip = core::IpAddress::V4(kServerIp);
     spec.src_port = m.port;
     spec.dst_port = m.port;
@@ -54,56 +84,104 @@ class PtpSubscribersWorkerTest : public PtpPipelineTest {
     core::FinalizeUdpChecksum(buf, info);
     mb->data_len = static_cast<uint16_t>(len);
     mb->pkt_len = len;
-    if (rte_ring_enqueue(ring_.rx[0], mb) != 0) {
+    const uint16_t q = RssQueue(src, static_cast<unsigned>(ring_.rx.size()));
+    if (rte_ring_enqueue(ring_.rx[q], mb) != 0) {
       rte_pktmbuf_free(mb);
       return false;
     }
     return true;
   }
 
-  // What the worker sent, to the engine.
+  // What the workers sent: to the engine (null: dropped) where it is for a
+  // subscriber; Delay_Resps to kClientIp are counted. Counts frames a worker
+  // sent to a subscriber whose address RSS gives another worker.
   void Deliver(bench::PtpSubscriberEngine* e) {
     static const core::LocalAddresses local = [] {
       auto l = *core::LocalAddresses::Create(kClientMac, std::nullopt);
       EXPECT_TRUE(l.AddIpv4Range(kFirstSubscriber, kSubscribers).ok());
+      EXPECT_TRUE(l.AddIpv4(kClientIp).ok());
       return l;
     }();
+    const unsigned queues = static_cast<unsigned>(ring_.tx.size());
     rte_mbuf* out[64];
     unsigned n;
-    while ((n = rte_ring_dequeue_burst(
-                ring_.tx[0], reinterpret_cast<void**>(out), 64, nullptr)) !=
-           0) {
-      const uint64_t rx_tsc = core::ReadTsc();
-      for (unsigned i = 0; i < n; ++i) {
-        const uint8_t* f = rte_pktmbuf_mtod(out[i], const uint8_t*);
-        const core::FrameInfo info =
-            core::ClassifyFrame(f, out[i]->data_len, local);
-        if (info.kind == core::FrameKind::kPtpEvent ||
-            info.kind == core::FrameKind::kPtpGeneral) {
-          e->OnFrame(info.dst_ipv4.value - kFirstSubscriber.value,
-                     info.dst_port, f + info.payload_offset, info.payload_len,
-                     rx_tsc);
-        } else {
-          ++not_for_subscribers_;
+    for (uint16_t q = 0; q < queues; ++q) {
+      while ((n = rte_ring_dequeue_burst(
+                  ring_.tx[q], reinterpret_cast<void**>(out), 64, nullptr)) !=
+             0) {
+        const uint64_t rx_tsc = core::ReadTsc();
+        for (unsigned i = 0; i < n; ++i) {
+          const uint8_t* f = rte_pktmbuf_mtod(out[i], const uint8_t*);
+          const core::FrameInfo info =
+              core::ClassifyFrame(f, out[i]->data_len, local);
+          const bool ptp = info.kind == core::FrameKind::kPtpEvent ||
+                           info.kind == core::FrameKind::kPtpGeneral;
+          if (ptp && info.dst_ipv4 == kClientIp) {
+            core::PtpMessage m;
+            if (core::ParsePtpMessage(
+                    {f + info.payload_offset, info.payload_len}, &m) ==
+                    core::PtpDrop::kOk &&
+                m.header.message_type == PtpMessageType::kDelayResp) {
+              ++delay_resps_to_client_;
+            }
+          } else if (ptp) {
+            if (RssQueue(info.dst_ipv4, queues) != q) ++from_other_worker_;
+            if (e != nullptr) {
+              e->OnFrame(info.dst_ipv4.value - kFirstSubscriber.value,
+                         info.dst_port, f + info.payload_offset,
+                         info.payload_len, rx_tsc);
+            }
+          } else {
+            ++not_for_subscribers_;
+          }
+          rte_pktmbuf_free(out[i]);
         }
-        rte_pktmbuf_free(out[i]);
       }
     }
   }
 
+  // Polls the workers for `ms` milliseconds, stepping the control side;
+  // what they send goes to Deliver (subscribers' frames are dropped).
+  void PollFor(int ms) {
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (std::chrono::steady_clock::now() < until) {
+      for (auto& w : workers_) w->PollOnce();
+      Deliver(nullptr);
+    }
+    Tick();
+  }
+
+  // G.8275.2 with unicast negotiation on `workers` workers, MASTER.
+  void StartG8275(const std::string& tag, unsigned workers,
+                  bool steers_by_address = true) {
+    absl::SetFlag(&FLAGS_ptp_profile, "g8275.2");
+    absl::SetFlag(&FLAGS_ptp_unicast_negotiation, "on");
+    absl::SetFlag(&FLAGS_ptp_log_sync_interval, -1000);  // profile default
+    // The port's own Announce interval: MASTER after 3 x 2^-3 s (LISTENING
+    // first); the subscribers' unicast Announces go at their grant's.
+    absl::SetFlag(&FLAGS_ptp_log_announce_interval, -3);
+    Start(tag, workers, steers_by_address);
+    Run(10);
+  }
+
+  // kSubscribers subscribers negotiate and are served for 2.5 s; checks
+  // that every grant was honoured and every message came.
+  void ServeSubscribers();
+
+  // A G.8275.2 Delay_Req from kClientIp, which negotiated nothing.
+  core::PtpMessage UngrantedDelayReq() {
+    core::PtpMessage m = ClientMessage(core::PtpDelayReq{});
+    m.header.domain_number = 44;
+    return m;
+  }
+
   uint64_t not_for_subscribers_ = 0;  // multicast, ARP, ...
+  uint64_t from_other_worker_ = 0;    // sent by a worker RSS does not pick
+  uint64_t delay_resps_to_client_ = 0;
 };
 
-TEST_F(PtpSubscribersWorkerTest, HundredSubscribersGrantedAndServed) {
-  absl::SetFlag(&FLAGS_ptp_profile, "g8275.2");
-  absl::SetFlag(&FLAGS_ptp_unicast_negotiation, "on");
-  absl::SetFlag(&FLAGS_ptp_log_sync_interval, -1000);  // profile default
-  // The port's own Announce interval: MASTER after 3 x 2^-3 s (LISTENING
-  // first); the subscribers' unicast Announces go at their grant's.
-  absl::SetFlag(&FLAGS_ptp_log_announce_interval, -3);
-  Start("ptpsubs");
-  Run(10);
-
+void PtpSubscribersWorkerTest::ServeSubscribers() {
   const uint64_t hz = testing::TscHz();
   bench::PtpSubscriberConfig c;
   c.subscribers = kSubscribers;
@@ -136,7 +214,9 @@ TEST_F(PtpSubscribersWorkerTest, HundredSubscribersGrantedAndServed) {
       }
       e->Sent(&m, 1, core::ReadTsc());
     }
-    for (int i = 0; i < 4; ++i) worker_->PollOnce();
+    for (int i = 0; i < 4; ++i) {
+      for (auto& w : workers_) w->PollOnce();
+    }
     Deliver(e.get());
     if (now >= next_tick) {
       Tick();
@@ -182,6 +262,60 @@ TEST_F(PtpSubscribersWorkerTest, HundredSubscribersGrantedAndServed) {
   EXPECT_GT(s.path_delay_ns.count(), 0u);
   EXPECT_GT(s.offset_ns.count(), 0u);
   EXPECT_EQ(k.DefectTotal(), 0u) << bench::FormatPtpSubscriberSummary(s);
+}
+
+TEST_F(PtpSubscribersWorkerTest, HundredSubscribersGrantedAndServed) {
+  StartG8275("ptpsubs", 1);
+  ServeSubscribers();
+}
+
+TEST_F(PtpSubscribersWorkerTest,
+       TwoWorkersEachServeTheSubscribersRssGivesThem) {
+  StartG8275("ptpsubs2", 2);
+  std::array<uint32_t, 2> owned = {0, 0};
+  for (uint32_t i = 0; i < kSubscribers; ++i) {
+    ++owned[RssQueue(SubscriberAddress(i), 2)];
+  }
+  std::printf("RSS on addresses: worker 0 owns %u subscribers, worker 1 %u\n",
+              owned[0], owned[1]);
+  // The hash spreads them: both workers have subscribers to serve.
+  ASSERT_GE(owned[0], kSubscribers / 4);
+  ASSERT_GE(owned[1], kSubscribers / 4);
+
+  ServeSubscribers();  // every grant honoured, every Delay_Req answered
+  EXPECT_EQ(from_other_worker_, 0u);
+  // Each worker holds the subscriptions of the addresses it owns.
+  PollFor(200);  // the workers publish their tables' sizes now and then
+  ASSERT_EQ(ptp_.stats().size(), 2u);
+  EXPECT_EQ(ptp_.stats()[0]->unicast_subscribers.Load(), owned[0]);
+  EXPECT_EQ(ptp_.stats()[1]->unicast_subscribers.Load(), owned[1]);
+
+  // Grants are enforced on both workers: a Delay_Req from an address that
+  // negotiated nothing gets no Delay_Resp, whichever worker it reaches.
+  core::PtpMessage req = UngrantedDelayReq();
+  const uint64_t refused_before = Dropped("ptp_no_grant");
+  for (uint16_t q = 0; q < 2; ++q) {
+    InjectPtp(req, false, core::kPtpEventPort, 0, kClientIp, q);
+  }
+  PollFor(50);
+  EXPECT_EQ(delay_resps_to_client_, 0u);
+  EXPECT_EQ(Dropped("ptp_no_grant") - refused_before, 2u);
+  EXPECT_EQ(from_other_worker_, 0u);
+}
+
+// Where a client's event and general messages may reach different workers,
+// a grant cannot be checked where its Delay_Req lands: not enforced.
+TEST_F(PtpSubscribersWorkerTest, TwoWorkersNotSteeredByAddressAnswerWithout) {
+  StartG8275("ptpsubs3", 2, /*steers_by_address=*/false);
+  core::PtpMessage req = UngrantedDelayReq();
+  for (uint16_t q = 0; q < 2; ++q) {
+    InjectPtp(req, false, core::kPtpEventPort, 0, kClientIp, q);
+  }
+  const std::vector<Sent> out = Run(50);
+  const auto resps = OfType(out, PtpMessageType::kDelayResp);
+  ASSERT_EQ(resps.size(), 2u);
+  EXPECT_NE(resps[0]->queue, resps[1]->queue);
+  EXPECT_EQ(Dropped("ptp_no_grant"), 0u);
 }
 
 }  // namespace

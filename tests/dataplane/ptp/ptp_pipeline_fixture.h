@@ -12,12 +12,18 @@
 //   }
 // With serve_ipv6_ set before Start, the port also serves kServerIp6 and
 // InjectPtp6 sends over UDP/IPv6 (from kClientIp6).
+//
+// Start(tag, 2) builds two workers, one per queue of the ring port, as
+// zeitgeberd does with two lcores; the test is the NIC and picks the RX
+// queue of what it injects (`queue`). Run polls every worker and Collect
+// drains every TX queue (Sent::queue says which).
 #ifndef ZG_TESTS_DATAPLANE_PTP_PTP_PIPELINE_FIXTURE_H_
 #define ZG_TESTS_DATAPLANE_PTP_PTP_PIPELINE_FIXTURE_H_
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -85,6 +91,7 @@ inline core::ClockModel LockedModel(uint64_t tsc) {
 }
 
 struct Sent {
+  uint16_t queue = 0;  // the TX queue, so the worker, that sent it
   core::FrameInfo info;
   core::PtpMessage msg;
   std::vector<uint8_t> bytes;  // the PTP message (owns msg.tlvs)
@@ -102,13 +109,21 @@ class PtpPipelineTest : public ::testing::Test {
     absl::SetFlag(&FLAGS_ptp_transport, "");
   }
   void TearDown() override {
-    for (rte_mbuf* m : testing::DrainRing(ring_.tx[0])) rte_pktmbuf_free(m);
+    for (rte_ring* r : ring_.tx) {
+      for (rte_mbuf* m : testing::DrainRing(r)) rte_pktmbuf_free(m);
+    }
   }
 
-  void Start(const std::string& tag) {
-    ring_ = testing::MakeRingPort(tag, 1);
+  // `workers` (1..kMaxWorkers) workers, one per queue; `steers_by_address`:
+  // what Port::steers_by_address() would say of the test's steering.
+  void Start(const std::string& tag, unsigned workers = 1,
+             bool steers_by_address = true) {
+    ASSERT_GE(workers, 1u);
+    ASSERT_LE(workers, kMaxWorkers);
+    ring_ = testing::MakeRingPort(tag, static_cast<uint16_t>(workers));
     PortOptions opts;
     opts.name = ring_.name;
+    opts.num_queues = static_cast<uint16_t>(workers);
     auto port = Port::Open(opts, &pools_);
     ASSERT_TRUE(port.ok()) << port.status();
     port_ = std::move(*port);
@@ -136,19 +151,26 @@ class PtpPipelineTest : public ::testing::Test {
     config.access.ptp = access_;
     ASSERT_TRUE(factory_.Configure(config).ok());
     ASSERT_TRUE(factory_.RegisterNames(names_).ok());
-    WorkerSetup setup;
-    setup.lcore_id = rte_get_main_lcore();
-    setup.ports = {{port_->id(), 0, mac, port_->mtu()}};
-    setup.addresses = config.addresses;
     addresses_ = config.addresses;
-    setup.addresses = addresses_;
-    auto pipeline = factory_.Create(setup);
-    ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-    Timestamper::Config stamping;
-    stamping.tsc_clock = &clock_;
-    worker_ = std::make_unique<Worker>(
-        std::vector<WorkerQueue>{{port_->queue(0), stamping, {}}},
-        std::move(*pipeline), &stats_, &stop_);
+    for (unsigned i = 0; i < workers; ++i) {
+      const uint16_t q = static_cast<uint16_t>(i);
+      WorkerSetup setup;
+      setup.lcore_id = rte_get_main_lcore();
+      setup.worker_index = i;
+      setup.workers = workers;
+      WorkerPort wp{port_->id(), q, mac, port_->mtu()};
+      wp.steers_by_address = steers_by_address;
+      setup.ports = {wp};
+      setup.addresses = addresses_;
+      auto pipeline = factory_.Create(setup);
+      ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+      Timestamper::Config stamping;
+      stamping.tsc_clock = &clock_;
+      workers_.push_back(std::make_unique<Worker>(
+          std::vector<WorkerQueue>{{port_->queue(q), stamping, {}}},
+          std::move(*pipeline), &stats_[i], &stop_));
+    }
+    worker_ = workers_.front().get();
     // LISTENING now; MASTER once the receipt timeout (375 ms) has passed:
     // tick until it is, within a total deadline.
     Tick();
@@ -168,17 +190,19 @@ class PtpPipelineTest : public ::testing::Test {
         {&clock_, core::ReadTsc(), static_cast<double>(testing::TscHz())});
   }
 
-  // `src_port` 0: the same as `port`.
+  // `src_port` 0: the same as `port`; `queue`: the RX queue (worker).
   void InjectPtp(const core::PtpMessage& m, bool multicast, uint16_t port,
-                 uint16_t src_port = 0, core::Ipv4Addr src_ip = kClientIp) {
-    InjectPtpOver(m, multicast, port, src_port, /*ipv6=*/false, src_ip);
+                 uint16_t src_port = 0, core::Ipv4Addr src_ip = kClientIp,
+                 uint16_t queue = 0) {
+    InjectPtpOver(m, multicast, port, src_port, /*ipv6=*/false, src_ip, queue);
   }
   // The same over UDP/IPv6: to ff0e::181 or kServerIp6, from kClientIp6.
   void InjectPtp6(const core::PtpMessage& m, bool multicast, uint16_t port) {
     InjectPtpOver(m, multicast, port, 0, /*ipv6=*/true, kClientIp);
   }
   void InjectPtpOver(const core::PtpMessage& m, bool multicast, uint16_t port,
-                     uint16_t src_port, bool ipv6, core::Ipv4Addr src_ip) {
+                     uint16_t src_port, bool ipv6, core::Ipv4Addr src_ip,
+                     uint16_t queue = 0) {
     std::vector<uint8_t> ptp(1500);
     ptp.resize(core::SerializePtpMessage(m, ptp));
     ASSERT_GT(ptp.size(), 0u);
@@ -210,7 +234,8 @@ class PtpPipelineTest : public ::testing::Test {
     core::FinalizeUdpChecksum(buf, info);
     mb->data_len = static_cast<uint16_t>(len);
     mb->pkt_len = len;
-    ASSERT_EQ(rte_ring_enqueue(ring_.rx[0], mb), 0);
+    ASSERT_LT(queue, ring_.rx.size());
+    ASSERT_EQ(rte_ring_enqueue(ring_.rx[queue], mb), 0);
   }
 
   core::PtpMessage ClientMessage(core::PtpBody body) {
@@ -222,11 +247,13 @@ class PtpPipelineTest : public ::testing::Test {
     return m;
   }
 
-  // Polls the worker for `ms` milliseconds; returns what it sent.
+  // Polls the workers for `ms` milliseconds; returns what they sent.
   std::vector<Sent> Run(int ms) {
     const auto until =
         std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-    while (std::chrono::steady_clock::now() < until) worker_->PollOnce();
+    while (std::chrono::steady_clock::now() < until) {
+      for (auto& w : workers_) w->PollOnce();
+    }
     return Collect();
   }
   std::vector<Sent> Collect() {
@@ -235,18 +262,21 @@ class PtpPipelineTest : public ::testing::Test {
         *core::LocalAddresses::Create(kClientMac, std::nullopt);
     (void)any.AddIpv4(kClientIp);
     (void)any.AddIpv6(kClientIp6);
-    for (rte_mbuf* m : testing::DrainRing(ring_.tx[0])) {
-      Sent s;
-      const uint8_t* f = rte_pktmbuf_mtod(m, const uint8_t*);
-      s.info = core::ClassifyFrame(f, m->data_len, any);
-      EXPECT_NE(s.info.kind, core::FrameKind::kDrop)
-          << core::FrameDropName(s.info.drop);
-      s.bytes.assign(f + s.info.payload_offset,
-                     f + s.info.payload_offset + s.info.payload_len);
-      s.frame.assign(f, f + m->data_len);
-      EXPECT_EQ(core::ParsePtpMessage(s.bytes, &s.msg), core::PtpDrop::kOk);
-      out.push_back(std::move(s));
-      rte_pktmbuf_free(m);
+    for (uint16_t q = 0; q < ring_.tx.size(); ++q) {
+      for (rte_mbuf* m : testing::DrainRing(ring_.tx[q])) {
+        Sent s;
+        s.queue = q;
+        const uint8_t* f = rte_pktmbuf_mtod(m, const uint8_t*);
+        s.info = core::ClassifyFrame(f, m->data_len, any);
+        EXPECT_NE(s.info.kind, core::FrameKind::kDrop)
+            << core::FrameDropName(s.info.drop);
+        s.bytes.assign(f + s.info.payload_offset,
+                       f + s.info.payload_offset + s.info.payload_len);
+        s.frame.assign(f, f + m->data_len);
+        EXPECT_EQ(core::ParsePtpMessage(s.bytes, &s.msg), core::PtpDrop::kOk);
+        out.push_back(std::move(s));
+        rte_pktmbuf_free(m);
+      }
     }
     return out;
   }
@@ -260,7 +290,10 @@ class PtpPipelineTest : public ::testing::Test {
   }
   uint64_t Dropped(const std::string& reason) {
     for (size_t i = 0; i < kMaxDropReasons; ++i) {
-      if (names_.DropReasonName(i) == reason) return stats_.dropped[i].Load();
+      if (names_.DropReasonName(i) != reason) continue;
+      uint64_t n = 0;
+      for (const WorkerStats& w : stats_) n += w.dropped[i].Load();
+      return n;
     }
     ADD_FAILURE() << "no drop reason " << reason;
     return 0;
@@ -279,11 +312,13 @@ class PtpPipelineTest : public ::testing::Test {
       ProtocolPipelineFactory::Options{nullptr, {&ptp_}}};
   CounterNames names_;
   std::vector<InterfaceAddress> addresses_;
-  WorkerStats stats_;
+  static constexpr unsigned kMaxWorkers = 2;
+  std::array<WorkerStats, kMaxWorkers> stats_;
   core::AccessRules access_;  // --ptp_allow / --ptp_deny for Start()
   bool serve_ipv6_ = false;   // Start() serves kServerIp6 too
   std::atomic<bool> stop_{false};
-  std::unique_ptr<Worker> worker_;
+  std::vector<std::unique_ptr<Worker>> workers_;  // one per queue
+  Worker* worker_ = nullptr;                      // workers_[0]
 };
 
 }  // namespace zg::dataplane::ptp_test
