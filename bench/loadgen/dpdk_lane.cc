@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "bench/loadgen/ptp_subscriber_frame.h"
 #include "core/net/frame_build.h"
 #include "core/net/l2l3_responder.h"
 #include "core/net/net_headers.h"
@@ -132,13 +133,9 @@ void DpdkLane::SendSubscribers(uint64_t now_tsc) {
       uint8_t* data = rte_pktmbuf_mtod(m, uint8_t*);
       PtpSubscriberMessage& r = sub_msgs_[built];
       if (!subs_->Next(now_tsc, data + payload_offset_, &r)) break;
-      spec_.src_ip = AddressAt(net_->first_source, r.address_offset);
-      spec_.src_port = r.port;
-      spec_.dst_port = r.port;
-      core::FrameInfo info;
-      const uint32_t len = core::BuildUdpFrame(data, rte_pktmbuf_tailroom(m),
-                                               spec_, r.payload_len, &info);
-      core::FinalizeUdpChecksum(data, info);
+      const uint32_t len =
+          FramePtpSubscriberMessage(r, net_->first_source, nullptr, &spec_,
+                                    data, rte_pktmbuf_tailroom(m));
       m->data_len = static_cast<uint16_t>(len);
       m->pkt_len = len;
       ++built;

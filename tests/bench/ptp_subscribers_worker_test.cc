@@ -20,9 +20,9 @@
 
 #include <array>
 #include <chrono>
-#include <cstring>
 #include <memory>
 
+#include "bench/loadgen/ptp_subscriber_frame.h"
 #include "bench/loadgen/ptp_subscribers.h"
 #include "core/net/frame.h"
 #include "core/net/frame_build.h"
@@ -64,28 +64,18 @@ class PtpSubscribersWorkerTest : public PtpPipelineTest {
   bool Inject(const bench::PtpSubscriberMessage& m, const uint8_t* payload) {
     rte_mbuf* mb = rte_pktmbuf_alloc(pool_);
     if (mb == nullptr) return false;
-    uint8_t* buf = rte_pktmbuf_mtod(mb, uint8_t*);
     core::UdpFrameSpec spec;
     spec.src_mac = kClientMac;
     spec.dst_mac = server_mac_;
-    const core::Ipv4Addr src = SubscriberAddress(m.address_offset);
-    spec.src_ip = core::IpAddress::V4(src);
     spec.dst_ip = core::IpAddress::V4(kServerIp);
-    spec.src_port = m.port;
-    spec.dst_port = m.port;
-    core::FrameInfo info;
-    const uint32_t len =
-        core::BuildUdpFrame(buf, 2000, spec, m.payload_len, &info);
-    if (len == 0) {
-      rte_pktmbuf_free(mb);
-      return false;
-    }
-    std::memcpy(buf + info.payload_offset, payload, m.payload_len);
-    core::FinalizeUdpChecksum(buf, info);
+    const uint32_t len = bench::FramePtpSubscriberMessage(
+        m, core::IpAddress::V4(kFirstSubscriber), payload, &spec,
+        rte_pktmbuf_mtod(mb, uint8_t*), rte_pktmbuf_tailroom(mb));
     mb->data_len = static_cast<uint16_t>(len);
     mb->pkt_len = len;
-    const uint16_t q = RssQueue(src, static_cast<unsigned>(ring_.rx.size()));
-    if (rte_ring_enqueue(ring_.rx[q], mb) != 0) {
+    const uint16_t q = RssQueue(SubscriberAddress(m.address_offset),
+                                static_cast<unsigned>(ring_.rx.size()));
+    if (len == 0 || rte_ring_enqueue(ring_.rx[q], mb) != 0) {
       rte_pktmbuf_free(mb);
       return false;
     }

@@ -34,12 +34,12 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "bench/dataplane/ptp/ptp_bench_rig.h"
+#include "bench/loadgen/ptp_subscriber_frame.h"
 #include "bench/loadgen/ptp_subscribers.h"
 #include "benchmark/benchmark.h"
 #include "core/net/frame.h"
@@ -80,20 +80,13 @@ struct Origination {
   bool Inject(const PtpSubscriberMessage& m, const uint8_t* payload) {
     rte_mbuf* mb = rte_pktmbuf_alloc(rig->pool);
     if (mb == nullptr) return false;
-    uint8_t* buf = rte_pktmbuf_mtod(mb, uint8_t*);
     core::UdpFrameSpec spec;
     spec.src_mac = kSubscriberMac;
     spec.dst_mac = kPtpBenchServerMac;
-    spec.src_ip = core::IpAddress::V4(
-        core::Ipv4Addr{kFirstSubscriber.value + m.address_offset});
     spec.dst_ip = core::IpAddress::V4(kPtpBenchServer);
-    spec.src_port = m.port;
-    spec.dst_port = m.port;
-    core::FrameInfo info;
-    const uint32_t len =
-        core::BuildUdpFrame(buf, 2000, spec, m.payload_len, &info);
-    std::memcpy(buf + info.payload_offset, payload, m.payload_len);
-    core::FinalizeUdpChecksum(buf, info);
+    const uint32_t len = FramePtpSubscriberMessage(
+        m, core::IpAddress::V4(kFirstSubscriber), payload, &spec,
+        rte_pktmbuf_mtod(mb, uint8_t*), rte_pktmbuf_tailroom(mb));
     mb->data_len = static_cast<uint16_t>(len);
     mb->pkt_len = len;
     if (len == 0 || rte_ring_enqueue(rig->rx, mb) != 0) {
