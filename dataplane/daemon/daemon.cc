@@ -246,7 +246,8 @@ int Daemon::Run(std::vector<char*> eal_argv) {
           stamps_->timesync() != nullptr ? &timesync_clock_ : nullptr,
           port_->link().speed_mbps, port_->steers_by_address()}},
         config_.addresses,
-        config_.vlan_id};
+        config_.vlan_id,
+        control_->tsc().calibration().hz};
     absl::StatusOr<Pipeline> pipeline = factory_->Create(setup);
     if (!pipeline.ok()) {
       LogError(absl::StrCat("worker ", i, ": ", pipeline.status().message()));
@@ -519,7 +520,7 @@ std::string Daemon::ControlLoop() {
     DataplaneEpochs().Reclaim();  // configs every worker has moved past
     control_->Tick();
     factory_->ControlStep({&tsc_clock_, core::ReadTsc(),
-                           static_cast<double>(rte_get_tsc_hz()),
+                           control_->tsc().calibration().hz,
                            [this](auto values) {
                              control_->RecordConfigChange(std::move(values));
                            }});

@@ -72,6 +72,14 @@ uint16_t PtpWorker::Produce(const SourceContext& ctx, rte_mbuf** out,
   }
   batch_n_ = n;
   next_poll_tsc_ = ctx.tsc + poll_period_tsc_;
+  if (service_ != nullptr) {
+    // Unicast timers fall due at slot starts: look again at the next one,
+    // so they leave when due rather than up to a poll period later.
+    using Wheel = core::PtpUnicastScheduler;
+    const int64_t to_slot = Wheel::SlotStartNs(Wheel::SlotOf(mono) + 1) - mono;
+    next_poll_tsc_ =
+        std::min(next_poll_tsc_, ctx.tsc + runtime_->mono().Ticks(to_slot));
+  }
   // More to send (a Sync closed the batch, or it filled): come back now.
   if (batch_closed_ || deferred_ || n == room) next_poll_tsc_ = ctx.tsc;
   if ((++polls_ & 1023) == 0) PublishServiceStats();

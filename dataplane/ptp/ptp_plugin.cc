@@ -138,7 +138,9 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
       core::PtpClockIdentity::FromMac(local.mac().b), 1};
   if (runtime_ == nullptr) {
     runtime_ = std::make_unique<PtpPortRuntime>(
-        config_.port, identity, workers, static_cast<double>(rte_get_tsc_hz()));
+        config_.port, identity, workers,
+        setup.tsc_hz > 0 ? setup.tsc_hz
+                         : static_cast<double>(rte_get_tsc_hz()));
   }
   if (acl_ == nullptr) {  // always (an empty list costs nothing): a
                           // reload may add rules

@@ -20,7 +20,8 @@ namespace {
 using core::PtpUnicastTransport;
 
 // How often the source looks at its schedule when nothing is pending: a
-// quarter of a scheduler slot.
+// quarter of a scheduler slot (and, serving unicast, at each slot's start:
+// PtpWorker::Produce).
 constexpr int64_t kPollPeriodNs = 250'000;
 
 template <typename E>

@@ -318,6 +318,11 @@ struct WorkerSetup {
   std::vector<WorkerPort> ports;
   absl::Span<const InterfaceAddress> addresses;  // --address
   uint16_t vlan_id = 0;                          // --vlan (0: untagged)
+  // The TSC's rate as the control plane measured it against
+  // CLOCK_MONOTONIC_RAW (servo::TscCalibration); 0: DPDK's nominal
+  // rte_get_tsc_hz(), which can be off by a thousand ppm or more (a VM's
+  // CPUID frequency) and would stretch every schedule by as much.
+  double tsc_hz = 0;
 };
 
 // The control thread's periodic call into a pipeline's control side.

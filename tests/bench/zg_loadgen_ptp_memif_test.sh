@@ -7,6 +7,8 @@
 # with its Follow_Up, every Delay_Req answered, no bad frame. The larger
 # rig runs of doc/performance.md use the same script:
 #   tests/bench/zg_loadgen_ptp_memif_test.sh ZEITGEBERD ZG_LOADGEN [N] [D]
+# MEMIF_RSIZE=14: memif rings of 2^14 slots (DPDK's default 2^10) on both
+# sides; METRICS_OUT=FILE: zeitgeberd's /metrics, scraped after the run.
 set -uo pipefail
 . "$(dirname "$0")/../../scripts/wait-lib.sh"  # zg_wait, zg_stop
 ZGD=$(realpath "$1")
@@ -32,8 +34,9 @@ eal() {  # unique prefix per process; no hugepages; quiet EAL
 }
 
 timeout $((D + 60)) "$ZGD" $(eal s) -l 0-1 \
-  --vdev="net_memif0,role=server,socket=$SOCK,mac=02:5a:47:00:03:01" -- \
-  --port=net_memif0 --address=10.97.0.1/8 --metrics_address= \
+  --vdev="net_memif0,role=server,socket=$SOCK,mac=02:5a:47:00:03:01${MEMIF_RSIZE:+,rsize=$MEMIF_RSIZE}" -- \
+  --port=net_memif0 --address=10.97.0.1/8 \
+  --metrics_address="${METRICS_OUT:+127.0.0.1:0}" ${METRICS_OUT:+--stats_interval=100ms} \
   --ptp --ptp_profile=g8275.2 --ptp_unicast_negotiation=on \
   --require_system_clock_sync=false >"$WORK/zeitgeberd.log" 2>&1 &
 ZGD_PID=$!
@@ -47,7 +50,7 @@ zg_wait 20 "zeitgeberd running" up || fail "zeitgeberd not running after 20 s"
 sleep 4
 
 timeout $((D + 40)) "$LG" $(eal g) -l 0-1 --main-lcore 1 \
-  --vdev="net_memif0,role=client,socket=$SOCK,mac=02:5a:47:00:03:02" -- \
+  --vdev="net_memif0,role=client,socket=$SOCK,mac=02:5a:47:00:03:02${MEMIF_RSIZE:+,rsize=$MEMIF_RSIZE}" -- \
   --target=10.97.0.1 --mix=ptp_unicast --ptp_subscribers="$N" \
   --source_ip=10.98.0.0 --duration="${D}s" --timeout=1s --progress=false \
   --json="$WORK/summary.json" --linger=20s \
@@ -56,6 +59,13 @@ LG_PID=$!
 report_or_exit() { [ -e "$WORK/summary.json" ] || ! kill -0 "$LG_PID" 2>/dev/null; }
 zg_wait $((D + 30)) "zg-loadgen's report" report_or_exit
 [ -e "$WORK/summary.json" ] || fail "zg-loadgen wrote no report"
+if [ -n "${METRICS_OUT:-}" ]; then
+  mport=$(sed -n 's|.*metrics on http://[^ ]*/metrics (port \([0-9]*\)).*|\1|p' \
+    "$WORK/zeitgeberd.log" | head -1)
+  sleep 0.3  # one more exporter refresh
+  curl -sf "http://127.0.0.1:$mport/metrics" >"$METRICS_OUT" ||
+    fail "no metrics from port $mport"
+fi
 kill -TERM "$ZGD_PID"
 wait "$ZGD_PID"; rc=$?
 ZGD_PID=

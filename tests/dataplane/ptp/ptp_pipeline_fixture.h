@@ -158,6 +158,7 @@ class PtpPipelineTest : public ::testing::Test {
       setup.lcore_id = rte_get_main_lcore();
       setup.worker_index = i;
       setup.workers = workers;
+      setup.tsc_hz = tsc_hz_;
       WorkerPort wp{port_->id(), q, mac, port_->mtu()};
       wp.steers_by_address = steers_by_address;
       setup.ports = {wp};
@@ -316,6 +317,7 @@ class PtpPipelineTest : public ::testing::Test {
   std::array<WorkerStats, kMaxWorkers> stats_;
   core::AccessRules access_;  // --ptp_allow / --ptp_deny for Start()
   bool serve_ipv6_ = false;   // Start() serves kServerIp6 too
+  double tsc_hz_ = 0;         // WorkerSetup::tsc_hz for Start()
   std::atomic<bool> stop_{false};
   std::vector<std::unique_ptr<Worker>> workers_;  // one per queue
   Worker* worker_ = nullptr;                      // workers_[0]

@@ -44,6 +44,22 @@ TEST_F(PtpPipelineTest, MulticastAnnounceSyncFollowUp) {
   EXPECT_EQ(announces[0]->msg.header.log_message_interval, -3);
 }
 
+// The port's schedules count seconds at the TSC rate the control plane
+// measured (WorkerSetup::tsc_hz), not at DPDK's nominal rate: told that the
+// TSC runs at half the rate DPDK says, the port sends its 8/s Syncs twice
+// as often in real time (16 in a second, where DPDK's rate would give 8).
+TEST_F(PtpPipelineTest, SchedulesCountSecondsAtTheMeasuredTscRate) {
+  absl::SetFlag(&FLAGS_ptp_log_sync_interval, -3);
+  tsc_hz_ = static_cast<double>(testing::TscHz()) / 2;
+  Start("ptphz");
+  EXPECT_NEAR(static_cast<double>(ptp_.runtime()->mono().Ticks(kS)), tsc_hz_,
+              1.0);
+  Run(20);
+  const size_t syncs = OfType(Run(1000), PtpMessageType::kSync).size();
+  EXPECT_GE(syncs, 14u);
+  EXPECT_LE(syncs, 17u);
+}
+
 TEST_F(PtpPipelineTest, DelayReqAnsweredWithItsReceiveTime) {
   Start("ptpdr");
   Run(20);  // the first Sync/Announce out of the way
