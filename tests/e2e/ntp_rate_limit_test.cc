@@ -184,7 +184,6 @@ std::map<std::string, Replies> RepliesByClient(const std::string& pcap) {
   absl::StatusOr<testutil::PcapFile> f = testutil::ReadPcapFile(pcap);
   EXPECT_TRUE(f.ok()) << f.status();
   if (!f.ok()) return out;
-  core::LocalAddresses any;  // classify as a bystander: payload offsets only
   for (const testutil::PcapRecord& r : f->records) {
     if (r.data.size() < 14 + 20 + 8 + core::kNtpHeaderSize) continue;
     const uint8_t* ip = r.data.data() + 14;
