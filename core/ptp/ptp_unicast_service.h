@@ -92,9 +92,12 @@ struct PtpGrantDecision {
 
 // How late unicast messages leave their schedule (PtpUnicastScheduler's due
 // time to the send), in buckets whose upper bounds are
-// kPtpLatenessBoundsNs; the last bucket is everything later. The wheel's
-// slots are 2^-10 s, so up to about 1 ms is the schedule's own grain.
-inline constexpr std::array<int64_t, 8> kPtpLatenessBoundsNs = {
+// kPtpLatenessBoundsNs; the last bucket is everything later. Due times are
+// the starts of the wheel's 2^-10 s slots and the worker looks at the wheel
+// at each slot start, so a worker that keeps up sends within tens of
+// microseconds: the sub-millisecond buckets show how far within.
+inline constexpr std::array<int64_t, 12> kPtpLatenessBoundsNs = {
+    50'000,     100'000,    250'000,     500'000,
     1'000'000,  2'000'000,  4'000'000,   8'000'000,
     16'000'000, 64'000'000, 256'000'000, 1'000'000'000};
 inline constexpr size_t kPtpLatenessBuckets = kPtpLatenessBoundsNs.size() + 1;

@@ -144,7 +144,13 @@ TEST_F(ServiceTest, LatenessAndSkippedSyncsAreCounted) {
   // Polled every ms: every Sync leaves within the wheel's grain.
   ASSERT_EQ(Run(kT0, kT0 + 3 * kSec).size(), 3u);
   const size_t sync = static_cast<size_t>(PtpTimerKind::kSync);
-  EXPECT_EQ(svc_->stats().lateness[sync][0], 3u);
+  uint64_t within_1ms = 0;
+  for (size_t b = 0; b <= PtpLatenessBucket(1'000'000); ++b) {
+    within_1ms += svc_->stats().lateness[sync][b];
+  }
+  EXPECT_EQ(within_1ms, 3u);
+  EXPECT_EQ(PtpLatenessBucket(1'000'000), 4u);  // 50, 100, 250, 500 us, 1 ms
+  EXPECT_EQ(PtpLatenessBucket(40'000), 0u);
   EXPECT_EQ(svc_->stats().skipped[sync], 0u);
   // The worker stalls for 3.5 s: the next Poll sends one Sync, 2.5 s late,
   // and counts the two it can no longer send on time; none is replayed.
