@@ -97,9 +97,8 @@ struct PtpGrantDecision {
 // at each slot start, so a worker that keeps up sends within tens of
 // microseconds: the sub-millisecond buckets show how far within.
 inline constexpr std::array<int64_t, 12> kPtpLatenessBoundsNs = {
-    50'000,     100'000,    250'000,     500'000,
-    1'000'000,  2'000'000,  4'000'000,   8'000'000,
-    16'000'000, 64'000'000, 256'000'000, 1'000'000'000};
+    50'000,    100'000,   250'000,    500'000,    1'000'000,   2'000'000,
+    4'000'000, 8'000'000, 16'000'000, 64'000'000, 256'000'000, 1'000'000'000};
 inline constexpr size_t kPtpLatenessBuckets = kPtpLatenessBoundsNs.size() + 1;
 inline size_t PtpLatenessBucket(int64_t late_ns) {
   size_t b = 0;
