@@ -83,13 +83,16 @@ TEST(EmulatedNicDaemonTxScheduleTest, RepliesLeaveAtTheirLaunchTime) {
       ++scheduled;
       EXPECT_FALSE(f.late);
       // T3 is the launch time, `lead` after the reply was built: later
-      // than T2 by about 5 ms (T2 here is the NIC wire time of the request,
-      // injected just before).
+      // than T2 (the NIC wire time of the request, injected just before)
+      // by 5 ms plus however long the request waited for the worker. That
+      // wait is the machine's: under ASan next to another test it was 50
+      // and 120 ms (CI). So the upper bound only catches a T3 from a wrong
+      // model or epoch; tx_scheduler_test checks T3 to the nanosecond.
       const core::UtcNs now{absl::ToUnixNanos(absl::Now())};
       const int64_t t2 = core::NtpToUtc(h.receive_time, now).value;
       const int64_t t3 = core::NtpToUtc(h.transmit_time, now).value;
       EXPECT_GE(t3 - t2, 5 * kMs - kMs / 10);
-      EXPECT_LT(t3 - t2, 5 * kMs + 20 * kMs);
+      EXPECT_LT(t3 - t2, 5 * kMs + 1000 * kMs);
     }
   }
   kill(getpid(), SIGTERM);
