@@ -5,10 +5,10 @@
 // with a core::ClockModel published here (a SeqLock, read once per burst),
 // the same raw-vs-cooked split as zeitgeberd. The model is anchored on the
 // latest bracketed read (TSC, CLOCK_REALTIME, TSC; the tightest of a few,
-// servo/system_time.h) and its rate is the slope of a sliding fit of
-// CLOCK_REALTIME against the TSC (servo/clock_correlator.h), so it follows
+// servo/clock/system_time.h) and its rate is the slope of a sliding fit of
+// CLOCK_REALTIME against the TSC (servo/clock/clock_correlator.h), so it follows
 // whatever chronyd does to the system clock; until the fit spans
-// `min_fit_span_ns`, the raw clock's own calibrated rate (servo/tsc_clock.h,
+// `min_fit_span_ns`, the raw clock's own calibrated rate (servo/clock/tsc_clock.h,
 // against CLOCK_MONOTONIC_RAW) stands in. A step of CLOCK_REALTIME restarts
 // the fit.
 //
@@ -31,9 +31,9 @@
 
 #include "absl/status/statusor.h"
 #include "core/time/clock_model.h"
-#include "servo/clock_correlator.h"
-#include "servo/reference_source.h"
-#include "servo/system_time.h"
+#include "servo/clock/clock_correlator.h"
+#include "servo/sources/reference_source.h"
+#include "servo/clock/system_time.h"
 
 namespace zg::bench {
 

@@ -49,8 +49,8 @@
 #include "dataplane/port/mempools.h"
 #include "dataplane/port/port.h"
 #include "dataplane/worker/worker.h"
-#include "servo/system_time.h"
-#include "servo/tsc_clock.h"
+#include "servo/clock/system_time.h"
+#include "servo/clock/tsc_clock.h"
 
 using zg::bench::Rate;
 using zg::bench::Target;

@@ -43,7 +43,7 @@
 #include "absl/status/statusor.h"
 #include "core/net/xdp_stamp.h"
 #include "dataplane/clock/timestamper.h"
-#include "servo/nic_clock_tracker.h"
+#include "servo/clock/nic_clock_tracker.h"
 
 namespace zg::dataplane {
 

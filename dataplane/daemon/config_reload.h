@@ -41,7 +41,7 @@
 #include "dataplane/trust/config_swap.h"
 #include "dataplane/trust/reload.h"
 #include "dataplane/worker/pipeline.h"
-#include "servo/audit_log.h"
+#include "servo/audit/audit_log.h"
 
 namespace prometheus {
 class Counter;

@@ -14,8 +14,8 @@
 #include "absl/time/time.h"
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/flags.h"
-#include "servo/leap_file.h"
-#include "servo/source_spec.h"
+#include "servo/leap/leap_file.h"
+#include "servo/sources/source_spec.h"
 
 ABSL_FLAG(std::string, source, "system",
           "Reference source, repeatable: system, gpsd[:HOST:PORT], "

@@ -23,8 +23,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "servo/control_plane.h"
-#include "servo/oscillator.h"
+#include "servo/control/control_plane.h"
+#include "servo/holdover/oscillator.h"
 
 namespace zg::dataplane {
 

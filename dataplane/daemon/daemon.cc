@@ -32,8 +32,8 @@
 #include "dataplane/port/xdp_steering.h"
 #include "dataplane/worker/worker.h"
 #include "dataplane/worker/worker_stats.h"
-#include "servo/control_plane.h"
-#include "servo/holdover.h"
+#include "servo/control/control_plane.h"
+#include "servo/holdover/holdover.h"
 
 namespace zg::dataplane {
 namespace {

@@ -25,7 +25,7 @@
 #include "dataplane/nts/nts_ke_config.h"
 #include "dataplane/port/interface_address.h"
 #include "dataplane/trust/access_config.h"
-#include "servo/control_plane.h"
+#include "servo/control/control_plane.h"
 
 namespace zg::dataplane {
 

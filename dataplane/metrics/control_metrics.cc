@@ -2,10 +2,10 @@
 
 #include <cstddef>
 
-#include "servo/gpsd_messages.h"
-#include "servo/holdover.h"
-#include "servo/source_health.h"
-#include "servo/source_spec.h"
+#include "servo/sources/gpsd_messages.h"
+#include "servo/holdover/holdover.h"
+#include "servo/sources/source_health.h"
+#include "servo/sources/source_spec.h"
 
 namespace zg::dataplane {
 namespace {

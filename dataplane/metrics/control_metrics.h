@@ -36,7 +36,7 @@
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
 #include "prometheus/registry.h"
-#include "servo/control_status.h"
+#include "servo/control/control_status.h"
 
 namespace zg::dataplane {
 

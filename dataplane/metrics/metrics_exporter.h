@@ -43,7 +43,7 @@
 #include "core/time/clock_model.h"
 #include "dataplane/port/port.h"
 #include "dataplane/worker/worker_stats.h"
-#include "servo/control_plane.h"
+#include "servo/control/control_plane.h"
 
 namespace prometheus {
 class Exposer;

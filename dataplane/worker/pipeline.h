@@ -65,7 +65,7 @@
 #include "dataplane/port/interface_address.h"
 #include "dataplane/trust/reload.h"
 #include "dataplane/worker/worker_stats.h"
-#include "servo/audit_log.h"
+#include "servo/audit/audit_log.h"
 
 namespace prometheus {
 class Registry;

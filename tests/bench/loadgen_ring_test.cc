@@ -32,8 +32,8 @@
 #include "dataplane/port/port.h"
 #include "dataplane/worker/worker.h"
 #include "gtest/gtest.h"
-#include "servo/system_time.h"
-#include "servo/tsc_clock.h"
+#include "servo/clock/system_time.h"
+#include "servo/clock/tsc_clock.h"
 #include "tests/dataplane/testing/dpdk_env.h"
 
 namespace zg::bench {

@@ -18,7 +18,7 @@
 // zeitgeberd serves PTP too (default profile, UDP/IPv4), and linuxptp's pmc
 // reads its DEFAULT_DATA_SET with every probe: the clockClass a PTP client
 // sees in each state, next to ntpdig's view. With the IEEE 1588 mapping
-// and --clock_class_degradation=b (servo/clock_quality.h): LOCKED 6,
+// and --clock_class_degradation=b (servo/discipline/clock_quality.h): LOCKED 6,
 // HOLDOVER_IN_SPEC 7, out of spec 187 (LOCKING, before the first lock: 248).
 //
 // ntpdig -dd dumps each reply in hex; the test reads LI, stratum and root

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <memory>
 
-#include "servo/clock_discipline.h"
+#include "servo/discipline/clock_discipline.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "servo/gpsd_messages.h"
+#include "servo/sources/gpsd_messages.h"
 #include "servo/json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

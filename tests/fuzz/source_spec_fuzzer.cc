@@ -1,4 +1,4 @@
-// Fuzzes the --source parser (servo/source_spec.h) with arbitrary text: no
+// Fuzzes the --source parser (servo/sources/source_spec.h) with arbitrary text: no
 // crash, no sanitizer report; every accepted spec keeps its text, names a
 // known kind, has sane intervals and timeouts, and parses again to the same
 // kind and intervals.
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "servo/source_spec.h"
+#include "servo/sources/source_spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zg::servo;

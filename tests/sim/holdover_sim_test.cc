@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "servo/holdover.h"
+#include "servo/holdover/holdover.h"
 #include "tests/sim/sim_harness.h"
 
 namespace zg::sim {

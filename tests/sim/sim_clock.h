@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "core/time/time_types.h"
-#include "servo/reference_source.h"
+#include "servo/sources/reference_source.h"
 
 namespace zg::sim {
 

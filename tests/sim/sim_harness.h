@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/time/clock_model.h"
-#include "servo/clock_discipline.h"
+#include "servo/discipline/clock_discipline.h"
 #include "tests/sim/sim_clock.h"
 
 namespace zg::sim {

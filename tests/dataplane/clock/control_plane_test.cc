@@ -19,7 +19,7 @@
 //    (11-85 ns seen on fresh 2-core VMs, under 10 ns on others). That is not
 //    lost by the composition: the tracker publishes the bracket in the NIC
 //    model's error bound, and the test holds the model to that bound.
-#include "servo/control_plane.h"
+#include "servo/control/control_plane.h"
 
 #include <chrono>
 #include <cmath>
@@ -30,7 +30,7 @@
 #include "core/time/tsc.h"
 #include "dataplane/clock/nic_clock.h"
 #include "gtest/gtest.h"
-#include "servo/source_spec.h"
+#include "servo/sources/source_spec.h"
 #include "tests/dataplane/testing/dpdk_env.h"
 
 namespace zg::dataplane {

@@ -21,8 +21,8 @@
 #include "gtest/gtest.h"
 #include "prometheus/registry.h"
 #include "prometheus/text_serializer.h"
-#include "servo/control_plane.h"
-#include "servo/source_spec.h"
+#include "servo/control/control_plane.h"
+#include "servo/sources/source_spec.h"
 
 namespace zg::dataplane {
 namespace {

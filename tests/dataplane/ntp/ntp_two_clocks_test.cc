@@ -11,7 +11,7 @@
 
 #include "dataplane/clock/nic_clock.h"
 #include "gtest/gtest.h"
-#include "servo/nic_clock_tracker.h"
+#include "servo/clock/nic_clock_tracker.h"
 #include "tests/dataplane/ntp/ntp_pipeline_fixture.h"
 
 namespace zg::dataplane {

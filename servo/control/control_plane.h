@@ -1,0 +1,168 @@
+// ControlPlane: zeitgeberd's control thread — everything between the
+// reference sources and the ClockModels the workers read.
+//
+// It owns the raw clock (the TSC, calibrated against CLOCK_MONOTONIC_RAW and
+// refined about once a second), the configured reference sources (each
+// polled at its own interval), the leap-second table, the ClockDiscipline
+// (selection, filters, servo, holdover), the audit log, and one
+// NicClockTracker per NIC clock (NIC ticks <-> TSC). Every Tick() it polls
+// what is due, runs the discipline at "now", publishes the TSC model through
+// the PublishedClock seqlock, and republishes each NIC model composed with
+// it. Discipline events, source health changes, leap seconds, start, stop
+// and configuration changes go to the audit log as JSON lines.
+//
+//   ControlPlaneConfig config;
+//   config.sources.push_back(*ParseSourceSpec("gpsd:127.0.0.1:2947"));
+//   config.audit.path = "/var/log/zeitgeber/audit.jsonl";
+//   ZG_ASSIGN_OR_RETURN(auto control, ControlPlane::Create(config, &tsc_pub));
+//   control->AddNicClock("port0", read_nic, &nic_pub);
+//   while (running) { control->Tick(); sleep(100ms); }   // control thread
+//   // SIGHUP: control->Reopen();   shutdown: control->Stop("SIGTERM");
+//
+// Not thread-safe: one control thread creates it, ticks it, snapshots it and
+// stops it. Workers only see the models it publishes.
+#ifndef ZG_SERVO_CONTROL_PLANE_H_
+#define ZG_SERVO_CONTROL_PLANE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/time/clock_model.h"
+#include "core/time/leap_seconds.h"
+#include "servo/audit/audit_log.h"
+#include "servo/discipline/clock_discipline.h"
+#include "servo/control/control_status.h"
+#include "servo/audit/discipline_audit.h"
+#include "servo/leap/leap_file.h"
+#include "servo/leap/leap_watch.h"
+#include "servo/clock/nic_clock_tracker.h"
+#include "servo/sources/source_spec.h"
+#include "servo/clock/system_time.h"
+#include "servo/clock/tsc_clock.h"
+
+namespace zg::servo {
+
+enum class LogLevel : uint8_t { kInfo, kWarning, kError };
+// Where the control plane reports to the operator (zeitgeberd's log).
+using ControlLogFn = std::function<void(LogLevel, const std::string&)>;
+
+struct ControlPlaneConfig {
+  // raw_nominal_hz is set from the TSC calibration and servo.sync_interval_s
+  // from the sources' sample intervals; the rest is used as given.
+  DisciplineConfig discipline;
+  std::vector<SourceSpec> sources;  // at least one
+  std::string leap_file = kDefaultLeapFilePath;
+  AuditLogOptions audit;  // path empty: no audit log
+  int64_t tsc_refine_interval_ns = 1'000'000'000;
+  NicTrackerOptions nic;
+  int64_t reject_audit_interval_ns = 10'000'000'000;
+  // Recorded in the audit log's start record (e.g. the flags as given).
+  std::vector<std::pair<std::string, std::string>> settings;
+  std::string version;
+  ControlLogFn log;  // may be empty
+};
+
+class ControlPlane {
+ public:
+  // Builds everything (opens devices and the audit log, loads the leap
+  // table) and writes the start record. `tsc` and `ops` are seams for
+  // tests; null `tsc` calibrates the real TSC (TscClock::Create, ~100 ms).
+  static absl::StatusOr<std::unique_ptr<ControlPlane>> Create(
+      ControlPlaneConfig config, core::PublishedClock* tsc_out,
+      std::unique_ptr<TscClock> tsc = nullptr,
+      SystemClockOps* ops = &RealSystemClockOps());
+  ~ControlPlane();  // Stop("shutdown") if Stop was not called
+  ControlPlane(const ControlPlane&) = delete;
+  ControlPlane& operator=(const ControlPlane&) = delete;
+
+  // Publishes `name`'s NIC ticks -> TAI model to `out` from the next Tick on.
+  void AddNicClock(std::string name, NicClockReadFn read,
+                   core::PublishedClock* out);
+
+  // One control step: refine the TSC, poll due sources, update the
+  // discipline, publish the TSC model and every NIC model. Call every
+  // publish interval (100 ms).
+  void Tick();
+
+  // SIGHUP: re-open the audit log (after logrotate moved it) and reload the
+  // leap-second file; both are recorded (config_change).
+  void Reopen();
+
+  // Records a configuration change made elsewhere (the data plane's SIGHUP
+  // reload: dataplane/daemon/config_reload.h) as a config_change record.
+  void RecordConfigChange(
+      std::vector<std::pair<std::string, AuditValue>> values);
+
+  // Writes the stop record and syncs the audit log. Idempotent.
+  void Stop(const std::string& reason);
+
+  ControlPlaneStatus Snapshot() const;
+
+  TscClock& tsc() { return *tsc_; }
+  const ClockDiscipline& discipline() const { return *discipline_; }
+  const core::LeapTable& leap_table() const { return leap_table_; }
+  const AuditLog* audit_log() const { return audit_.get(); }
+
+ private:
+  struct Source {
+    SourceSpec spec;
+    std::unique_ptr<ReferenceSource> source;
+    GpsdSource* gpsd = nullptr;
+    int index = -1;  // in the discipline
+    int64_t next_poll_mono = 0;
+    uint64_t polls = 0;
+    uint64_t poll_errors = 0;
+    SourceHealth last_health = SourceHealth::kUnknown;
+  };
+
+  ControlPlane(ControlPlaneConfig config, core::PublishedClock* tsc_out,
+               std::unique_ptr<TscClock> tsc, SystemClockOps* ops);
+  absl::Status Init();
+  absl::Status BuildSources();
+  void LoadLeaps(const char* why);
+
+  void PollSources(int64_t mono);
+  void CheckSourceHealth(Source& s);
+  void UpdateLeap(uint64_t raw_now);
+  void PublishNics(int64_t mono, const core::ClockModel& model,
+                   uint64_t raw_now);
+  void OnDisciplineEvent(const DisciplineEvent& e);
+
+  // The served TAI at `raw` (the discipline's model), or the system clock's
+  // before the model has its first sample.
+  core::TaiNs ServedTai(uint64_t raw) const;
+  core::TaiNs SystemTai() const;
+  void Record(AuditRecord r);
+  void Log(LogLevel level, const std::string& message) const;
+
+  ControlPlaneConfig config_;
+  core::PublishedClock* tsc_out_;
+  std::unique_ptr<TscClock> tsc_;
+  SystemClockOps* ops_;
+  core::LeapTable leap_table_ = core::LeapTable::BuiltIn();
+  std::vector<std::string> leap_warnings_;
+  LeapWatch leap_watch_;
+  std::unique_ptr<ClockDiscipline> discipline_;
+  std::unique_ptr<AuditLog> audit_;
+  DisciplineAudit discipline_audit_;
+  std::vector<Source> sources_;
+  std::vector<std::unique_ptr<NicClockTracker>> nics_;
+  std::vector<std::string> nic_errors_;   // last error logged, per NIC
+  std::vector<ReferenceSample> samples_;  // reused poll buffer
+  core::ClockModel published_;
+  int64_t next_refine_mono_ = 0;
+  int64_t start_mono_ = 0;
+  uint64_t ticks_ = 0;
+  std::string last_audit_error_;
+  bool stopped_ = true;  // until the start record is written
+};
+
+}  // namespace zg::servo
+
+#endif  // ZG_SERVO_CONTROL_PLANE_H_

@@ -1,0 +1,353 @@
+// The control thread end to end on simulated clocks: a scripted reference is
+// polled, locked to, lost (holdover) and recovered; the published model
+// follows the truth within its bound; every state change lands in the audit
+// log as a parseable JSON line; SIGHUP's Reopen starts a new file; NIC
+// models are published next to the TSC model; the snapshot says it all.
+#include "servo/control/control_plane.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "servo/json.h"
+#include "servo/sources/source_spec.h"
+#include "tests/servo/fake_clocks.h"
+
+namespace zg::servo {
+namespace {
+
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using testing::FakeRawClock;
+using testing::FakeSystemClockOps;
+using ::testing::HasSubstr;
+using testing::SimWorld;
+
+constexpr int64_t kMs = 1'000'000;
+constexpr int64_t kS = 1'000'000'000;
+
+std::vector<std::string> ReadLines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+// The "event" field of every line; each line must be valid JSON.
+std::vector<std::string> Events(const std::string& path) {
+  std::vector<std::string> events;
+  for (const std::string& line : ReadLines(path)) {
+    absl::StatusOr<json::Value> v = json::Parse(line);
+    EXPECT_TRUE(v.ok()) << line;
+    if (!v.ok()) continue;
+    events.emplace_back(v->GetString("event").value_or("?"));
+  }
+  return events;
+}
+
+class ControlPlaneTest : public ::testing::Test {
+ protected:
+  ControlPlaneTest() : tsc_(&world_), ops_(&world_) {
+    dir_ = absl::StrCat(::testing::TempDir(), "/zg-control-", getpid());
+    mkdir(dir_.c_str(), 0700);
+    audit_path_ = dir_ + "/audit.jsonl";
+  }
+  ~ControlPlaneTest() override {
+    control_.reset();
+    for (const char* f : {"/audit.jsonl", "/audit.jsonl.old"}) {
+      std::remove((dir_ + f).c_str());
+    }
+    rmdir(dir_.c_str());
+  }
+
+  std::unique_ptr<TscClock> FakeTsc() {
+    TscClock::Io io;
+    io.read_bracket = [this] {
+      BracketedRead r;
+      r.tsc_before = tsc_.NowTicks();
+      int64_t ns = 0;
+      ops_.ReadNs(CLOCK_MONOTONIC_RAW, &ns);
+      r.other = static_cast<uint64_t>(ns);
+      r.tsc_after = tsc_.NowTicks();
+      return r;
+    };
+    io.now_ticks = [this] { return tsc_.NowTicks(); };
+    io.sleep = [this](int64_t ns) { world_.Advance(ns); };
+    auto t = TscClock::CreateWithIo({}, io);
+    EXPECT_TRUE(t.ok()) << t.status();
+    return *std::move(t);
+  }
+
+  ControlPlaneConfig Config(const std::vector<std::string>& specs) {
+    ControlPlaneConfig c;
+    for (const std::string& s : specs) {
+      absl::StatusOr<SourceSpec> spec = ParseSourceSpec(s);
+      EXPECT_TRUE(spec.ok()) << spec.status();
+      c.sources.push_back(*spec);
+    }
+    c.leap_file = dir_ + "/no-such-leap-file";
+    c.audit.path = audit_path_;
+    c.audit.fsync = AuditLogOptions::Fsync::kNone;
+    c.version = "test";
+    c.settings = {{"oscillator", "tcxo"}};
+    c.log = [this](LogLevel, const std::string& m) { log_.push_back(m); };
+    return c;
+  }
+
+  void Start(ControlPlaneConfig c) {
+    auto cp = ControlPlane::Create(std::move(c), &published_, FakeTsc(), &ops_);
+    ASSERT_TRUE(cp.ok()) << cp.status();
+    control_ = *std::move(cp);
+  }
+
+  // Ticks every 100 ms until true time `t_s` after the world's start.
+  void RunUntil(double t_s) {
+    while (static_cast<double>(world_.true_utc_ns - SimWorld::kStart) * 1e-9 <
+           t_s) {
+      world_.Advance(100 * kMs);
+      control_->Tick();
+    }
+  }
+
+  core::ClockModel Published() {
+    core::ClockModel m;
+    EXPECT_TRUE(published_.TryRead(&m));
+    return m;
+  }
+
+  // Served TAI - true TAI now (ns).
+  int64_t ServedError() {
+    const core::ClockModel m = Published();
+    const uint64_t raw = world_.Tsc();
+    return m.RawToTai(raw).value - (world_.TrueUtcAtTicks(raw) + 37 * kS);
+  }
+
+  SimWorld world_;
+  FakeRawClock tsc_;
+  FakeSystemClockOps ops_;
+  std::string dir_, audit_path_;
+  std::vector<std::string> log_;
+  core::PublishedClock published_;
+  std::unique_ptr<ControlPlane> control_;
+};
+
+TEST_F(ControlPlaneTest, LocksHoldsOverAndRecordsEverything) {
+  Start(Config({"sim:up_for=30s,down_for=30s,uncertainty=200ns"}));
+  // Published before the first Tick of the loop: a model exists at once.
+  EXPECT_EQ(published_.Generation(), 1u);
+  RunUntil(25);
+  core::ClockModel m = Published();
+  EXPECT_EQ(m.state, core::SyncState::kLocked);
+  EXPECT_TRUE(m.IsSynchronized(m.tai_anchor));
+  EXPECT_EQ(m.stratum, 1);
+  EXPECT_EQ(m.ptp_quality.clock_class, 6);
+  EXPECT_LE(std::abs(ServedError()), m.error_bound_ns);
+  EXPECT_LT(std::abs(ServedError()), 300);
+
+  ControlPlaneStatus st = control_->Snapshot();
+  ASSERT_EQ(st.sources.size(), 1u);
+  EXPECT_EQ(st.sources[0].name, "sim");
+  EXPECT_EQ(st.sources[0].kind, SourceKind::kSimulated);
+  EXPECT_EQ(st.sources[0].health, SourceHealth::kUp);
+  EXPECT_TRUE(st.sources[0].discipline.up);
+  EXPECT_TRUE(st.sources[0].discipline.selected);
+  EXPECT_GE(st.sources[0].discipline.accepted, 20u);
+  EXPECT_GE(st.sources[0].polls, 25u);
+  EXPECT_FALSE(st.sources[0].gnss.has_value());
+  EXPECT_EQ(st.discipline.state, core::SyncState::kLocked);
+  EXPECT_NEAR(st.tsc.hz, world_.tsc_hz, world_.tsc_hz * 1e-6);
+  EXPECT_GT(st.tsc.points, 20u) << "refined once a second";
+  EXPECT_TRUE(st.audit_enabled);
+  EXPECT_GT(st.ticks, 240u);
+
+  // The outage: holdover after the discipline's source timeout (5 s).
+  RunUntil(33);
+  EXPECT_EQ(Published().state, core::SyncState::kLocked) << "coasting";
+  RunUntil(37);
+  m = Published();
+  EXPECT_EQ(m.state, core::SyncState::kHoldoverInSpec);
+  EXPECT_EQ(m.ptp_quality.clock_class, 7);
+  EXPECT_LE(std::abs(ServedError()), m.ErrorBoundNs(m.tai_anchor));
+  st = control_->Snapshot();
+  EXPECT_EQ(st.sources[0].health, SourceHealth::kDown);
+  EXPECT_THAT(st.sources[0].problem, HasSubstr("scripted outage"));
+  EXPECT_FALSE(st.sources[0].discipline.up);
+  EXPECT_GT(st.sources[0].poll_errors, 0u);
+  EXPECT_GT(st.discipline.holdover_s, 1.0);
+  // The reference comes back at 60 s.
+  RunUntil(90);
+  EXPECT_EQ(Published().state, core::SyncState::kLocked);
+  control_->Stop("test done");
+  control_->Stop("again");  // idempotent
+
+  const std::vector<std::string> events = Events(audit_path_);
+  ASSERT_GE(events.size(), 10u);
+  EXPECT_EQ(events[0], "start");
+  EXPECT_EQ(events[1], "config_change");  // the leap table (and its warning)
+  EXPECT_EQ(events.back(), "stop");
+  for (const char* e :
+       {"source_health", "source_up", "selection_switch", "step", "lock",
+        "source_down", "holdover_enter", "holdover_exit", "class_change"}) {
+    EXPECT_THAT(events, Contains(e));
+  }
+  EXPECT_EQ(std::count(events.begin(), events.end(), "stop"), 1);
+  // The order of the story.
+  auto at = [&](const char* e) {
+    return std::find(events.begin(), events.end(), e) - events.begin();
+  };
+  EXPECT_LT(at("source_up"), at("lock"));
+  EXPECT_LT(at("lock"), at("source_down"));
+  EXPECT_LT(at("source_down"), at("holdover_enter"));
+  EXPECT_LT(at("holdover_enter"), at("holdover_exit"));
+
+  // Records say who, what and why.
+  const std::vector<std::string> lines = ReadLines(audit_path_);
+  absl::StatusOr<json::Value> start = json::Parse(lines[0]);
+  ASSERT_TRUE(start.ok());
+  EXPECT_EQ(start->Find("values")->GetString("version"), "test");
+  EXPECT_EQ(start->Find("values")->GetString("oscillator"), "tcxo");
+  EXPECT_THAT(std::string(*start->Find("values")->GetString("sources")),
+              HasSubstr("sim (sim:up_for=30s"));
+  absl::StatusOr<json::Value> leap = json::Parse(lines[1]);
+  EXPECT_THAT(std::string(*leap->Find("values")->GetString("warning_1")),
+              HasSubstr("no-such-leap-file"));
+  for (const std::string& line : lines) {
+    absl::StatusOr<json::Value> v = json::Parse(line);
+    if (v->GetString("event") != "source_down") continue;
+    EXPECT_EQ(v->GetString("source"), "sim");
+    EXPECT_THAT(std::string(*v->Find("values")->GetString("reason")),
+                HasSubstr("scripted outage"));
+  }
+  EXPECT_THAT(log_, Contains(HasSubstr("clock: lock sim")));
+  EXPECT_THAT(log_, Contains(HasSubstr("clock: holdover_enter sim")));
+}
+
+TEST_F(ControlPlaneTest, ReopenStartsANewFileAfterRotation) {
+  Start(Config({"sim"}));
+  RunUntil(3);
+  const std::string moved = audit_path_ + ".old";
+  ASSERT_EQ(std::rename(audit_path_.c_str(), moved.c_str()), 0);
+  control_->Reopen();
+  RunUntil(4);
+  control_->Stop("test");
+  const std::vector<std::string> fresh = Events(audit_path_);
+  ASSERT_GE(fresh.size(), 2u);
+  EXPECT_EQ(fresh.front(), "config_change");  // why the file starts here
+  EXPECT_EQ(fresh.back(), "stop");
+  const std::vector<std::string> old = Events(moved);
+  ASSERT_FALSE(old.empty()) << "the rotated audit log " << moved << " is empty";
+  EXPECT_EQ(old.front(), "start");
+  EXPECT_THAT(old, ::testing::Not(Contains("stop")));
+  EXPECT_EQ(control_->audit_log()->stats().reopens, 1u);
+}
+
+TEST_F(ControlPlaneTest, PublishesNicModelsComposedWithTheTscModel) {
+  Start(Config({"sim"}));
+  core::PublishedClock nic_published;
+  // A NIC clock at 1 GHz with its own epoch: ticks = 1e12 + true ns.
+  auto nic_at = [this](uint64_t tsc) {
+    return static_cast<uint64_t>(
+        1'000'000'000'000 + (world_.TrueUtcAtTicks(tsc) - SimWorld::kStart));
+  };
+  control_->AddNicClock(
+      "fake",
+      [&]() -> absl::StatusOr<BracketedRead> {
+        BracketedRead r;
+        r.tsc_before = tsc_.NowTicks();
+        r.other = nic_at(r.tsc_before + 25);
+        world_.Advance(20);
+        r.tsc_after = tsc_.NowTicks();
+        return r;
+      },
+      &nic_published);
+  RunUntil(20);
+  core::ClockModel nic, tsc_model = Published();
+  ASSERT_TRUE(nic_published.TryRead(&nic));
+  EXPECT_EQ(nic.state, tsc_model.state);
+  const uint64_t tsc = world_.Tsc();
+  EXPECT_LE(std::llabs(nic.RawToTai(nic_at(tsc)).value -
+                       tsc_model.RawToTai(tsc).value),
+            20);
+  EXPECT_GE(nic.error_bound_ns, tsc_model.error_bound_ns);
+  const ControlPlaneStatus st = control_->Snapshot();
+  ASSERT_EQ(st.nics.size(), 1u);
+  EXPECT_EQ(st.nics[0].name, "fake");
+  EXPECT_TRUE(st.nics[0].published);
+  EXPECT_NEAR(st.nics[0].ticks_per_second, 1e9, 1e3);
+  control_.reset();  // before the NIC clock it reads goes away
+}
+
+TEST_F(ControlPlaneTest, SetupErrorsAreActionable) {
+  ControlPlaneConfig none = Config({});
+  auto cp =
+      ControlPlane::Create(std::move(none), &published_, FakeTsc(), &ops_);
+  EXPECT_THAT(std::string(cp.status().message()),
+              HasSubstr("no reference source configured"));
+  ControlPlaneConfig pps = Config({"pps:/dev/zg-no-such-pps,coarse=gpsd"});
+  cp = ControlPlane::Create(std::move(pps), &published_, FakeTsc(), &ops_);
+  EXPECT_THAT(std::string(cp.status().message()),
+              HasSubstr("--source=pps:/dev/zg-no-such-pps,coarse=gpsd: "
+                        "coarse=gpsd needs a gpsd source"));
+  ControlPlaneConfig phc = Config({"phc:/dev/zg-no-such-ptp"});
+  cp = ControlPlane::Create(std::move(phc), &published_, FakeTsc(), &ops_);
+  EXPECT_THAT(std::string(cp.status().message()),
+              HasSubstr("--source=phc:/dev/zg-no-such-ptp: "));
+  ControlPlaneConfig bad_audit = Config({"sim"});
+  bad_audit.audit.path = dir_ + "/no/such/dir/audit.jsonl";
+  cp =
+      ControlPlane::Create(std::move(bad_audit), &published_, FakeTsc(), &ops_);
+  EXPECT_FALSE(cp.ok());
+  EXPECT_THAT(std::string(cp.status().message()), HasSubstr("no/such/dir"));
+}
+
+// A source that is not time-traceable serves clockClass 248 in every state
+// (it claims no primary reference), while NTP still serves it as
+// synchronised; declaring it traceable (as --source=system,traceable=true
+// does for a GNSS-locked host clock) gives 6 when locked.
+TEST_F(ControlPlaneTest, TraceableDeclarationSetsTheClass) {
+  Start(
+      Config({"sim:up_for=30s,down_for=30s,uncertainty=200ns,"
+              "traceable=false"}));
+  RunUntil(25);
+  core::ClockModel m = Published();
+  EXPECT_EQ(m.state, core::SyncState::kLocked);
+  EXPECT_EQ(m.ptp_quality.clock_class, 248);
+  EXPECT_FALSE(m.time_traceable);
+  EXPECT_TRUE(m.IsSynchronized(m.tai_anchor));
+  RunUntil(37);
+  m = Published();
+  EXPECT_EQ(m.state, core::SyncState::kHoldoverInSpec);
+  EXPECT_EQ(m.ptp_quality.clock_class, 248);
+  control_->Stop("test");
+}
+
+TEST_F(ControlPlaneTest, SeveralSourcesByPriority) {
+  Start(Config({"sim:b,priority=20,uncertainty=300ns",
+                "sim:a,priority=10,uncertainty=300ns,up_for=15s"}));
+  RunUntil(12);
+  ControlPlaneStatus st = control_->Snapshot();
+  EXPECT_EQ(st.sources[0].name, "sim:b");
+  EXPECT_FALSE(st.sources[0].discipline.selected);
+  EXPECT_TRUE(st.sources[1].discipline.selected) << "lower priority wins";
+  RunUntil(25);  // a is gone: b takes over, no holdover
+  st = control_->Snapshot();
+  EXPECT_TRUE(st.sources[0].discipline.selected);
+  EXPECT_FALSE(st.sources[1].discipline.up);
+  EXPECT_NE(Published().state, core::SyncState::kHoldoverInSpec);
+  control_->Stop("test");
+  const std::vector<std::string> events = Events(audit_path_);
+  EXPECT_EQ(std::count(events.begin(), events.end(), "selection_switch"), 2);
+}
+
+}  // namespace
+}  // namespace zg::servo
