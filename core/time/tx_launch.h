@@ -1,4 +1,4 @@
-// Launch times for send-on-timestamp transmission (--tx_schedule, issue 14):
+// Launch times for send-on-timestamp transmission (--tx_schedule):
 // the arithmetic behind dataplane/clock/tx_scheduler.h, without DPDK.
 //
 // A NIC with send-on-timestamp (mlx5 tx_pp) sends a frame at the NIC-clock

@@ -1,5 +1,5 @@
 // Send-on-timestamp transmission for one worker queue (--tx_schedule=auto on
-// a port whose StampPlan says ntp_tx/ptp_tx = kScheduled; issue 14): each
+// a port whose StampPlan says ntp_tx/ptp_tx = kScheduled): each
 // frame whose transmit time it carries (NTP T3, a one-step PTP Sync's
 // originTimestamp) gets a launch time a lead (--tx_schedule_lead) ahead of
 // now in the NIC's clock, written into the mbuf's TX-timestamp dynfield with

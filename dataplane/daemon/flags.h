@@ -58,7 +58,7 @@ struct DaemonConfig {
   NtsConfig nts;
   // --nts_ke_address, --nts_cert, --nts_key, ... (nts_ke_flags.h).
   NtsKeConfig nts_ke;
-  // Stamps (issue 14): .timesync is --timesync; --tx_schedule and
+  // Stamps: .timesync is --timesync; --tx_schedule and
   // --tx_schedule_lead (tx_schedule_flags.h) fill the rest (stamp_setup.h).
   StampFlags stamps;
   bool nic_check = false;  // --nic_check (nic_check.h)

@@ -1,4 +1,4 @@
-// zeitgeberd's NTP interleaved-mode flags (RFC 9769, issue 14): whether the
+// zeitgeberd's NTP interleaved-mode flags (RFC 9769): whether the
 // workers answer interleaved requests with the exact transmit time of the
 // previous reply (dataplane/ntp/ntp_interleave.h), and how many recent
 // replies each worker remembers for that.

@@ -1,7 +1,6 @@
 // zeitgeberd's --ntp_keys flag: the symmetric-key file (chrony's keyfile
 // format, core/ntp/ntp_keys.h) that NTP requests with a MAC are checked
-// against (dataplane/ntp/ntp_auth.h). Its own file so the trust flags of
-// issue 12 stay out of each other's way.
+// against (dataplane/ntp/ntp_auth.h).
 //
 //   --ntp_keys=/etc/zeitgeber/ntp.keys   (mode 0600 or 0400)
 //

@@ -1,4 +1,4 @@
-// zeitgeberd's NTS cookie-key flags (RFC 8915, issue 13): the master key
+// zeitgeberd's NTS cookie-key flags (RFC 8915): the master key
 // file every server of a fleet shares, the period of the derived cookie
 // keys and the window of periods accepted. Read by the NTS factory
 // (dataplane/ntp/nts_auth.h) for the workers and by the NTS-KE server for

@@ -1,4 +1,4 @@
-// zeitgeberd's send-on-timestamp flags (issue 14; dataplane/clock/
+// zeitgeberd's send-on-timestamp flags (dataplane/clock/
 // tx_scheduler.h): whether a port that offers RTE_ETH_TX_OFFLOAD_SEND_ON_
 // TIMESTAMP (mlx5 with tx_pp=, the emulated NIC) sends NTP replies and PTP
 // event messages at a chosen NIC-clock time, so their transmit timestamps

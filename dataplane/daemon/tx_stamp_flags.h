@@ -1,4 +1,4 @@
-// zeitgeberd's software-stamp flags (issue 14, w7/swstamp):
+// zeitgeberd's software-stamp flags:
 //
 //   --ntp_tx_stamp=midpoint   where a software basic-mode NTP T3 is placed
 //                             around tx_burst: before | midpoint | after

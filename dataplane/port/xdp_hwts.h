@@ -1,4 +1,4 @@
-// --xdp_rx_metadata (issue 14, w7/swstamp): swaps zeitgeber's XDP program
+// --xdp_rx_metadata: swaps zeitgeber's XDP program
 // with driver RX hardware stamps (dataplane/bpf/zg_xdp_hwts.c) in for the
 // zg_xdp.o that DPDK's net_af_xdp PMD attached (xdp_prog= devarg).
 //

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # e2e: PTP admission control under a storm of forged unicast negotiation
-# (issue 12, "Proof with real peers" 4). zeitgeberd serves unicast
+# ("Proof with real peers" 4). zeitgeberd serves unicast
 # negotiation (default profile, negotiation on, multicast off) with
 # --ptp_tx_budget=BUDGET, --ptp_refusal_rate=100 on AF_XDP over a veth pair; a real ptp4l -S
 # unicast slave in the namespace negotiates and reaches SLAVE; then, for the
@@ -28,7 +28,7 @@
 #  - then a SIGHUP with --ptp_tx_budget raised in the flagfile puts the new
 #    budget in force (metrics, the log's reload line), and one with
 #    --ptp_cancel_requires_auth=true is rejected and changes nothing.
-# MODE acl (issue 12, "Proof with real peers" 2, for PTP): the same storm
+# MODE acl ("Proof with real peers" 2, for PTP): the same storm
 # with --ptp_allow=10.95.0.0/24 (the slave's subnet) --ptp_deny=
 # 10.96.0.0/16 (the spoofed sources; 10.97.0.1 is denied by default): no
 # reply and no stream ever goes to a denied source (the capture), every

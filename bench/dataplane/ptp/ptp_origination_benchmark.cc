@@ -1,5 +1,5 @@
-// Unicast PTP origination at cluster scale through zeitgeberd's real worker
-// (issue 15): N G.8275.2 subscribers (ZG_BENCH_SUBSCRIBERS, default 1M),
+// Unicast PTP origination at cluster scale through zeitgeberd's real worker:
+// N G.8275.2 subscribers (ZG_BENCH_SUBSCRIBERS, default 1M),
 // each on its own address, negotiate Announce, Sync and Delay_Resp grants
 // at 1/s with zg-loadgen's subscriber engine (bench/loadgen/
 // ptp_subscribers.h) through the PtpPlugin on a ring port

@@ -38,7 +38,7 @@ echo "1 AES128 HEX:2b7e151628aed2a6abf7158809cf4f3c" >"$KEYS"; chmod 644 "$KEYS"
 expect 1 "must be readable by its owner only (chmod 600" -- $(eal -l 0-1 --vdev=net_ring0) -- --ntp_keys="$KEYS"
 echo "1 SHA256 HEX:00" >"$KEYS"; chmod 600 "$KEYS"
 expect 1 "line 1: key type SHA256 is valid for chrony but not supported" -- $(eal -l 0-1 --vdev=net_ring0) -- --ntp_keys="$KEYS"
-# NTS-KE (w5/ke): an address without a certificate and key stops it.
+# NTS-KE: an address without a certificate and key stops it.
 expect 1 "--nts_ke_address needs --nts_cert" -- $(eal -l 0-1 --vdev=net_ring0) -- --nts_ke_address=127.0.0.1:0
 expect 1 "--nts_ke_address=ke.example: expected IP" -- $(eal -l 0-1 --vdev=net_ring0) -- --nts_ke_address=ke.example
 rm -f "$KEYS"

@@ -1,5 +1,5 @@
 // Unicast origination at scale through the real worker on a ring port
-// (issue 15): hundreds of negotiated subscribers at 16 Syncs/s, the worker
+// hundreds of negotiated subscribers at 16 Syncs/s, the worker
 // polled by the test and its output drained every poll.
 //  - Follow_Ups go out right behind their Syncs, not only once the pending
 //    ring fills (the old worker built them only in polls no Sync closed,

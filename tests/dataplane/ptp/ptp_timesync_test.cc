@@ -13,7 +13,7 @@
 //  - without timesync, t1 is the software stamp before or after tx_burst as
 //    the plan says.
 // And on a ring port: a Pdelay_Resp that tx_burst refused gets no
-// Pdelay_Resp_Follow_Up (issue 15).
+// Pdelay_Resp_Follow_Up.
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
@@ -448,7 +448,7 @@ TEST_F(PtpTimesyncTest, SoftwareStampAfterTxBurstWhenPlanned) {
   EXPECT_EQ(TxStamps(PtpTxStampResult::kSoftwareBefore), 0u);
 }
 
-// Issue 15: tx_burst refuses the Pdelay_Resp (a TX callback on the ring
+// tx_burst refuses the Pdelay_Resp (a TX callback on the ring
 // port returns 0 for it): its Pdelay_Resp_Follow_Up must not follow.
 uint16_t RefusePdelayResp(uint16_t, uint16_t, rte_mbuf** pkts, uint16_t n,
                           void* refuse) {
