@@ -1,5 +1,6 @@
 // A small, bounded JSON reader and writer for the control plane: gpsd's JSON
-// lines (servo/sources/gpsd_messages.h) and the audit log (servo/audit/audit_log.h).
+// lines (servo/sources/gpsd_messages.h) and the audit log
+// (servo/audit/audit_log.h).
 //
 // Every limit is explicit (input bytes, nesting depth, number of values,
 // number-literal length), so hostile input from a socket costs bounded memory

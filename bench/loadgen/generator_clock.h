@@ -6,11 +6,11 @@
 // the same raw-vs-cooked split as zeitgeberd. The model is anchored on the
 // latest bracketed read (TSC, CLOCK_REALTIME, TSC; the tightest of a few,
 // servo/clock/system_time.h) and its rate is the slope of a sliding fit of
-// CLOCK_REALTIME against the TSC (servo/clock/clock_correlator.h), so it follows
-// whatever chronyd does to the system clock; until the fit spans
-// `min_fit_span_ns`, the raw clock's own calibrated rate (servo/clock/tsc_clock.h,
-// against CLOCK_MONOTONIC_RAW) stands in. A step of CLOCK_REALTIME restarts
-// the fit.
+// CLOCK_REALTIME against the TSC (servo/clock/clock_correlator.h), so it
+// follows whatever chronyd does to the system clock; until the fit spans
+// `min_fit_span_ns`, the raw clock's own calibrated rate
+// (servo/clock/tsc_clock.h, against CLOCK_MONOTONIC_RAW) stands in. A step of
+// CLOCK_REALTIME restarts the fit.
 //
 // When zeitgeberd serves the same CLOCK_REALTIME on the same host, the
 // offset a client computes, ((T2-T1)+(T3-T4))/2, is then the server's
@@ -32,8 +32,8 @@
 #include "absl/status/statusor.h"
 #include "core/time/clock_model.h"
 #include "servo/clock/clock_correlator.h"
-#include "servo/sources/reference_source.h"
 #include "servo/clock/system_time.h"
+#include "servo/sources/reference_source.h"
 
 namespace zg::bench {
 

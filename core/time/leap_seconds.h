@@ -3,8 +3,8 @@
 //
 // A LeapTable is immutable once built: parsed (and its SHA-1 verified) from
 // the text of a leap-seconds.list, or the built-in copy compiled into
-// zeitgeber. Pure: no I/O here (servo/leap/leap_file.h reads the file). Built and
-// queried by the control thread; workers only see what it copies into the
+// zeitgeber. Pure: no I/O here (servo/leap/leap_file.h reads the file). Built
+// and queried by the control thread; workers only see what it copies into the
 // ClockModel (FillLeapFields).
 //
 //   ZG_ASSIGN_OR_RETURN(LeapTable table, LeapTable::Parse(file_text));

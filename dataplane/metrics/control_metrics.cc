@@ -2,8 +2,8 @@
 
 #include <cstddef>
 
-#include "servo/sources/gpsd_messages.h"
 #include "servo/holdover/holdover.h"
+#include "servo/sources/gpsd_messages.h"
 #include "servo/sources/source_health.h"
 #include "servo/sources/source_spec.h"
 

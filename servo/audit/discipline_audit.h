@@ -1,9 +1,10 @@
-// DisciplineAudit: the clock discipline's events (servo/discipline/discipline_event.h)
-// as audit-log records (servo/audit/audit_log.h) — names instead of indices, states
-// and classes as text, the numbers that explain the event in `values` — with
-// rejected samples rate-limited per source and reason, so a spoofed or broken
-// reference cannot flood the log: the first rejection is always written, then
-// at most one per interval, carrying how many were suppressed since.
+// DisciplineAudit: the clock discipline's events
+// (servo/discipline/discipline_event.h) as audit-log records
+// (servo/audit/audit_log.h) — names instead of indices, states and classes as
+// text, the numbers that explain the event in `values` — with rejected samples
+// rate-limited per source and reason, so a spoofed or broken reference cannot
+// flood the log: the first rejection is always written, then at most one per
+// interval, carrying how many were suppressed since.
 //
 //   DisciplineAudit audit({.reject_interval_ns = 10'000'000'000});
 //   discipline->SetEventSink([&](const DisciplineEvent& e) {

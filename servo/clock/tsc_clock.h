@@ -4,11 +4,11 @@
 //
 // Calibration pairs the two clocks with bracketed reads (TSC, MONOTONIC_RAW,
 // TSC), keeps the tightest of several, and fits a line through a sliding
-// window of such points (servo/clock/clock_correlator.h). The frequency estimate,
-// its uncertainty and its drift (how the estimate moves between windows) are
-// reported, never assumed constant. CLOCK_MONOTONIC_RAW is the kernel's
-// unslewed view of its clocksource, so the estimate is the TSC's rate against
-// the crystal the kernel trusts, not against chrony's corrections.
+// window of such points (servo/clock/clock_correlator.h). The frequency
+// estimate, its uncertainty and its drift (how the estimate moves between
+// windows) are reported, never assumed constant. CLOCK_MONOTONIC_RAW is the
+// kernel's unslewed view of its clocksource, so the estimate is the TSC's rate
+// against the crystal the kernel trusts, not against chrony's corrections.
 //
 // Create() refuses a TSC that is not invariant (constant_tsc and nonstop_tsc
 // in /proc/cpuinfo): such a TSC changes rate with P-states or stops in deep

@@ -36,15 +36,15 @@
 #include "core/time/clock_model.h"
 #include "core/time/leap_seconds.h"
 #include "servo/audit/audit_log.h"
-#include "servo/discipline/clock_discipline.h"
-#include "servo/control/control_status.h"
 #include "servo/audit/discipline_audit.h"
-#include "servo/leap/leap_file.h"
-#include "servo/leap/leap_watch.h"
 #include "servo/clock/nic_clock_tracker.h"
-#include "servo/sources/source_spec.h"
 #include "servo/clock/system_time.h"
 #include "servo/clock/tsc_clock.h"
+#include "servo/control/control_status.h"
+#include "servo/discipline/clock_discipline.h"
+#include "servo/leap/leap_file.h"
+#include "servo/leap/leap_watch.h"
+#include "servo/sources/source_spec.h"
 
 namespace zg::servo {
 

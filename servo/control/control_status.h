@@ -19,11 +19,11 @@
 #include "core/time/clock_model.h"
 #include "core/time/time_types.h"
 #include "servo/audit/audit_log.h"
+#include "servo/clock/nic_clock_tracker.h"
+#include "servo/clock/tsc_clock.h"
 #include "servo/discipline/clock_discipline.h"
 #include "servo/sources/gpsd_source.h"
-#include "servo/clock/nic_clock_tracker.h"
 #include "servo/sources/reference_source.h"
-#include "servo/clock/tsc_clock.h"
 
 namespace zg::servo {
 

@@ -6,8 +6,8 @@
 //   discipline_tracking.cc   the selected source's samples into the servo
 //   discipline_holdover.cc   the error bound and the state machine
 //   discipline_publish.cc    the published ClockModel and DisciplineStatus
-// Called by the control thread (servo/control/control_plane.cc) and the simulation
-// (tests/sim); see servo/discipline/clock_discipline.h.
+// Called by the control thread (servo/control/control_plane.cc) and the
+// simulation (tests/sim); see servo/discipline/clock_discipline.h.
 #include "servo/discipline/clock_discipline.h"
 
 #include <cmath>

@@ -43,13 +43,13 @@
 #include "core/time/clock_model.h"
 #include "servo/discipline/clock_quality.h"
 #include "servo/discipline/discipline_event.h"
+#include "servo/discipline/sample_filter.h"
+#include "servo/discipline/selection.h"
 #include "servo/estimation/frequency_estimator.h"
+#include "servo/estimation/servo.h"
 #include "servo/holdover/holdover.h"
 #include "servo/holdover/oscillator.h"
 #include "servo/sources/reference_source.h"
-#include "servo/discipline/sample_filter.h"
-#include "servo/discipline/selection.h"
-#include "servo/estimation/servo.h"
 
 namespace zg::servo {
 

@@ -1,7 +1,7 @@
 // Constants and helpers shared by the files that implement ClockDiscipline
-// (servo/discipline/clock_discipline.cc, discipline_intake.cc, discipline_selection.cc,
-// discipline_tracking.cc, discipline_holdover.cc, discipline_publish.cc).
-// Not a public API: everything outside those files uses
+// (servo/discipline/clock_discipline.cc, discipline_intake.cc,
+// discipline_selection.cc, discipline_tracking.cc, discipline_holdover.cc,
+// discipline_publish.cc). Not a public API: everything outside those files uses
 // servo/discipline/clock_discipline.h.
 #ifndef ZG_SERVO_CLOCK_DISCIPLINE_INTERNAL_H_
 #define ZG_SERVO_CLOCK_DISCIPLINE_INTERNAL_H_

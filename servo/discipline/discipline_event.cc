@@ -1,6 +1,6 @@
 // Names of the clock discipline's event kinds and reject reasons
-// (servo/discipline/discipline_event.h), as the audit log (servo/audit/discipline_audit.cc)
-// and the tests print them.
+// (servo/discipline/discipline_event.h), as the audit log
+// (servo/audit/discipline_audit.cc) and the tests print them.
 #include "servo/discipline/discipline_event.h"
 
 namespace zg::servo {

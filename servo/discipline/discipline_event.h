@@ -3,8 +3,8 @@
 // rejected sample, source switch, source up/down, falseticker, step.
 //
 // The discipline calls an EventSink synchronously from Update()/AddSamples()
-// on the control thread; the audit log (servo/audit/audit_log.h) turns events into
-// JSON lines. Events are plain values: names of sources come from
+// on the control thread; the audit log (servo/audit/audit_log.h) turns events
+// into JSON lines. Events are plain values: names of sources come from
 // ClockDiscipline::source_info(event.source).
 //
 //   discipline->SetEventSink([&](const DisciplineEvent& e) {

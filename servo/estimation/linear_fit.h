@@ -2,8 +2,9 @@
 // needs around it: the slope's standard error, a Student-t widening for few
 // points, and a runs test that tells white residuals from a trend.
 //
-// Used by the linear-regression servo (servo/estimation/linreg_servo.h) and by the
-// frequency estimator behind holdover (servo/estimation/frequency_estimator.h).
+// Used by the linear-regression servo (servo/estimation/linreg_servo.h) and by
+// the frequency estimator behind holdover
+// (servo/estimation/frequency_estimator.h).
 //
 //   FitPoint pts[] = {{0, 10, 1}, {1, 12, 1}, {2, 14, 1}};
 //   LinearFit fit = FitLine(pts);       // fit.slope == 2, fit.ValueAt(0) == 10

@@ -1,6 +1,6 @@
 // LinregServo: an adaptive servo on the raw-clock model by weighted linear
-// regression, after linuxptp's linreg.c. Behind servo/estimation/servo.h; created by
-// MakeServo(kLinreg).
+// regression, after linuxptp's linreg.c. Behind servo/estimation/servo.h;
+// created by MakeServo(kLinreg).
 //
 // It keeps the last 64 (raw ticks, reference TAI) points — physical truths,
 // independent of what the model did — and fits lines through the newest 4, 8,

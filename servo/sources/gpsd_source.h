@@ -41,10 +41,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "servo/clock/system_time.h"
 #include "servo/sources/gpsd_messages.h"
 #include "servo/sources/reference_source.h"
 #include "servo/sources/source_health.h"
-#include "servo/clock/system_time.h"
 #include "servo/sources/tai_offset.h"
 
 namespace zg::servo {

@@ -1,6 +1,6 @@
 // Builds the reference sources zeitgeberd was configured with (SourceSpec,
-// servo/sources/source_spec.h): opens devices, resolves gpsd's address, wires the
-// leap-second table and the PPS coarse-second source in. Setup only; every
+// servo/sources/source_spec.h): opens devices, resolves gpsd's address, wires
+// the leap-second table and the PPS coarse-second source in. Setup only; every
 // error says which --source failed and what to check.
 //
 //   SourceEnv env{tsc.get(), [&](core::UtcNs t) { return leaps.TaiMinusUtc(t);
@@ -15,10 +15,10 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "servo/clock/system_time.h"
 #include "servo/sources/gpsd_source.h"
 #include "servo/sources/reference_source.h"
 #include "servo/sources/source_spec.h"
-#include "servo/clock/system_time.h"
 #include "servo/sources/tai_offset.h"
 
 namespace zg::servo {

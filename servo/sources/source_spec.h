@@ -1,7 +1,7 @@
 // SourceSpec: one reference source as an operator configures it — the text of
 // one zeitgeberd --source flag, parsed and checked into the options of the
-// source it names. Parsing opens nothing: servo/sources/source_factory.h builds the
-// source from the spec at start-up, so a typo stops zeitgeberd before any
+// source it names. Parsing opens nothing: servo/sources/source_factory.h builds
+// the source from the spec at start-up, so a typo stops zeitgeberd before any
 // device or socket is touched.
 //
 // Grammar:  KIND[:TARGET][,KEY=VALUE]...

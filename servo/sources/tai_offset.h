@@ -1,9 +1,9 @@
 // TAI-UTC for the reference sources that read UTC (CLOCK_REALTIME, PPS
 // seconds, gpsd's "real" time).
 //
-// The leap-second table (servo/leap/leap_file.h, core/time/leap_seconds.h) is owned
-// by another module; sources take it as a callback so they do not depend on how
-// it is loaded:
+// The leap-second table (servo/leap/leap_file.h, core/time/leap_seconds.h) is
+// owned by another module; sources take it as a callback so they do not depend
+// on how it is loaded:
 //
 //   TaiMinusUtcFn fn = [&table](core::UtcNs t) { return table.TaiMinusUtc(t);
 //   }; std::optional<core::TaiNs> tai = UtcToTaiUnambiguous(utc, fn);

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "servo/sources/gpsd_messages.h"
 #include "servo/json.h"
+#include "servo/sources/gpsd_messages.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zg::servo;

@@ -20,8 +20,8 @@
 #include <cstdint>
 #include <deque>
 
-#include "servo/sources/reference_source.h"
 #include "servo/clock/system_time.h"
+#include "servo/sources/reference_source.h"
 
 namespace zg::servo::testing {
 

@@ -20,8 +20,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "servo/sources/gpsd_source.h"
 #include "servo/clock/tsc_clock.h"
+#include "servo/sources/gpsd_source.h"
 #include "tests/util/deadline.h"
 #include "tests/util/ports.h"
 #include "tests/util/signal_cleanup.h"
