@@ -2,10 +2,11 @@
 // gpsd source uses: VERSION, DEVICES/DEVICE, TPV, SKY, PPS, TOFF, ERROR.
 // Anything else parses to GpsdOther with its class name.
 //
-// Built on the bounded JSON reader (json.h); every field is type- and
-// range-checked, so a hostile or broken gpsd (or anything else listening on
-// its port) yields a counted parse error, never a crash or a silent wrong
-// value. Fuzzed by tests/fuzz/gpsd_json_fuzzer.cc.
+// Parsed by nlohmann-json within limits (core/base/bounded_json.h); every
+// field is type- and range-checked, so a hostile or broken gpsd (or anything
+// else listening on its port) yields a counted parse error, never a crash,
+// an exception or a silent wrong value. Fuzzed by
+// tests/fuzz/gpsd_json_fuzzer.cc.
 //
 //   absl::StatusOr<GpsdMessage> m = ParseGpsdMessage(line);
 //   if (m.ok()) {

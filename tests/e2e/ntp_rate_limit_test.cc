@@ -169,7 +169,7 @@ std::vector<uint8_t> AbuserRequest(const NetnsRig& rig, const Zeitgeberd& zg) {
                                            core::kNtpHeaderSize, &info);
   core::BuildNtpClientRequest(f.data() + info.payload_offset, 4, 0,
                               core::NtpTimestamp{0xe8fe6f80u, 12345});
-  core::FinalizeUdpChecksum(f.data(), info);
+  core::FinaliseUdpChecksum(f.data(), info);
   f.resize(len);
   return f;
 }

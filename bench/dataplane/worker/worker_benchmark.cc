@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/dataplane/bench_main.h"
 #include "benchmark/benchmark.h"
 #include "core/net/checksum.h"
 #include "core/time/time_types.h"
@@ -285,16 +286,6 @@ BENCHMARK(BM_RandomClients)
 }  // namespace zg::dataplane
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  auto eal = zg::dataplane::Eal::Init(
-      {"worker_benchmark", "--no-huge", "--no-shconf", "-m", "512", "--no-pci",
-       "--no-telemetry", "--log-level=lib.eal:error",
-       absl::StrCat("--file-prefix=zgbench", getpid()), "-l", "0"});
-  if (!eal.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(eal.status().message()).c_str());
-    return 2;
-  }
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  std::_Exit(0);  // the shared rig holds DPDK objects; skip their teardown
+  return zg::dataplane::bench::RunDataplaneBenchmarks(
+      argc, argv, {.program = "worker_benchmark", .memory_mb = 512}, {});
 }
