@@ -390,6 +390,8 @@ absl::Status Daemon::SetUpXdpSteering() {
         ". Use xdp_prog=<builddir>/dataplane/zg_xdp.o"));
     return absl::OkStatus();
   }
+  // Which program is ours, should this process be killed (port_claim.h).
+  if (iface.has_value()) claim_->RecordXdpProgram(*iface);
   if (!config_.xdp_steering || !iface.has_value()) return absl::OkStatus();
   if (config_.addresses.empty()) {
     LogWarning("XDP steering: no --address given, so nothing is steered");

@@ -87,15 +87,38 @@ std::string RunDir(std::string run_dir) {
   return "/run/zeitgeber";
 }
 
-// The pid written into a lock file, if any.
-std::optional<int> HolderPid(int fd) {
-  char buf[32] = {};
-  if (pread(fd, buf, sizeof(buf) - 1, 0) <= 0) return std::nullopt;
+// A lock file holds "<pid>\n", then "xdp_prog_id <id>\n" once the holder's
+// PMD attached its XDP program.
+struct LockRecord {
+  std::optional<int> pid;
+  uint32_t xdp_prog_id = 0;
+};
+
+LockRecord ReadRecord(int fd) {
+  char buf[128] = {};
+  LockRecord r;
+  if (pread(fd, buf, sizeof(buf) - 1, 0) <= 0) return r;
+  const std::vector<absl::string_view> lines = absl::StrSplit(buf, '\n');
   int pid = 0;
-  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(buf), &pid)) {
-    return std::nullopt;
+  if (absl::SimpleAtoi(lines[0], &pid)) r.pid = pid;
+  for (absl::string_view line : lines) {
+    if (absl::ConsumePrefix(&line, "xdp_prog_id ")) {
+      (void)absl::SimpleAtoi(line, &r.xdp_prog_id);
+    }
   }
-  return pid;
+  return r;
+}
+
+void WriteRecord(int fd, uint32_t xdp_prog_id, const std::string& name) {
+  std::string text = absl::StrCat(getpid(), "\n");
+  if (xdp_prog_id != 0) {
+    absl::StrAppend(&text, "xdp_prog_id ", xdp_prog_id, "\n");
+  }
+  if (ftruncate(fd, 0) != 0 || pwrite(fd, text.data(), text.size(), 0) !=
+                                   static_cast<ssize_t>(text.size())) {
+    LogDebug(absl::StrCat("port claim ", name,
+                          ": cannot write its record: ", std::strerror(errno)));
+  }
 }
 
 std::string ProcessName(int pid) {
@@ -121,7 +144,7 @@ absl::Status Lock(int fd, const ClaimedDevice& d, absl::Duration wait) {
     return absl::InternalError(
         absl::StrCat("cannot lock ", d.label, ": ", std::strerror(errno)));
   }
-  const std::string holder = Holder(HolderPid(fd));
+  const std::string holder = Holder(ReadRecord(fd).pid);
   LogInfo(absl::StrCat(d.label, " is held by ", holder,
                        ", still running or still stopping: waiting up to ",
                        absl::FormatDuration(wait), " for it"));
@@ -173,15 +196,13 @@ absl::StatusOr<std::unique_ptr<PortClaim>> PortClaim::Acquire(
       continue;
     }
     claim->fds_.push_back(fd);
+    claim->devices_.push_back(d);
     ZG_RETURN_IF_ERROR(Lock(fd, d, wait));
-    const std::string pid = absl::StrCat(getpid(), "\n");
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid.data(), pid.size(), 0) !=
-                                     static_cast<ssize_t>(pid.size())) {
-      LogDebug(
-          absl::StrCat(path, ": cannot write the pid: ", std::strerror(errno)));
-    }
+    const LockRecord last = ReadRecord(fd);  // the last holder's
+    WriteRecord(fd, 0, path);
     if (!d.iface.empty()) {
-      ZG_RETURN_IF_ERROR(RemoveStaleXdpProgram(d.iface, d.xdp_prog));
+      ZG_RETURN_IF_ERROR(
+          RemoveStaleXdpProgram(d.iface, d.xdp_prog, last.xdp_prog_id));
     }
   }
   return claim;
@@ -191,8 +212,18 @@ PortClaim::~PortClaim() {
   for (int fd : fds_) close(fd);
 }
 
+void PortClaim::RecordXdpProgram(const std::string& iface) {
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    if (devices_[i].iface != iface) continue;
+    uint32_t prog_id = 0;
+    const int ifindex = static_cast<int>(if_nametoindex(iface.c_str()));
+    if (ifindex == 0 || bpf_xdp_query_id(ifindex, 0, &prog_id) != 0) return;
+    WriteRecord(fds_[i], prog_id, devices_[i].key);
+  }
+}
+
 absl::Status RemoveStaleXdpProgram(const std::string& ifname,
-                                   bool custom_program) {
+                                   bool custom_program, uint32_t recorded_id) {
   const int ifindex = static_cast<int>(if_nametoindex(ifname.c_str()));
   if (ifindex == 0) return absl::OkStatus();  // the PMD says it is missing
   bpf_xdp_query_opts query{};
@@ -211,30 +242,28 @@ absl::Status RemoveStaleXdpProgram(const std::string& ifname,
   } else {
     return absl::OkStatus();  // nothing attached
   }
-  const int prog_fd = bpf_prog_get_fd_by_id(prog_id);
-  if (prog_fd < 0) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        ifname, " has XDP program id ", prog_id,
-        " attached, which zeitgeberd cannot inspect: ", std::strerror(errno),
-        " (it needs CAP_BPF and CAP_SYS_ADMIN, doc/service.md)"));
+  // Its name, where this process may open it (CAP_SYS_ADMIN).
+  std::string name;
+  const int prog_fd = OpenXdpProgramById(prog_id);
+  absl::Cleanup close_prog = [prog_fd] {
+    if (prog_fd >= 0) close(prog_fd);
+  };
+  if (prog_fd >= 0) {
+    bpf_prog_info info{};
+    uint32_t len = sizeof(info);
+    if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) == 0) name = info.name;
   }
-  absl::Cleanup close_prog = [prog_fd] { close(prog_fd); };
-  bpf_prog_info info{};
-  uint32_t len = sizeof(info);
-  if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) != 0) {
-    return absl::InternalError(absl::StrCat(
-        "XDP program ", prog_id, " on ", ifname, ": ", std::strerror(errno)));
-  }
-  if (std::string(info.name) == kZgXdpProgram) {
+  if (prog_id == recorded_id || name == kZgXdpProgram) {
     bpf_xdp_attach_opts detach{};
     detach.sz = sizeof(detach);
-    detach.old_prog_fd = prog_fd;  // only if it is still that program
+    detach.old_prog_fd = prog_fd;  // with it: only if still that program
+    const uint32_t flags = mode_flag | (prog_fd >= 0 ? XDP_FLAGS_REPLACE : 0);
     if (int rc =
-            bpf_xdp_detach(ifindex, mode_flag | XDP_FLAGS_REPLACE, &detach);
+            bpf_xdp_detach(ifindex, flags, prog_fd >= 0 ? &detach : nullptr);
         rc != 0) {
       return absl::InternalError(absl::StrCat(
-          ifname, ": cannot detach the XDP program ", kZgXdpProgram, " (id ",
-          prog_id, ") a zeitgeberd that did not stop cleanly left attached: ",
+          ifname, ": cannot detach the XDP program (id ", prog_id,
+          ") a zeitgeberd that did not stop cleanly left attached: ",
           std::strerror(-rc), "; detach it by hand: ip link set dev ", ifname,
           " xdp off"));
     }
@@ -245,12 +274,12 @@ absl::Status RemoveStaleXdpProgram(const std::string& ifname,
     return absl::OkStatus();
   }
   if (!custom_program) return absl::OkStatus();
-  return absl::FailedPreconditionError(
-      absl::StrCat(ifname, " already has another XDP program attached ('",
-                   info.name, "', id ", prog_id,
-                   "), so net_af_xdp cannot attach xdp_prog=: detach it "
-                   "if nothing needs it (ip link set dev ",
-                   ifname, " xdp off) or serve another interface"));
+  return absl::FailedPreconditionError(absl::StrCat(
+      ifname, " already has another XDP program attached (",
+      name.empty() ? "" : absl::StrCat("'", name, "', "), "id ", prog_id,
+      "), so net_af_xdp cannot attach xdp_prog=: detach it if nothing needs "
+      "it (ip link set dev ",
+      ifname, " xdp off) or serve another interface"));
 }
 
 }  // namespace zg::dataplane

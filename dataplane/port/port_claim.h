@@ -11,11 +11,13 @@
 // XDP program" or "RX queue 0 setup failed: Invalid argument".
 //
 // Once an AF_XDP interface is claimed, no live zeitgeberd uses it: an XDP
-// program of zeitgeber's (zg_xdp_steer) still attached to it was left by
-// one that was killed (SIGKILL, a crash, the systemd watchdog), and would
-// make the PMD fail; it is detached, with a warning. Another program on an
-// interface given xdp_prog= fails the start with one line saying how to
-// remove it.
+// program of zeitgeber's still attached to it was left by one that was
+// killed (SIGKILL, a crash, the systemd watchdog), and would make the PMD
+// fail; it is detached, with a warning. It is known as ours by the program
+// id the last holder recorded in the lock file (RecordXdpProgram), which
+// needs no privilege, or else, with CAP_SYS_ADMIN, by its name
+// (zg_xdp_steer). Another program on an interface given xdp_prog= fails
+// the start with one line saying how to remove it.
 //
 //   ZG_ASSIGN_OR_RETURN(std::unique_ptr<PortClaim> claim,
 //                       PortClaim::Acquire(eal_args, absl::Seconds(5)));
@@ -23,6 +25,7 @@
 #ifndef ZG_DATAPLANE_PORT_PORT_CLAIM_H_
 #define ZG_DATAPLANE_PORT_PORT_CLAIM_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,20 +59,25 @@ class PortClaim {
       absl::Span<char* const> eal_args, absl::Duration wait,
       std::string run_dir = "");
   ~PortClaim();  // releases the locks
+  // Records the XDP program now attached to claimed interface `iface` in
+  // its lock file, for the next holder (after the PMD attached it).
+  void RecordXdpProgram(const std::string& iface);
   PortClaim(const PortClaim&) = delete;
   PortClaim& operator=(const PortClaim&) = delete;
 
  private:
   PortClaim() = default;
   std::vector<int> fds_;
+  std::vector<ClaimedDevice> devices_;  // devices_[i] is locked by fds_[i]
 };
 
-// If `ifname` has zeitgeber's XDP program attached, detaches it (only that
-// program: an atomic replace of it by none) and says so; with
-// `custom_program`, any other attached program is an error naming it.
-// For an interface no live zeitgeberd holds (PortClaim).
+// If `ifname` has zeitgeber's XDP program attached (id `recorded_id`, the
+// one the last holder recorded, or named zg_xdp_steer), detaches it and
+// says so; with `custom_program`, any other attached program is an error
+// naming it. For an interface no live zeitgeberd holds (PortClaim).
 absl::Status RemoveStaleXdpProgram(const std::string& ifname,
-                                   bool custom_program);
+                                   bool custom_program,
+                                   uint32_t recorded_id = 0);
 
 }  // namespace zg::dataplane
 
