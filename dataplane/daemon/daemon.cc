@@ -219,6 +219,7 @@ class Daemon {
 };
 
 int Daemon::Run(std::vector<char*> eal_argv) {
+  SendDpdkLogToJournal();
   // Before the EAL opens the devices: one zeitgeberd per port.
   absl::StatusOr<std::unique_ptr<PortClaim>> claim = PortClaim::Acquire(
       absl::MakeConstSpan(eal_argv).subspan(1), kPortClaimWait);

@@ -1,5 +1,6 @@
 #include "dataplane/daemon/log.h"
 
+#include <rte_log.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
@@ -12,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 
 namespace zg::dataplane {
 namespace {
@@ -45,11 +47,24 @@ const char* JournalPrefix(LogLevel level) {
   return SD_INFO;
 }
 
+// DPDK's log stream under the journal: each line of a message gets the
+// syslog priority of DPDK's level (RTE_LOG_ERR is 4, syslog's err 3).
+ssize_t WriteDpdkLine(void*, const char* buf, size_t size) {
+  const int level = rte_log_cur_msg_loglevel();
+  const int priority = level >= 1 && level <= 8 ? level - 1 : 6;
+  std::string out;
+  for (absl::string_view line :
+       absl::StrSplit(absl::string_view(buf, size), '\n', absl::SkipEmpty())) {
+    absl::StrAppend(&out, "<", priority, ">", line, "\n");
+  }
+  std::fwrite(out.data(), 1, out.size(), stderr);
+  return static_cast<ssize_t>(size);
+}
+
 void Emit(LogLevel level, char severity, absl::string_view message) {
   if (!LogEnabled(level)) return;
-  static const bool journal = StderrIsJournal();
   std::string line;
-  if (journal) {
+  if (LoggingToJournal()) {
     line = absl::StrCat(JournalPrefix(level), message, "\n");
   } else {
     timespec now{};
@@ -65,6 +80,20 @@ void Emit(LogLevel level, char severity, absl::string_view message) {
 }
 
 }  // namespace
+
+bool LoggingToJournal() {
+  static const bool journal = StderrIsJournal();
+  return journal;
+}
+
+void SendDpdkLogToJournal() {
+  if (!LoggingToJournal()) return;
+  cookie_io_functions_t io{};
+  io.write = &WriteDpdkLine;
+  if (FILE* stream = fopencookie(nullptr, "w", io); stream != nullptr) {
+    rte_openlog_stream(stream);
+  }
+}
 
 void SetLogLevel(LogLevel level) {
   g_level.store(static_cast<int>(level), std::memory_order_relaxed);

@@ -34,6 +34,14 @@ bool LogEnabled(LogLevel level);
 // "error", "warning", "info", "debug".
 std::optional<LogLevel> ParseLogLevel(absl::string_view name);
 
+// Whether stderr is the journal's stream (lines then carry priorities).
+bool LoggingToJournal();
+// When LoggingToJournal(): DPDK's own log lines go to stderr with their
+// priorities too (rte_openlog_stream), instead of DPDK's default, a copy on
+// stderr plus one to syslog, which the journal would store twice and the
+// first at info. Before rte_eal_init.
+void SendDpdkLogToJournal();
+
 void LogDebug(absl::string_view message);
 void LogInfo(absl::string_view message);
 void LogWarning(absl::string_view message);
