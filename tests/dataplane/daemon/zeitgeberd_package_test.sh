@@ -70,7 +70,7 @@ echo "--address=198.51.100.7/24  # local edit" >>/etc/zeitgeber/zeitgeberd.flags
 dpkg-deb -R "$deb" "$WORK/next"
 version=$(dpkg-deb -f "$deb" Version)
 sed -i "s/^Version: .*/Version: $version+1/" "$WORK/next/DEBIAN/control"
-dpkg-deb -b "$WORK/next" "$WORK/next.deb" >/dev/null
+dpkg-deb -Zgzip -z1 -b "$WORK/next" "$WORK/next.deb" >/dev/null
 dpkg -i "$WORK/next.deb" >"$WORK/upgrade.log" 2>&1 || { cat "$WORK/upgrade.log"; fail "upgrade"; }
 [ "$(dpkg-query -W -f='${Version}' zeitgeber)" = "$version+1" ] || fail "upgrade: version"
 grep -q "local edit" /etc/zeitgeber/zeitgeberd.flags || fail "upgrade lost the edited conffile"
