@@ -16,6 +16,10 @@ PACKAGES=(
   libnuma-dev libpcap-dev libelf-dev zlib1g-dev linux-libc-dev
   nlohmann-json3-dev
   nettle-dev  # tests compare our AES-SIV with nettle's (chrony's)
+  libsystemd-dev  # sd_notify, the watchdog, the journal's priorities
+  # The service: systemd-analyze verify/security on the unit, and the Debian
+  # package built (dpkg-buildpackage, debhelper) and installed by the tests
+  systemd debhelper dpkg-dev
   # Real peers and tools the tests run against
   iproute2 iputils-ping ethtool chrony ntpsec-ntpdate linuxptp tshark tcpdump
   gpsd gpsd-clients pps-tools prometheus xdp-tools bpftool curl jq procps

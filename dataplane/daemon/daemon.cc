@@ -17,17 +17,22 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "core/base/status_macros.h"
+#include "core/net/frame.h"
 #include "dataplane/clock/nic_clock.h"
 #include "dataplane/daemon/config_reload.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
 #include "dataplane/daemon/nic_check.h"
+#include "dataplane/daemon/service_notify.h"
 #include "dataplane/daemon/stamp_setup.h"
+#include "dataplane/daemon/test_stall_hook.h"
+#include "dataplane/daemon/worker_watch.h"
 #include "dataplane/metrics/metrics_exporter.h"
 #include "dataplane/nts/nts_ke_server.h"
 #include "dataplane/port/eal.h"
 #include "dataplane/port/mempools.h"
 #include "dataplane/port/port.h"
+#include "dataplane/port/port_claim.h"
 #include "dataplane/port/xdp_hwts.h"
 #include "dataplane/port/xdp_steering.h"
 #include "dataplane/worker/worker.h"
@@ -82,6 +87,22 @@ uint32_t AutoMbufs(const DaemonConfig& c, unsigned queues) {
   return n;
 }
 
+// How long a start waits for a port that a stopping zeitgeberd still holds
+// (its shutdown takes well under a second).
+constexpr absl::Duration kPortClaimWait = absl::Seconds(5);
+
+// Runs one shutdown step and logs its time at debug level.
+template <typename Step>
+void TimedStep(absl::string_view what, Step step) {
+  const absl::Time start = absl::Now();
+  step();
+  if (LogEnabled(LogLevel::kDebug)) {
+    LogDebug(absl::StrCat("shutdown: ", what, " in ",
+                          absl::FormatDuration(absl::Trunc(
+                              absl::Now() - start, absl::Microseconds(100)))));
+  }
+}
+
 // What the SIGHUP reloader sees: the pipeline's reloadable flags and, with
 // an NTS-KE server, its certificate and key (--nts_cert, --nts_key).
 class ReloadTargets : public PipelineFactory {
@@ -119,14 +140,7 @@ class Daemon {
         factory_(factory),
         app_args_(std::move(app_args)),
         nts_keystore_(std::move(nts_keystore)) {}
-  ~Daemon() {
-    nts_ke_.reset();  // its keystore source may point into the factory
-    StopWorkers();
-    // Before the members (the EAL last) go: EAL memory the pipeline's
-    // control side holds, and configs replaced by reloads.
-    factory_->Shutdown();
-    DataplaneEpochs().Reclaim();
-  }
+  ~Daemon() { TearDown(); }
 
   int Run(std::vector<char*> eal_argv);
 
@@ -147,7 +161,15 @@ class Daemon {
   absl::Status StartMetrics();
   // Returns why it stopped (for the audit log's stop record).
   std::string ControlLoop();
+  // The service manager's side of the control loop (service_notify.h):
+  // READY=1 once, STATUS= each stats interval, WATCHDOG=1 while every
+  // worker progresses.
+  void NotifyServiceManager(absl::Time now);
+  std::string StatusLine(absl::Time now);
   void StopWorkers();
+  // Stops and frees everything in teardown order, each step timed (debug
+  // log); the destructor calls it for the paths that return early.
+  void TearDown();
   void Report();
   void ReportClock();
 
@@ -159,7 +181,8 @@ class Daemon {
   std::unique_ptr<NtsKeServer> nts_ke_;
   std::unique_ptr<ReloadTargets> reload_targets_;
   // Declaration order is teardown order, reversed: workers stop first, the
-  // EAL is cleaned up last.
+  // EAL is cleaned up last, and the ports' claim released after it.
+  std::unique_ptr<PortClaim> claim_;
   std::unique_ptr<Eal> eal_;
   std::vector<unsigned> lcores_;
   std::unique_ptr<MbufPools> pools_;
@@ -183,9 +206,28 @@ class Daemon {
   std::atomic<bool> stop_{false};
   std::unique_ptr<WorkerGroup> group_;
   std::unique_ptr<MetricsExporter> exporter_;
+  // systemd: notifications and the watchdog's view of the workers.
+  ServiceNotifier notifier_ = ServiceNotifier::FromEnvironment();
+  std::unique_ptr<WorkerWatch> watch_;
+  std::unique_ptr<TestStallHook> stall_hook_;  // --test_stall_file only
+  bool ready_ = false;                         // READY=1 sent
+  absl::Time next_watchdog_;                   // when WATCHDOG=1 is next due
+  absl::Time last_status_ = absl::InfinitePast();  // request counts' time
+  uint64_t last_ntp_ = 0, last_ptp_ = 0;           // requests handled by then
+  absl::Time stop_requested_;  // the signal or --run_for, for the total
+  bool torn_down_ = false;
 };
 
 int Daemon::Run(std::vector<char*> eal_argv) {
+  SendDpdkLogToJournal();
+  // Before the EAL opens the devices: one zeitgeberd per port.
+  absl::StatusOr<std::unique_ptr<PortClaim>> claim = PortClaim::Acquire(
+      absl::MakeConstSpan(eal_argv).subspan(1), kPortClaimWait);
+  if (!claim.ok()) {
+    LogError(claim.status().message());
+    return kExitPort;
+  }
+  claim_ = std::move(*claim);
   absl::StatusOr<std::unique_ptr<Eal>> eal =
       Eal::Init(static_cast<int>(eal_argv.size()), eal_argv.data());
   if (!eal.ok()) {
@@ -234,6 +276,10 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     return kExitMetrics;
   }
   InstallSignalHandlers();
+  if (!config_.service.test_stall_file.empty()) {
+    stall_hook_ = std::make_unique<TestStallHook>(
+        config_.service.test_stall_file, lcores_.size());
+  }
   group_ = std::make_unique<WorkerGroup>();
   std::vector<std::unique_ptr<Worker>> workers;
   for (size_t i = 0; i < lcores_.size(); ++i) {
@@ -265,6 +311,8 @@ int Daemon::Run(std::vector<char*> eal_argv) {
         std::move(*pipeline), &stats_[i], &stop_));
     workers.back()->SetIdleSleep(
         static_cast<uint64_t>(absl::ToInt64Nanoseconds(config_.idle_sleep)));
+    if (stall_hook_ != nullptr)
+      workers.back()->SetTestStall(stall_hook_->flag(i));
     if (absl::Status s = workers.back()->AttachEpochs(&DataplaneEpochs(), i);
         !s.ok()) {
       LogError(s.message());
@@ -281,14 +329,27 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     StopWorkers();
     return kExitPipeline;
   }
+  std::vector<const WorkerStats*> watched;
+  for (size_t i = 0; i < lcores_.size(); ++i) watched.push_back(&stats_[i]);
+  watch_ = std::make_unique<WorkerWatch>(std::move(watched), lcores_,
+                                         control_->tsc().calibration().hz,
+                                         config_.service.worker_stall_limit);
   LogInfo(absl::StrCat("zeitgeberd running: ", lcores_.size(),
                        " worker(s) on lcore(s) ", absl::StrJoin(lcores_, ","),
                        ", port ", port_->name()));
   const std::string why = ControlLoop();
-  if (nts_ke_ != nullptr) nts_ke_->Stop();
-  StopWorkers();
-  control_->Stop(why);
-  Report();
+  stop_requested_ = absl::Now();
+  notifier_.Stopping(why);
+  TimedStep("NTS-KE server stopped", [&] {
+    if (nts_ke_ != nullptr) nts_ke_->Stop();
+  });
+  TimedStep("workers drained and stopped", [&] { StopWorkers(); });
+  TimedStep("control plane stopped", [&] { control_->Stop(why); });
+  TimedStep("final report", [&] { Report(); });
+  TearDown();
+  LogInfo(absl::StrCat("stopped in ", absl::FormatDuration(absl::Trunc(
+                                          absl::Now() - stop_requested_,
+                                          absl::Milliseconds(1)))));
   return kExitOk;
 }
 
@@ -330,6 +391,8 @@ absl::Status Daemon::SetUpXdpSteering() {
         ". Use xdp_prog=<builddir>/dataplane/zg_xdp.o"));
     return absl::OkStatus();
   }
+  // Which program is ours, should this process be killed (port_claim.h).
+  if (iface.has_value()) claim_->RecordXdpProgram(*iface);
   if (!config_.xdp_steering || !iface.has_value()) return absl::OkStatus();
   if (config_.addresses.empty()) {
     LogWarning("XDP steering: no --address given, so nothing is steered");
@@ -524,12 +587,15 @@ std::string Daemon::ControlLoop() {
                            [this](auto values) {
                              control_->RecordConfigChange(std::move(values));
                            }});
+    if (stall_hook_ != nullptr) stall_hook_->Poll();
+    NotifyServiceManager(now);
     if (now >= next_stats) {
       port_->PollLink();
       factory_->UpdateMetrics();
       reloader_->UpdateMetrics();
       if (nts_ke_ != nullptr) nts_ke_->UpdateMetrics();
       exporter_->Update();
+      if (ready_) notifier_.Status(StatusLine(now));
       next_stats = now + config_.stats_interval;
     }
     absl::SleepFor(config_.publish_interval);
@@ -541,12 +607,89 @@ std::string Daemon::ControlLoop() {
   return why;
 }
 
+void Daemon::NotifyServiceManager(absl::Time now) {
+  // Always checked: a stalled worker is logged with or without systemd.
+  const bool progressing = watch_->Check(core::ReadTsc());
+  if (!notifier_.enabled()) return;
+  if (!ready_) {
+    if (!watch_->AllPolling() || tsc_clock_.Generation() == 0) return;
+    notifier_.Ready(StatusLine(now));
+    ready_ = true;
+    next_watchdog_ = now;
+    LogInfo(absl::StrCat(
+        "ready (systemd notified)",
+        notifier_.watchdog_timeout() > absl::ZeroDuration()
+            ? absl::StrCat("; watchdog ",
+                           absl::FormatDuration(notifier_.watchdog_timeout()))
+            : ""));
+  }
+  if (notifier_.watchdog_timeout() <= absl::ZeroDuration() ||
+      now < next_watchdog_) {
+    return;
+  }
+  // Withheld while a worker is stalled (WorkerWatch logged why); fed again
+  // on the first tick every worker progresses.
+  if (progressing) {
+    notifier_.Watchdog();
+    next_watchdog_ = now + notifier_.watchdog_timeout() / 2;
+  }
+}
+
+std::string Daemon::StatusLine(absl::Time now) {
+  uint64_t ntp = 0, ptp = 0;
+  for (size_t i = 0; i < lcores_.size(); ++i) {
+    const auto& handled = stats_[i].handled;
+    ntp += handled[static_cast<size_t>(core::FrameKind::kNtp)].Load();
+    for (core::FrameKind k :
+         {core::FrameKind::kPtpEvent, core::FrameKind::kPtpGeneral,
+          core::FrameKind::kPtpL2}) {
+      ptp += handled[static_cast<size_t>(k)].Load();
+    }
+  }
+  const double dt = last_status_ == absl::InfinitePast()
+                        ? 0
+                        : absl::ToDoubleSeconds(now - last_status_);
+  const double ntp_rate =
+      dt > 0 ? static_cast<double>(ntp - last_ntp_) / dt : 0;
+  const double ptp_rate =
+      dt > 0 ? static_cast<double>(ptp - last_ptp_) / dt : 0;
+  last_status_ = now;
+  last_ntp_ = ntp;
+  last_ptp_ = ptp;
+  return ServiceStatusLine(control_->Snapshot(), ntp_rate, ptp_rate,
+                           lcores_.size());
+}
+
 void Daemon::StopWorkers() {
   if (group_ == nullptr) return;
   stop_.store(true, std::memory_order_relaxed);
   group_->Join();
   group_.reset();
   DataplaneEpochs().Reclaim();  // every worker is offline: frees them all
+}
+
+void Daemon::TearDown() {
+  if (torn_down_) return;
+  torn_down_ = true;
+  // Its keystore source may point into the factory.
+  TimedStep("NTS-KE server freed", [&] { nts_ke_.reset(); });
+  TimedStep("workers stopped", [&] { StopWorkers(); });
+  // Before the EAL goes: EAL memory the pipeline's control side holds, and
+  // configs replaced by reloads.
+  TimedStep("pipeline shut down", [&] {
+    factory_->Shutdown();
+    DataplaneEpochs().Reclaim();
+  });
+  TimedStep("metrics exporter stopped", [&] { exporter_.reset(); });
+  TimedStep("control plane freed", [&] {
+    reloader_.reset();  // audits through control_
+    control_.reset();   // reads stamps_->nic()
+  });
+  TimedStep("stamps freed", [&] { stamps_.reset(); });
+  TimedStep("port closed", [&] { port_.reset(); });
+  TimedStep("mbuf pools freed", [&] { pools_.reset(); });
+  TimedStep("EAL cleaned up", [&] { eal_.reset(); });
+  claim_.reset();
 }
 
 void Daemon::ReportClock() {
@@ -629,6 +772,7 @@ int RunDaemon(int argc, char** argv, PipelineFactory& factory,
     LogError(config.status().message());
     return kExitConfig;
   }
+  SetLogLevel(config->service.log_level);
   if (absl::Status s = factory.Configure(*config); !s.ok()) {
     LogError(s.message());
     return kExitConfig;

@@ -1,11 +1,18 @@
 #include "dataplane/metrics/metrics_exporter.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <rte_ethdev.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <exception>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "core/time/tsc.h"
@@ -159,11 +166,63 @@ absl::StatusOr<std::unique_ptr<MetricsExporter>> MetricsExporter::Start(
           "--metrics_address= to disable the exporter"));
     }
     e->exposer_->RegisterCollectable(e->registry_);
+    e->host_ = address.substr(0, address.rfind(':'));
   }
   return e;
 }
 
-MetricsExporter::~MetricsExporter() = default;
+namespace {
+
+// Opens and closes one TCP connection to HOST:PORT ("127.0.0.1", "[::1]";
+// an unspecified address means loopback), without waiting for it.
+void Knock(std::string host, int port) {
+  if (host.size() >= 2 && host.front() == '[') {
+    host = host.substr(1, host.size() - 2);
+  }
+  sockaddr_storage ss{};
+  socklen_t len = 0;
+  if (host.find(':') == std::string::npos) {
+    auto* a = reinterpret_cast<sockaddr_in*>(&ss);
+    a->sin_family = AF_INET;
+    a->sin_port = htons(static_cast<uint16_t>(port));
+    if (inet_pton(AF_INET, host.c_str(), &a->sin_addr) != 1) return;
+    if (a->sin_addr.s_addr == htonl(INADDR_ANY)) {
+      a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    }
+    len = sizeof(*a);
+  } else {
+    auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
+    a->sin6_family = AF_INET6;
+    a->sin6_port = htons(static_cast<uint16_t>(port));
+    if (inet_pton(AF_INET6, host.c_str(), &a->sin6_addr) != 1) return;
+    if (IN6_IS_ADDR_UNSPECIFIED(&a->sin6_addr)) a->sin6_addr = in6addr_loopback;
+    len = sizeof(*a);
+  }
+  const int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  if (fd < 0) return;
+  (void)connect(fd, reinterpret_cast<sockaddr*>(&ss), len);
+  close(fd);
+}
+
+}  // namespace
+
+MetricsExporter::~MetricsExporter() {
+  if (exposer_ == nullptr) return;
+  // civetweb's listening thread polls its sockets for up to 2 s
+  // (SOCKET_TIMEOUT_QUANTUM) before it sees the stop request, and the
+  // Exposer's destructor waits for it: a connection ends the poll at once.
+  const int port = listening_port();
+  std::atomic<bool> stopped{false};
+  std::thread stopper([this, &stopped] {
+    exposer_.reset();
+    stopped.store(true, std::memory_order_release);
+  });
+  while (!stopped.load(std::memory_order_acquire)) {
+    Knock(host_, port);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  stopper.join();
+}
 
 void MetricsExporter::BuildFamilies() {
   auto counter = [&](const std::string& name, const std::string& help) {

@@ -78,6 +78,7 @@ class MetricsExporter {
       const std::string& address, const CounterNames* names,
       std::vector<WorkerSource> workers, std::vector<ClockSource> clocks,
       std::vector<Port*> ports, double tsc_hz);
+  // Stops serving promptly (well under the listener's 2 s poll).
   ~MetricsExporter();
 
   // Exports the control plane's status from the next Update() on. `control`
@@ -108,6 +109,7 @@ class MetricsExporter {
   double tsc_hz_ = 0;
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<prometheus::Exposer> exposer_;
+  std::string host_;  // the address's host part, to wake the listener
   std::vector<std::unique_ptr<WorkerSeries>> workers_;
   std::vector<std::unique_ptr<ClockSeries>> clocks_;
   std::vector<std::unique_ptr<PortSeries>> ports_;
