@@ -164,8 +164,10 @@ PreparedSourceChange ControlPlane::Prepare(SourceChangeRequest request) const {
   p.request = std::move(request);
   const SourceChangeRequest& r = p.request;
   if (ActsOnOne(r.action)) {
-    if (r.name.empty()) {
-      p.status = absl::InvalidArgumentError("no source name given");
+    if (r.name.empty() || r.name.size() > kMaxSourceSpecBytes) {
+      p.status = absl::InvalidArgumentError(
+          absl::StrCat("a source name of 1..", kMaxSourceSpecBytes,
+                       " bytes is required (zgctl sources lists them)"));
     } else if (r.action == SourceAction::kPriority &&
                (r.priority < -1000 || r.priority > 1000)) {
       p.status = absl::InvalidArgumentError(absl::StrCat(

@@ -3,6 +3,7 @@
 // on (servo/control/source_change.h).
 #include "servo/control/source_change.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -68,6 +69,8 @@ std::string SourceSpecKey(const SourceSpec& spec) {
 }
 
 SourceChangeResult SourceChangeTicket::Wait(absl::Duration timeout) {
+  // Clamped: wait_for(duration::max()) overflows the clock's time_point.
+  timeout = std::clamp(timeout, absl::ZeroDuration(), absl::Hours(1));
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait_for(lock, absl::ToChronoNanoseconds(timeout),
                [this] { return state_ == State::kDone; });

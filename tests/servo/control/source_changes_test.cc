@@ -265,6 +265,9 @@ TEST_F(SourceChangesTest, BadRequestsAreRefusedWithTheOldSourcesInForce) {
   EXPECT_FALSE(r.ok);
   EXPECT_THAT(r.error,
               HasSubstr("no source named 'sim:c' (configured: sim:a, sim:b)"));
+  r = Change(On(SourceAction::kEnable, std::string(1 << 20, 'x')));
+  EXPECT_FALSE(r.ok);
+  EXPECT_THAT(r.error, HasSubstr("a source name of 1..1024 bytes"));
   r = Change(On(SourceAction::kPriority, "sim:a", 5000));
   EXPECT_FALSE(r.ok);
   EXPECT_THAT(r.error, HasSubstr("must be -1000..1000"));
@@ -291,7 +294,7 @@ TEST_F(SourceChangesTest, BadRequestsAreRefusedWithTheOldSourcesInForce) {
       EXPECT_FALSE(c["values"]["error"].get<std::string>().empty());
     }
   }
-  EXPECT_EQ(rejected, 10) << "every refusal is audited";
+  EXPECT_EQ(rejected, 11) << "every refusal is audited";
 }
 
 TEST_F(SourceChangesTest, ReplacementAppliesOnlyTheDifference) {
