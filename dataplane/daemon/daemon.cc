@@ -24,6 +24,7 @@
 #include "dataplane/daemon/log.h"
 #include "dataplane/daemon/nic_check.h"
 #include "dataplane/daemon/service_notify.h"
+#include "dataplane/daemon/source_reload.h"
 #include "dataplane/daemon/stamp_setup.h"
 #include "dataplane/daemon/test_stall_hook.h"
 #include "dataplane/daemon/worker_watch.h"
@@ -103,12 +104,14 @@ void TimedStep(absl::string_view what, Step step) {
   }
 }
 
-// What the SIGHUP reloader sees: the pipeline's reloadable flags and, with
-// an NTS-KE server, its certificate and key (--nts_cert, --nts_key).
+// What the SIGHUP reloader sees: the pipeline's reloadable flags, the
+// reference sources (--source) and, with an NTS-KE server, its certificate
+// and key (--nts_cert, --nts_key).
 class ReloadTargets : public PipelineFactory {
  public:
-  ReloadTargets(PipelineFactory* pipeline, NtsKeServer* nts_ke)
-      : pipeline_(pipeline), nts_ke_(nts_ke) {}
+  ReloadTargets(PipelineFactory* pipeline, servo::ControlPlane* control,
+                NtsKeServer* nts_ke)
+      : pipeline_(pipeline), sources_(control), nts_ke_(nts_ke) {}
   absl::Status RegisterNames(CounterNames& names) override {
     return pipeline_->RegisterNames(names);
   }
@@ -117,6 +120,7 @@ class ReloadTargets : public PipelineFactory {
   }
   std::vector<std::string> ReloadableFlags() const override {
     std::vector<std::string> f = pipeline_->ReloadableFlags();
+    for (std::string& n : sources_.ReloadableFlags()) f.push_back(n);
     if (nts_ke_ != nullptr) {
       for (std::string& n : nts_ke_->ReloadableFlags()) f.push_back(n);
     }
@@ -124,11 +128,13 @@ class ReloadTargets : public PipelineFactory {
   }
   absl::Status Reload(const ReloadArgs& reload) override {
     ZG_RETURN_IF_ERROR(pipeline_->Reload(reload));
+    ZG_RETURN_IF_ERROR(sources_.Reload(reload));
     return nts_ke_ == nullptr ? absl::OkStatus() : nts_ke_->Reload(reload);
   }
 
  private:
   PipelineFactory* pipeline_;
+  SourceReload sources_;
   NtsKeServer* nts_ke_;
 };
 
@@ -514,7 +520,8 @@ absl::Status Daemon::SetUpNtsKe() {
 }
 
 absl::Status Daemon::SetUpReload() {
-  reload_targets_ = std::make_unique<ReloadTargets>(factory_, nts_ke_.get());
+  reload_targets_ =
+      std::make_unique<ReloadTargets>(factory_, control_.get(), nts_ke_.get());
   ZG_ASSIGN_OR_RETURN(
       reloader_,
       ConfigReloader::Create({.args = app_args_,

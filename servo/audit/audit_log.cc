@@ -72,6 +72,8 @@ const char* AuditEventName(AuditEvent e) {
       return "model_outvoted";
     case AuditEvent::kSourceHealth:
       return "source_health";
+    case AuditEvent::kSourceChange:
+      return "source_change";
   }
   return "unknown";
 }

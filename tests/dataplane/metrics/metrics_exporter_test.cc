@@ -249,6 +249,42 @@ TEST(ControlMetricsTest, ExportsSourcesGnssDisciplineTscNicAndAudit) {
   EXPECT_EQ(PromtoolProblems(text), "");
 }
 
+// Sources deleted while running lose their series; a source rebuilt from
+// a new spec under its name starts its counters again.
+TEST(ControlMetricsTest, DeletedSourcesLeaveNoSeries) {
+  prometheus::Registry registry;
+  ControlMetrics m(registry);
+  const auto text = [&] {
+    std::ostringstream out;
+    prometheus::TextSerializer().Serialize(out, registry.Collect());
+    return out.str();
+  };
+  servo::ControlPlaneStatus st = GnssHoldoverStatus();
+  servo::SourceSnapshot sim;
+  sim.name = "sim:better";
+  sim.kind = servo::SourceKind::kSimulated;
+  sim.spec = "sim:better,priority=1";
+  sim.enabled = false;
+  sim.discipline.selected = true;
+  sim.discipline.samples = 50;
+  st.sources.push_back(sim);
+  m.Update(st);
+  EXPECT_THAT(text(), HasSubstr("zeitgeber_source_selected{kind=\"sim\","
+                                "source=\"sim:better\"} 1"));
+  EXPECT_THAT(text(), HasSubstr("zeitgeber_source_enabled{kind=\"sim\","
+                                "source=\"sim:better\"} 0"));
+  st.sources[1].spec = "sim:better,priority=1,noise=1us";  // rebuilt
+  st.sources[1].discipline.samples = 2;
+  m.Update(st);
+  EXPECT_THAT(text(), HasSubstr("zeitgeber_source_samples_total{kind=\"sim\","
+                                "source=\"sim:better\"} 2"));
+  st.sources.pop_back();  // deleted
+  m.Update(st);
+  EXPECT_THAT(text(), Not(HasSubstr("sim:better")));
+  EXPECT_THAT(text(), HasSubstr("zeitgeber_source_up{kind=\"gpsd\""));
+  EXPECT_EQ(PromtoolProblems(text()), "");
+}
+
 TEST_F(MetricsExporterTest, AttachedControlPlaneIsScraped) {
   servo::ControlPlaneConfig c;
   c.sources.push_back(*servo::ParseSourceSpec("sim:lab"));
