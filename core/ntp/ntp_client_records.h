@@ -18,20 +18,30 @@
 //   cold 64 bytes, one line per client: the address, first seen (TAI ns),
 //        the drop and KoD counters and the key id. Written only when a
 //        client is (re)inserted, dropped, kissed or changes its key id.
+// A new client's cold line is not written by the Request that inserts it
+// (a cache miss per new client: at a full table, about one request in six):
+// the owner's Flush, once per burst after the replies left, writes the
+// burst's new cold lines whole, with non-temporal stores on x86-64 (no
+// read of a line it overwrites). Until then the record reads as busy.
 // 80 bytes a client (chrony's record is about 128). A full bucket replaces
 // its least recently seen client (evictions()). Two clients share a record
 // only when bucket and fingerprint both collide (about 4 in 2^32 lookups of
 // a new client); the record then keeps the first one's address.
 //
 // Concurrency: one writer, the worker that owns the table (Request, Drop,
-// Kiss, Answered: no locks, no allocation, no syscalls; every shared field
-// is a std::atomic stored with a plain store, never a locked RMW). Readers
-// on any thread (the control socket's, the client log's) call Read/ForEach/
-// Find and never make the worker wait:
+// Kiss, Answered, Flush: no locks, no allocation, no syscalls; every shared
+// field is a std::atomic stored with a plain store, never a locked RMW).
+// Readers on any thread (the control socket's, the client log's) call Read/
+// ForEach/Find and never make the worker wait:
 //   - a client's identity (address, first seen, family) is guarded by a
-//     per-record sequence number that the writer bumps only when it
-//     (re)inserts a client, so a reader never mixes two clients' fields; a
-//     record being replaced while read is retried, then skipped (`busy`);
+//     per-record seqlock in the hot word that the writer takes only while
+//     it (re)inserts a client: an "odd" bit (set by Request, cleared by
+//     Flush) and a 3-bit count of inserts, checked with first_seen (which
+//     only grows from one client of a slot to the next). A reader never
+//     mixes two clients' fields, unless it is stalled between two loads of
+//     one record for 8 replacements of that slot that leave its first_seen
+//     as it read it; a record being replaced while read is retried, then
+//     skipped (`busy`);
 //   - the counters are read field by field with relaxed/acquire loads, so a
 //     reader may see one request half recorded: its count but not yet its
 //     drop, KoD, auth or interleave bits. Counters are read before the
@@ -43,6 +53,7 @@
 //   const uint32_t slot = records->Request(key, rx_time, auth);
 //   if (dropped) records->Drop(slot, NtpClientDrop::kRateLimit);
 //   ...
+//   records->Flush();  // at the end of the burst
 //   records->ForEach([](const NtpClientRecord& r) { ... });  // any thread
 #ifndef ZG_CORE_NTP_NTP_CLIENT_RECORDS_H_
 #define ZG_CORE_NTP_NTP_CLIENT_RECORDS_H_
@@ -139,6 +150,10 @@ class NtpClientRecords {
   // this writer's next Request. A symmetric-key request also starts loading
   // the cold line, which Answered reads after the MAC check.
   uint32_t Request(const NtpClientKey& key, TaiNs rx_time, NtpClientAuth auth);
+  // Writes the cold lines of the clients inserted since the last Flush:
+  // after every burst. Request flushes by itself when kMaxPending are
+  // waiting; Drop, Kiss and Answered complete their client's insert first.
+  void Flush();
   void Drop(uint32_t slot, NtpClientDrop reason);
   void Kiss(uint32_t slot);
   // The request was answered (or kissed) after authentication: its key id
@@ -196,6 +211,12 @@ class NtpClientRecords {
   static constexpr uint64_t kAuthMask = uint64_t{3} << kAuthShift;
   static constexpr uint64_t kInterleaved = uint64_t{1} << 58;
   static constexpr uint64_t kIpv6 = uint64_t{1} << 59;
+  // The per-record seqlock: kInserting while a client is (re)inserted (its
+  // cold line is the previous client's until Flush), and a 3-bit count of
+  // completed inserts.
+  static constexpr uint64_t kInserting = uint64_t{1} << 60;
+  static constexpr int kGenShift = 61;
+  static constexpr uint64_t kGenMask = uint64_t{7} << kGenShift;
 
   // Shared fields: written by the owning worker, read by any reader.
   struct HotWay {
@@ -207,8 +228,8 @@ class NtpClientRecords {
     HotWay way[kWays];
   };
   struct alignas(64) Cold {
-    std::atomic<uint32_t> seq{0};  // odd while the client is (re)inserted
     std::atomic<uint32_t> key_id{0};
+    std::atomic<uint32_t> reserved{0};
     std::atomic<uint64_t> addr_hi{0};
     std::atomic<uint64_t> addr_lo{0};
     std::atomic<int64_t> first_seen_ns{0};  // TAI
@@ -235,8 +256,26 @@ class NtpClientRecords {
   const HotWay& HotOf(size_t slot) const {
     return hot_[slot / kWays].way[slot % kWays];
   }
+  // A new client's record, its cold line waiting for Flush.
+  struct Pending {
+    uint32_t slot = kNoSlot;  // kNoSlot: replaced again before Flush
+    NtpClientKey key;
+    TaiNs rx_time;
+  };
+  static constexpr size_t kMaxPending = 64;
+
   uint32_t Insert(size_t bucket, uint32_t tag, const NtpClientKey& key,
                   TaiNs rx_time, uint32_t now, uint64_t flags);
+  static void StoreFence();
+  void WriteCold(const Pending& p);
+  void Publish(Pending& p);
+  // Completes `slot`'s insert if it is still waiting for Flush.
+  void CompleteIfPending(uint32_t slot) {
+    if (HotOf(slot).word.load(std::memory_order_relaxed) & kInserting) {
+      CompletePending(slot);
+    }
+  }
+  void CompletePending(uint32_t slot);
   static void Bump(std::atomic<uint64_t>& counter) {
     counter.store(counter.load(std::memory_order_relaxed) + 1,
                   std::memory_order_release);
@@ -251,6 +290,8 @@ class NtpClientRecords {
   std::atomic<uint64_t> tracked_{0};
   std::atomic<uint64_t> inserted_{0};
   std::atomic<uint64_t> evictions_{0};
+  Pending pending_[kMaxPending];  // the writer's alone
+  size_t n_pending_ = 0;
 };
 
 }  // namespace zg::core

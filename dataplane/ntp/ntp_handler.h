@@ -99,6 +99,11 @@ class NtpHandler final : public FrameHandler {
   void Prefetch(Packet& pkt) override {
     policy_->Prefetch(pkt.ParseAs<ParsedFrame>().info);
   }
+  // The policy's per-burst step (client records' new clients).
+  bool HasEndBurst() const override {
+    return policy_ != nullptr && policy_->WantsEndBurst();
+  }
+  void EndBurst() override { policy_->EndBurst(); }
   // Interleaved mode keeps each reply's transmit time.
   bool HasAfterTx() const override { return interleave_ != nullptr; }
   void AfterTx(Packet& pkt, const TxStamp& after, bool sent) override;

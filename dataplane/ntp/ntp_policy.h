@@ -94,6 +94,10 @@ class NtpRequestPolicy {
   // interleaved mode on: what became of it. A plain request answered in
   // basic mode gets no call.
   virtual void Outcome(const NtpRequestOutcome& /*outcome*/) {}
+  // Whether EndBurst does anything (asked once); EndBurst runs once per
+  // burst after its replies were sent (FrameHandler::EndBurst).
+  virtual bool WantsEndBurst() const { return false; }
+  virtual void EndBurst() {}
 };
 
 class NtpPolicyFactory {

@@ -153,6 +153,9 @@ class NtpTrustPolicy final : public NtpRequestPolicy {
   }
   bool WantsOutcome() const override { return records_ != nullptr; }
   void Outcome(const NtpRequestOutcome& outcome) override;
+  // The burst's new clients' records (NtpClientRecords::Flush).
+  bool WantsEndBurst() const override { return records_ != nullptr; }
+  void EndBurst() override { records_->Flush(); }
 
   static core::NtpClientKey KeyOf(const core::FrameInfo& f) {
     return f.ip_version == 6 ? core::NtpClientKey::V6(f.src_ipv6)

@@ -39,6 +39,7 @@ void Requests(NtpClientRecords& t, const NtpClientKey& key, int n,
   for (int i = 0; i < n; ++i) {
     t.Request(key, start + i * kS, NtpClientAuth::kNone);
   }
+  t.Flush();
 }
 
 std::vector<std::string> Addresses(const json& answer) {
@@ -200,6 +201,7 @@ TEST(NtpClientQueryTest, TopTenOfManyClients) {
     const int n = i >= 99'990 ? 2000 + static_cast<int>(i) - 99'990 : 1;
     for (int j = 0; j < n; ++j) t->Request(k, kT0, NtpClientAuth::kNone);
   }
+  t->Flush();
   const NtpClientRecords* tables[] = {t.get()};
   NtpClientQuery q;
   q.top = 10;

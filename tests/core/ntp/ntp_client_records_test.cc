@@ -8,7 +8,9 @@
 #include <atomic>
 #include <memory>
 #include <thread>
+#include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace zg::core {
@@ -27,7 +29,10 @@ std::unique_ptr<NtpClientRecords> Records(size_t capacity = 1024) {
   return std::move(*r);
 }
 
-NtpClientRecord Of(const NtpClientRecords& r, const NtpClientKey& k) {
+// Flushes the writer's new clients (as the worker does after each burst)
+// and reads `k`.
+NtpClientRecord Of(NtpClientRecords& r, const NtpClientKey& k) {
+  r.Flush();
   std::optional<NtpClientRecord> rec = r.Find(k);
   EXPECT_TRUE(rec.has_value());
   return rec.value_or(NtpClientRecord{});
@@ -57,6 +62,44 @@ TEST(NtpClientRecordsTest, CountsAKnownSequenceExactly) {
   EXPECT_EQ(r->stats().tracked, 2u);
   EXPECT_EQ(r->stats().inserted, 2u);
   EXPECT_FALSE(r->Find(NtpClientKey::V4(Ipv4Addr::FromOctets(10, 0, 0, 3))));
+}
+
+TEST(NtpClientRecordsTest, ANewClientIsBusyUntilFlush) {
+  auto r = Records();
+  r->Request(kA, kT0, NtpClientAuth::kNone);
+  r->Request(kA, kT0 + kS, NtpClientAuth::kNone);
+  NtpClientRecord rec;
+  size_t slot = 0;
+  while (!r->Used(slot)) ++slot;
+  EXPECT_EQ(r->Read(slot, &rec), NtpClientRecords::ReadResult::kBusy);
+  EXPECT_EQ(r->ForEach([](const NtpClientRecord&) {}), 1u) << "busy";
+  r->Flush();
+  ASSERT_EQ(r->Read(slot, &rec), NtpClientRecords::ReadResult::kOk);
+  EXPECT_EQ(rec.requests, 2u);
+  EXPECT_EQ(rec.first_seen, kT0);
+  // A drop completes its client's insert at once.
+  const uint32_t b = r->Request(kB, kT0, NtpClientAuth::kNone);
+  r->Drop(b, NtpClientDrop::kAcl);
+  ASSERT_EQ(r->Read(b, &rec), NtpClientRecords::ReadResult::kOk);
+  EXPECT_EQ(rec.drops_acl, 1u);
+  EXPECT_EQ(rec.key, kB);
+}
+
+TEST(NtpClientRecordsTest, AClientReplacedBeforeFlushLeavesNoTrace) {
+  auto r = Records(/*capacity=*/4);  // one bucket
+  for (uint32_t i = 0; i < 9; ++i) {  // 5 replaced before any Flush
+    r->Request(NtpClientKey::V4(Ipv4Addr{0x0a000001u + i}), kT0 + i * kS,
+               NtpClientAuth::kNone);
+  }
+  r->Flush();
+  std::vector<uint32_t> seen;
+  EXPECT_EQ(r->ForEach([&](const NtpClientRecord& c) {
+    seen.push_back(static_cast<uint32_t>(c.key.lo));
+    EXPECT_EQ(c.first_seen, kT0 + (c.key.lo - 0x0a000001u) * kS);
+  }), 0u);
+  EXPECT_THAT(seen, ::testing::UnorderedElementsAre(0x0a000006u, 0x0a000007u,
+                                                    0x0a000008u, 0x0a000009u));
+  EXPECT_EQ(r->stats().evictions, 5u);
 }
 
 TEST(NtpClientRecordsTest, DropsByReasonAndKod) {
@@ -176,6 +219,7 @@ TEST(NtpClientRecordsTest, AFullBucketEvictsItsLeastRecentlySeen) {
   EXPECT_EQ(f.drops_acl, 1u) << "a new client starts from zero";
   EXPECT_EQ(f.first_seen, kT0 + 11 * kS);
   size_t listed = 0;
+  r->Flush();
   EXPECT_EQ(r->ForEach([&](const NtpClientRecord&) { ++listed; }), 0u);
   EXPECT_EQ(listed, 4u);
 }
@@ -208,6 +252,7 @@ TEST(NtpClientRecordsTest, ReaderOnAnotherThreadSeesWholeClients) {
         r->Kiss(slot);
         r->Answered(slot, addr, false);
       }
+      if (i % 32 == 31) r->Flush();  // a burst
     }
     done.store(true);
   });

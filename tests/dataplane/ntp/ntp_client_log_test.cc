@@ -71,6 +71,7 @@ class NtpClientLogTest : public ::testing::Test {
     tables_[worker]->Request(
         core::NtpClientKey::V4(core::Ipv4Addr::FromOctets(10, 0, 0, host)), t,
         core::NtpClientAuth::kNone);
+    tables_[worker]->Flush();
   }
 
   std::unique_ptr<testutil::TempDir> dir_;
