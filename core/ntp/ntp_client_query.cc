@@ -94,9 +94,9 @@ absl::StatusOr<NtpClientSort> ParseNtpClientSort(absl::string_view text) {
 absl::StatusOr<IpPrefix> ParseNtpClientAddress(absl::string_view text) {
   absl::StatusOr<IpPrefix> p = ParseIpPrefix(text);
   if (!p.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("address '", text.substr(0, 64),
-                     "' is not an address or PREFIX/LEN: ", p.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "address '", text.substr(0, 64),
+        "' is not an address or PREFIX/LEN: ", p.status().message()));
   }
   return MaskPrefix(*p);
 }
@@ -127,16 +127,16 @@ absl::StatusOr<NtpClientQuery> ParseNtpClientQuery(const nlohmann::json& args) {
         return absl::InvalidArgumentError(
             "sort must be one of \"requests\", \"drops\", \"kod\", \"last\"");
       }
-      ZG_ASSIGN_OR_RETURN(q.sort,
-                          ParseNtpClientSort(value.get_ref<const std::string&>()));
+      ZG_ASSIGN_OR_RETURN(
+          q.sort, ParseNtpClientSort(value.get_ref<const std::string&>()));
     } else if (name == "address") {
       if (value.is_null()) continue;
       if (!value.is_string()) {
         return absl::InvalidArgumentError(
             "address must be a string: an address or PREFIX/LEN");
       }
-      ZG_ASSIGN_OR_RETURN(
-          q.address, ParseNtpClientAddress(value.get_ref<const std::string&>()));
+      ZG_ASSIGN_OR_RETURN(q.address, ParseNtpClientAddress(
+                                         value.get_ref<const std::string&>()));
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown clients argument '", name.substr(0, 32),

@@ -19,7 +19,8 @@ namespace zg::core {
 namespace {
 
 constexpr size_t kHugePage = size_t{2} << 20;
-constexpr int64_t kStampNs = kNanosPerSecond >> NtpClientRecords::kStampFracBits;
+constexpr int64_t kStampNs =
+    kNanosPerSecond >> NtpClientRecords::kStampFracBits;
 
 }  // namespace
 
@@ -285,7 +286,8 @@ void NtpClientRecords::Answered(uint32_t slot, uint32_t key_id,
                                 bool interleaved) {
   HotWay& w = HotOf(slot);
   const uint64_t word = w.word.load(std::memory_order_relaxed);
-  const uint64_t next = interleaved ? word | kInterleaved : word & ~kInterleaved;
+  const uint64_t next =
+      interleaved ? word | kInterleaved : word & ~kInterleaved;
   if (next != word) w.word.store(next, std::memory_order_relaxed);
   if ((word & kAuthMask) ==
       uint64_t{static_cast<uint8_t>(NtpClientAuth::kSymmetricKey)}

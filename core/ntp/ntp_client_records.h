@@ -24,13 +24,14 @@
 // burst's new cold lines whole, with non-temporal stores on x86-64 (no
 // read of a line it overwrites). Until then the record reads as busy.
 // 80 bytes a client (chrony's record is about 128). A full bucket replaces
-// its least recently seen client (evictions()). Two clients share a record
-// only when bucket and fingerprint both collide (about 4 in 2^32 lookups of
-// a new client); the record then keeps the first one's address.
+// its least recently seen client (stats().evictions). Two clients share a
+// record only when bucket and fingerprint both collide (about 4 in 2^32
+// lookups of a new client); the record then keeps the first one's address.
 //
 // Concurrency: one writer, the worker that owns the table (Request, Drop,
 // Kiss, Answered, Flush: no locks, no allocation, no syscalls; every shared
-// field is a std::atomic stored with a plain store, never a locked RMW).
+// field is a std::atomic stored with a plain store, never a locked RMW, but
+// for a new client's cold line, Flush's fenced non-temporal stores).
 // Readers on any thread (the control socket's, the client log's) call Read/
 // ForEach/Find and never make the worker wait:
 //   - a client's identity (address, first seen, family) is guarded by a

@@ -35,14 +35,13 @@ absl::StatusOr<NtpClientFlags> ReadNtpClientFlags() {
         "--ntp_client_log needs --ntp_client_records (it logs the records)");
   }
   if (f.log.period < absl::Seconds(1) || f.log.period > absl::Hours(24)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--ntp_client_log_period=", absl::FormatDuration(f.log.period),
-                     " is out of range [1s, 24h]"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--ntp_client_log_period=", absl::FormatDuration(f.log.period),
+        " is out of range [1s, 24h]"));
   }
   if (f.log.max_bytes < 65536) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--ntp_client_log_max_bytes=", f.log.max_bytes,
-                     " is below 65536"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--ntp_client_log_max_bytes=", f.log.max_bytes, " is below 65536"));
   }
   ZG_RETURN_IF_ERROR(CheckNtpClientLogPath(f.log.path));
   return f;

@@ -22,8 +22,9 @@ constexpr int64_t kLastSeenSlackNs =
     core::kNanosPerSecond >> core::NtpClientRecords::kStampFracBits;
 
 absl::Status OpenError(const std::string& path, const char* what) {
-  return absl::FailedPreconditionError(absl::StrCat(
-      "--ntp_client_log=", path, ": cannot ", what, ": ", std::strerror(errno)));
+  return absl::FailedPreconditionError(absl::StrCat("--ntp_client_log=", path,
+                                                    ": cannot ", what, ": ",
+                                                    std::strerror(errno)));
 }
 
 // The summary file, appended; renamed to PATH.1 when a line would take it
@@ -91,9 +92,8 @@ absl::StatusOr<std::unique_ptr<NtpClientLog>> NtpClientLog::Start(
   }
   ZG_RETURN_IF_ERROR(CheckNtpClientLogPath(options.config.path));
   std::unique_ptr<NtpClientLog> log(new NtpClientLog(std::move(options)));
-  if (log->options_.thread) log->thread_ = std::thread([p = log.get()] {
-    p->Run();
-  });
+  if (log->options_.thread)
+    log->thread_ = std::thread([p = log.get()] { p->Run(); });
   return log;
 }
 
@@ -115,8 +115,8 @@ void NtpClientLog::Stop() {
 
 void NtpClientLog::Run() {
   absl::MutexLock lock(&mu_);
-  while (!mu_.AwaitWithTimeout(absl::Condition(&stop_),
-                               options_.config.period)) {
+  while (
+      !mu_.AwaitWithTimeout(absl::Condition(&stop_), options_.config.period)) {
     mu_.Unlock();
     if (absl::Status s = SummaryNow(); !s.ok()) {
       LogError(absl::StrCat("ntp client log: ", s.message()));
@@ -128,7 +128,8 @@ void NtpClientLog::Run() {
 absl::Status NtpClientLog::SummaryNow() {
   core::ClockModel model;
   if (!options_.clock->TryRead(&model)) {
-    return absl::UnavailableError("the clock is not published; summary skipped");
+    return absl::UnavailableError(
+        "the clock is not published; summary skipped");
   }
   return WriteSummary(model, model.RawToTai(core::ReadTsc()));
 }

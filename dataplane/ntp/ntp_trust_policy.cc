@@ -104,7 +104,8 @@ NtpPolicyVerdict NtpTrustPolicy::Denied(const AccessPolicy& acl,
       return NtpPolicyVerdict::Kiss(core::kNtpKissDeny, 0);
     }
   }
-  if (records_ != nullptr) records_->Drop(record_slot_, core::NtpClientDrop::kAcl);
+  if (records_ != nullptr)
+    records_->Drop(record_slot_, core::NtpClientDrop::kAcl);
   return NtpPolicyVerdict::Drop(drops_.acl_denied);
 }
 
@@ -418,8 +419,8 @@ absl::StatusOr<core::NtpClientRecords*> NtpTrustPolicyFactory::CreateRecords(
   return records;
 }
 
-std::vector<const core::NtpClientRecords*>
-NtpTrustPolicyFactory::RecordTables() const {
+std::vector<const core::NtpClientRecords*> NtpTrustPolicyFactory::RecordTables()
+    const {
   absl::MutexLock lock(&records_mu_);
   std::vector<const core::NtpClientRecords*> out;
   out.reserve(records_.size());
@@ -439,8 +440,8 @@ void NtpTrustPolicyFactory::StartClientLog(const core::PublishedClock* clock) {
   absl::StatusOr<std::unique_ptr<NtpClientLog>> log =
       NtpClientLog::Start(std::move(o));
   if (!log.ok()) {
-    LogError(absl::StrCat("ntp client log not started: ",
-                          log.status().message()));
+    LogError(
+        absl::StrCat("ntp client log not started: ", log.status().message()));
     client_log_config_.path.clear();  // once
     return;
   }

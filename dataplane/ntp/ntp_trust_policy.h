@@ -63,13 +63,13 @@
 #include "core/ntp/ntp_client_table.h"
 #include "core/ntp/ntp_rate_limit.h"
 #include "core/time/clock_model.h"
-#include "nlohmann/json.hpp"
 #include "dataplane/ntp/ntp_client_log.h"
 #include "dataplane/ntp/ntp_policy.h"
 #include "dataplane/trust/access_swap.h"
 #include "dataplane/trust/config_swap.h"
 #include "dataplane/worker/protocol_pipeline.h"
 #include "dataplane/worker/worker_stats.h"
+#include "nlohmann/json.hpp"
 
 namespace zg::dataplane {
 
@@ -174,11 +174,11 @@ class NtpTrustPolicy final : public NtpRequestPolicy {
   std::unique_ptr<core::NtpClientTable> table_;  // null: no rate limit
   bool prefetch_;
   NtpTrustDrops drops_;
-  NtpTrustWorkerStats* stats_;    // owned by the factory
-  uint64_t rate_generation_ = 0;  // of the NtpRateParams table_ applies
-  uint64_t seen_inserted_ = 0;    // table inserts already in stats_
+  NtpTrustWorkerStats* stats_;       // owned by the factory
+  uint64_t rate_generation_ = 0;     // of the NtpRateParams table_ applies
+  uint64_t seen_inserted_ = 0;       // table inserts already in stats_
   core::NtpClientRecords* records_;  // owned by the factory; null: none
-  uint32_t record_slot_ = 0;  // the record of the request being checked
+  uint32_t record_slot_ = 0;         // the record of the request being checked
 };
 
 class NtpTrustPolicyFactory final : public NtpPolicyFactory {

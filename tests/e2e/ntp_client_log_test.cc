@@ -86,9 +86,8 @@ TEST(NtpClientLogTest, RealClientsAreRecordedAndLogged) {
       return last["requests"] == replies;
     });
   };
-  ASSERT_TRUE(logged_as_replied(3))
-      << replies << " NTP replies; last line for " << client << ": "
-      << last.dump();
+  ASSERT_TRUE(logged_as_replied(3)) << replies << " NTP replies; last line for "
+                                    << client << ": " << last.dump();
   const double ntpdig_requests = replies;
   EXPECT_EQ(last["auth"], "none");
   EXPECT_TRUE(last["key_id"].is_null());

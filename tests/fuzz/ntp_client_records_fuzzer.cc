@@ -73,7 +73,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 3:
         if (latest == nullptr) break;
         table->Drop(slot, static_cast<NtpClientDrop>(id % 3));
-        ++(id % 3 == 0 ? latest->rate : id % 3 == 1 ? latest->acl : latest->auth);
+        ++(id % 3 == 0   ? latest->rate
+           : id % 3 == 1 ? latest->acl
+                         : latest->auth);
         break;
       case 4:
         if (latest == nullptr) break;
@@ -108,8 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // The operator's arguments.
   if (nl == nullptr) return 0;
-  const std::string text(reinterpret_cast<const char*>(nl + 1),
-                         size - ops - 1);
+  const std::string text(reinterpret_cast<const char*>(nl + 1), size - ops - 1);
   const nlohmann::json args =
       nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (args.is_discarded()) return 0;

@@ -144,8 +144,7 @@ void BM_ClientRecords(benchmark::State& state) {
   static constexpr const char* kLabels[] = {"keys only", "ratelimit",
                                             "ratelimit+records", "records"};
   state.SetLabel(kLabels[mode]);
-  state.counters["records_MiB"] =
-      double(p.records->memory_bytes()) / (1 << 20);
+  state.counters["records_MiB"] = double(p.records->memory_bytes()) / (1 << 20);
 }
 BENCHMARK(BM_ClientRecords)
     ->Args({4096, 0})
@@ -178,12 +177,15 @@ void BM_ClientsQuery(benchmark::State& state) {
   }
   state.counters["listed"] = double(listed);
   state.counters["records"] = double(p.records->stats().tracked);
-  static constexpr const char* kLabels[] = {"top 100 by requests",
-                                            "top 100 by kod",
-                                            "top 100 by requests in a /16"};
+  static constexpr const char* kLabels[] = {
+      "top 100 by requests", "top 100 by kod", "top 100 by requests in a /16"};
   state.SetLabel(kLabels[state.range(0)]);
 }
-BENCHMARK(BM_ClientsQuery)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ClientsQuery)
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace zg::core

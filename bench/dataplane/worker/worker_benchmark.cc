@@ -249,7 +249,7 @@ Rig& ClientsRig(Variant v, uint32_t clients) {
     if (v != kNoPolicy) {
       // At 1M clients a client asks several times a second: a limit of 16
       // per second (burst 255) still answers every request.
-      const char* limit = v == kRecordsOnly       ? "off"
+      const char* limit = v == kRecordsOnly     ? "off"
                           : clients == kClients ? "on"
                                                 : "interval=-4,burst=255";
       NtpTrustConfig c =

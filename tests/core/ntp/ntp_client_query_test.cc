@@ -106,12 +106,12 @@ class NtpClientQueryTablesTest : public ::testing::Test {
                                     NtpClientAuth::kSymmetricKey);
     w0_->Drop(s, NtpClientDrop::kAuth);
     for (int i = 0; i < 3; ++i) {
-      const uint32_t k = w1_->Request(V4(192, 168, 1, 1), kT0 + 16 * kS,
-                                      NtpClientAuth::kNone);
+      const uint32_t k =
+          w1_->Request(V4(192, 168, 1, 1), kT0 + 16 * kS, NtpClientAuth::kNone);
       w1_->Kiss(k);
     }
-    const uint32_t r = w1_->Request(V4(192, 168, 1, 1), kT0 + 17 * kS,
-                                    NtpClientAuth::kNone);
+    const uint32_t r =
+        w1_->Request(V4(192, 168, 1, 1), kT0 + 17 * kS, NtpClientAuth::kNone);
     w1_->Drop(r, NtpClientDrop::kRateLimit);
   }
   json Query(json args) {
@@ -181,8 +181,7 @@ TEST_F(NtpClientQueryTablesTest, JsonShape) {
   EXPECT_EQ(keyed["requests"], 5);
   EXPECT_EQ(keyed["auth"], "key");
   EXPECT_EQ(keyed["key_id"], 0) << "a failed MAC never reached Answered";
-  EXPECT_EQ(keyed["drops"],
-            (json{{"rate_limit", 0}, {"acl", 0}, {"auth", 1}}));
+  EXPECT_EQ(keyed["drops"], (json{{"rate_limit", 0}, {"acl", 0}, {"auth", 1}}));
   const json& one = a["clients"][1];
   EXPECT_EQ(one["requests"], 10);
   EXPECT_DOUBLE_EQ(one["interval_s"].get<double>(), 1.0);

@@ -86,7 +86,7 @@ TEST(NtpClientRecordsTest, ANewClientIsBusyUntilFlush) {
 }
 
 TEST(NtpClientRecordsTest, AClientReplacedBeforeFlushLeavesNoTrace) {
-  auto r = Records(/*capacity=*/4);  // one bucket
+  auto r = Records(/*capacity=*/4);   // one bucket
   for (uint32_t i = 0; i < 9; ++i) {  // 5 replaced before any Flush
     r->Request(NtpClientKey::V4(Ipv4Addr{0x0a000001u + i}), kT0 + i * kS,
                NtpClientAuth::kNone);
@@ -96,7 +96,8 @@ TEST(NtpClientRecordsTest, AClientReplacedBeforeFlushLeavesNoTrace) {
   EXPECT_EQ(r->ForEach([&](const NtpClientRecord& c) {
     seen.push_back(static_cast<uint32_t>(c.key.lo));
     EXPECT_EQ(c.first_seen, kT0 + (c.key.lo - 0x0a000001u) * kS);
-  }), 0u);
+  }),
+            0u);
   EXPECT_THAT(seen, ::testing::UnorderedElementsAre(0x0a000006u, 0x0a000007u,
                                                     0x0a000008u, 0x0a000009u));
   EXPECT_EQ(r->stats().evictions, 5u);

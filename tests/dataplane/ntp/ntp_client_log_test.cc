@@ -6,10 +6,11 @@
 // flags' errors.
 #include "dataplane/ntp/ntp_client_log.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <memory>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -40,8 +41,7 @@ std::vector<json> Lines(const std::string& path) {
 
 uint64_t SizeOf(const std::string& path) {
   struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size)
-                                        : 0;
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
 class NtpClientLogTest : public ::testing::Test {
@@ -50,7 +50,8 @@ class NtpClientLogTest : public ::testing::Test {
     absl::StatusOr<testutil::TempDir> d = testutil::TempDir::Create("clog");
     ASSERT_TRUE(d.ok()) << d.status();
     dir_ = std::make_unique<testutil::TempDir>(std::move(*d));
-    for (auto& t : tables_) t = std::move(*core::NtpClientRecords::Create({64}));
+    for (auto& t : tables_)
+      t = std::move(*core::NtpClientRecords::Create({64}));
   }
   std::unique_ptr<NtpClientLog> Log(uint64_t max_bytes = 1 << 20) {
     NtpClientLog::Options o;

@@ -65,8 +65,8 @@ class NtpClientRecordsPipelineTest : public NtpPipelineTest {
   }
   ClientFlow FlowFrom(uint8_t last_octet, uint16_t port = 40000) const {
     ClientFlow f = Flow4(port);
-    f.client_ip = core::IpAddress::V4(core::Ipv4Addr::FromOctets(10, 99, 0,
-                                                                 last_octet));
+    f.client_ip =
+        core::IpAddress::V4(core::Ipv4Addr::FromOctets(10, 99, 0, last_octet));
     return f;
   }
   std::vector<std::vector<uint8_t>> Requests(const ClientFlow& flow, int n) {
