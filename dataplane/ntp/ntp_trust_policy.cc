@@ -9,7 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
+#include "core/time/tsc.h"
 #include "dataplane/daemon/log.h"
+#include "dataplane/daemon/ntp_client_flags.h"
 #include "dataplane/daemon/ntp_trust_flags.h"
 #include "dataplane/worker/worker.h"
 
@@ -17,9 +19,11 @@ namespace zg::dataplane {
 
 absl::StatusOr<NtpTrustConfig> BuildNtpTrustConfig(absl::string_view ratelimit,
                                                    bool rate_kod,
-                                                   uint64_t clients_max) {
+                                                   uint64_t clients_max,
+                                                   bool client_records) {
   NtpTrustConfig c;
   c.rate_kod = rate_kod;
+  c.client_records = client_records;
   if (clients_max == 0 || clients_max > kNtpClientsMaxLimit) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--ntp_clients_max=", clients_max, " is out of range [1, ",
@@ -36,9 +40,24 @@ absl::StatusOr<NtpTrustConfig> BuildNtpTrustConfig(absl::string_view ratelimit,
   return c;
 }
 
+namespace {
+
+// How a request is authenticated, by its form (checked later).
+core::NtpClientAuth AuthOf(const core::NtpRequestCheck& check) {
+  if (check.trailer.nts_fields != 0) return core::NtpClientAuth::kNts;
+  return check.trailer.mac == core::NtpMacKind::kSymmetric
+             ? core::NtpClientAuth::kSymmetricKey
+             : core::NtpClientAuth::kNone;
+}
+
+}  // namespace
+
 NtpPolicyVerdict NtpTrustPolicy::Check(const core::FrameInfo& request,
-                                       const core::NtpRequestCheck& /*check*/,
+                                       const core::NtpRequestCheck& check,
                                        core::TaiNs rx_time) {
+  if (records_ != nullptr) {
+    record_slot_ = records_->Request(KeyOf(request), rx_time, AuthOf(check));
+  }
   if (acl_ != nullptr) {
     const AccessPolicy* acl = acl_->Current();
     const core::AccessVerdict v = request.ip_version == 6
@@ -60,6 +79,9 @@ NtpPolicyVerdict NtpTrustPolicy::Check(const core::FrameInfo& request,
       break;
     case core::NtpRateDecision::kDrop:
       stats_->rate_dropped.Add(1);
+      if (records_ != nullptr) {
+        records_->Drop(record_slot_, core::NtpClientDrop::kRateLimit);
+      }
       return NtpPolicyVerdict::Drop(drops_.rate_limited);
     case core::NtpRateDecision::kKiss:
       stats_->kod_rate.Add(1);
@@ -82,7 +104,23 @@ NtpPolicyVerdict NtpTrustPolicy::Denied(const AccessPolicy& acl,
       return NtpPolicyVerdict::Kiss(core::kNtpKissDeny, 0);
     }
   }
+  if (records_ != nullptr)
+    records_->Drop(record_slot_, core::NtpClientDrop::kAcl);
   return NtpPolicyVerdict::Drop(drops_.acl_denied);
+}
+
+void NtpTrustPolicy::Outcome(const NtpRequestOutcome& outcome) {
+  switch (outcome.result) {
+    case NtpRequestOutcome::Result::kAnswered:
+      records_->Answered(record_slot_, outcome.key_id, outcome.interleaved);
+      break;
+    case NtpRequestOutcome::Result::kKissed:
+      records_->Kiss(record_slot_);
+      break;
+    case NtpRequestOutcome::Result::kAuthFailed:
+      records_->Drop(record_slot_, core::NtpClientDrop::kAuth);
+      break;
+  }
 }
 
 core::NtpRateVerdict NtpTrustPolicy::RateLimit(const core::FrameInfo& request,
@@ -118,8 +156,15 @@ class NtpTrustPolicyFactory::Plugin final : public ProtocolPlugin {
   }
   absl::Status Configure(const DaemonConfig& config) override {
     ZG_ASSIGN_OR_RETURN(NtpTrustConfig c, ReadNtpTrustFlags());
+    ZG_ASSIGN_OR_RETURN(NtpClientFlags clients, ReadNtpClientFlags());
+    c.client_records = clients.records;
     factory_->SetConfig(std::move(c));
+    factory_->SetClientLog(clients.log);
     return factory_->ConfigureShared(config.access);
+  }
+  // The client log's thread starts with the first tick (the clock exists).
+  void ControlStep(const ControlTick& tick) override {
+    factory_->StartClientLog(tick.tsc_clock);
   }
   absl::Status AddMetrics(prometheus::Registry& r) override;
   void UpdateMetrics() override;
@@ -316,10 +361,12 @@ absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> NtpTrustPolicyFactory::Create(
   if (!access_.ntp.empty() && !acl_->configured()) {
     ZG_RETURN_IF_ERROR(acl_->Configure(access_));
   }
-  if (!acl_->configured() && rate_ == nullptr) {
+  if (!acl_->configured() && rate_ == nullptr && !config_.client_records) {
     return std::unique_ptr<NtpRequestPolicy>();
   }
   stats_.push_back(std::make_unique<NtpTrustWorkerStats>());
+  ZG_ASSIGN_OR_RETURN(core::NtpClientRecords* const records,
+                      CreateRecords(setup));
   std::unique_ptr<core::NtpClientTable> table;
   if (rate_ != nullptr) {
     core::NtpClientTable::Options o;
@@ -344,7 +391,85 @@ absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> NtpTrustPolicyFactory::Create(
   }
   return std::unique_ptr<NtpRequestPolicy>(std::make_unique<NtpTrustPolicy>(
       acl_->configured() ? acl_.get() : nullptr, rate_.get(), std::move(table),
-      config_.prefetch, drops_, stats_.back().get()));
+      config_.prefetch, drops_, stats_.back().get(), records));
+}
+
+// ---- Client records ---------------------------------------------------------
+
+absl::StatusOr<core::NtpClientRecords*> NtpTrustPolicyFactory::CreateRecords(
+    const WorkerSetup& setup) {
+  if (!config_.client_records) return nullptr;
+  core::NtpClientRecords::Options o;
+  o.capacity = PerWorkerClients(config_.clients_max, WorkerLcores().size());
+  o.seed = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}() ^
+           (uint64_t{setup.worker_index} << 17);
+  absl::StatusOr<std::unique_ptr<core::NtpClientRecords>> r =
+      core::NtpClientRecords::Create(o);
+  if (!r.ok()) {
+    return absl::Status(r.status().code(),
+                        absl::StrCat("worker ", setup.worker_index, ": ",
+                                     r.status().message()));
+  }
+  LogInfo(absl::StrCat("worker ", setup.worker_index, ": NTP client records ",
+                       (*r)->memory_bytes() >> 20, " MiB for ",
+                       (*r)->capacity(), " clients"));
+  core::NtpClientRecords* const records = r->get();
+  absl::MutexLock lock(&records_mu_);
+  records_.push_back(std::move(*r));
+  return records;
+}
+
+std::vector<const core::NtpClientRecords*> NtpTrustPolicyFactory::RecordTables()
+    const {
+  absl::MutexLock lock(&records_mu_);
+  std::vector<const core::NtpClientRecords*> out;
+  out.reserve(records_.size());
+  for (const auto& r : records_) out.push_back(r.get());
+  return out;
+}
+
+void NtpTrustPolicyFactory::StartClientLog(const core::PublishedClock* clock) {
+  if (client_log_ != nullptr || client_log_config_.path.empty() ||
+      clock == nullptr || !config_.client_records) {
+    return;
+  }
+  NtpClientLog::Options o;
+  o.config = client_log_config_;
+  o.tables = [this] { return RecordTables(); };
+  o.clock = clock;
+  absl::StatusOr<std::unique_ptr<NtpClientLog>> log =
+      NtpClientLog::Start(std::move(o));
+  if (!log.ok()) {
+    LogError(
+        absl::StrCat("ntp client log not started: ", log.status().message()));
+    client_log_config_.path.clear();  // once
+    return;
+  }
+  client_log_ = std::move(*log);
+  LogInfo(absl::StrCat("ntp client log: ", client_log_config_.path, " every ",
+                       absl::FormatDuration(client_log_config_.period)));
+}
+
+absl::StatusOr<nlohmann::json> NtpTrustPolicyFactory::QueryClients(
+    const core::NtpClientQuery& query, const core::ClockModel& clock,
+    core::TaiNs now) const {
+  if (!records_enabled_.load(std::memory_order_acquire)) {
+    return absl::FailedPreconditionError(
+        "NTP client records are off (--ntp_client_records=false)");
+  }
+  const std::vector<const core::NtpClientRecords*> tables = RecordTables();
+  return core::QueryNtpClients(tables, query, clock, now);
+}
+
+absl::StatusOr<nlohmann::json> NtpTrustPolicyFactory::QueryClients(
+    const core::NtpClientQuery& query,
+    const core::PublishedClock& clock) const {
+  core::ClockModel model;
+  if (!clock.TryRead(&model)) {
+    return absl::UnavailableError(
+        "the clock is not published yet (the daemon is starting); try again");
+  }
+  return QueryClients(query, model, model.RawToTai(core::ReadTsc()));
 }
 
 }  // namespace zg::dataplane

@@ -204,6 +204,11 @@ class FrameHandler {
   virtual bool HasAfterTx() const { return false; }
   virtual void AfterTx(Packet& /*pkt*/, const TxStamp& /*after*/,
                        bool /*sent*/) {}
+  // Optional: once per burst with frames, after its replies were sent, when
+  // HasEndBurst() (asked once, when the worker starts): per-burst work that
+  // the replies need not wait for (the NTP client records' new clients).
+  virtual bool HasEndBurst() const { return false; }
+  virtual void EndBurst() {}
 };
 
 // What the worker hands a FrameSource each time it polls it.

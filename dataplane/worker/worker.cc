@@ -7,6 +7,8 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace zg::dataplane {
@@ -33,6 +35,12 @@ Worker::Worker(std::vector<WorkerQueue> queues, Pipeline pipeline,
     prefetch_[k] = handlers_[k] != nullptr && handlers_[k]->HasPrefetch();
     after_tx_[k] = handlers_[k] != nullptr && handlers_[k]->HasAfterTx();
     any_prefetch_ |= prefetch_[k];
+    FrameHandler* h = handlers_[k];
+    if (h != nullptr && h->HasEndBurst() &&
+        std::find(end_burst_.begin(), end_burst_.begin() + n_end_burst_, h) ==
+            end_burst_.begin() + n_end_burst_) {
+      end_burst_[n_end_burst_++] = h;
+    }
   }
 }
 
@@ -163,6 +171,7 @@ uint32_t Worker::PollQueue(QueueState& q) {
   stats_->hw_stamped.Add(hw);
   stats_->sw_stamped.Add(n - hw);
   Flush(q);
+  for (size_t i = 0; i < n_end_burst_; ++i) end_burst_[i]->EndBurst();
   return n;
 }
 

@@ -153,6 +153,9 @@ class Worker {
   std::array<bool, kMaxFrameKinds> prefetch_ = {};  // handler HasPrefetch()
   std::array<bool, kMaxFrameKinds> after_tx_ = {};  // handler HasAfterTx()
   bool any_prefetch_ = false;
+  // The handlers whose HasEndBurst(), each once.
+  std::array<FrameHandler*, kMaxFrameKinds> end_burst_ = {};
+  size_t n_end_burst_ = 0;
   WorkerStats* stats_;
   const std::atomic<bool>* stop_;
   ReaderEpochs* epochs_ = nullptr;  // null: no reloadable configs to mark
