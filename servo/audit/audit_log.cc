@@ -93,6 +93,10 @@ const char* AuditEventName(AuditEvent e) {
       return "model_outvoted";
     case AuditEvent::kSourceHealth:
       return "source_health";
+    case AuditEvent::kAlarmRaised:
+      return "alarm_raised";
+    case AuditEvent::kAlarmCleared:
+      return "alarm_cleared";
   }
   return "unknown";
 }
