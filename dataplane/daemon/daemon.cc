@@ -35,6 +35,7 @@
 #include "dataplane/snmp/snmp_agent.h"
 #include "dataplane/worker/worker.h"
 #include "dataplane/worker/worker_stats.h"
+#include "servo/clock/system_time.h"
 #include "servo/control/control_plane.h"
 #include "servo/control/snapshot_cell.h"
 #include "servo/holdover/holdover.h"
@@ -545,7 +546,7 @@ absl::Status Daemon::SetUpAlarms() {
 }
 
 void Daemon::UpdateAlarms() {
-  const int64_t mono = absl::GetCurrentTimeNanos();  // only differences used
+  const int64_t mono = servo::MonotonicNs(servo::RealSystemClockOps());
   daemon_alarms_->UpdateLinks({port_->link().up}, mono);
   std::vector<uint64_t> beats(lcores_.size());
   for (size_t i = 0; i < lcores_.size(); ++i) {
@@ -568,6 +569,8 @@ void Daemon::PublishDataplane() {
   d->ports.push_back({port_->name(), port_->link().up, port_->link().speed_mbps,
                       port_->caps().hardware_rx_stamps(), total.rx_packets,
                       total.tx_packets});
+  factory_->Observe({&control_->alarms(),
+                     servo::MonotonicNs(servo::RealSystemClockOps()), d.get()});
   for (size_t k = 0; k < kMaxFrameKinds; ++k) {
     if (names_.KindNamed(k) && names_.KindName(k) == "ntp") {
       d->ntp_requests = total.handled[k];
@@ -595,7 +598,8 @@ std::string Daemon::ControlLoop() {
           "the flagfile's reloadable flags");
       control_->Reopen();
       const ReloadOutcome out = reloader_->Reload();
-      daemon_alarms_->OnReload(out.ok, out.error, absl::GetCurrentTimeNanos());
+      daemon_alarms_->OnReload(out.ok, out.error,
+                               servo::MonotonicNs(servo::RealSystemClockOps()));
       if (config_.nts_ke.enabled() && !config_.nts_ke.cert_path.empty()) {
         absl::StatusOr<core::UtcNs> t =
             CertificateNotAfter(config_.nts_ke.cert_path);

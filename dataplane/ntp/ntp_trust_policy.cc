@@ -123,6 +123,8 @@ class NtpTrustPolicyFactory::Plugin final : public ProtocolPlugin {
   }
   absl::Status AddMetrics(prometheus::Registry& r) override;
   void UpdateMetrics() override;
+  // ntp_rate_limit_saturated while the client table evicts clients.
+  void Observe(const PipelineObservation& observation) override;
   void Report() override;
 
  private:
@@ -146,6 +148,7 @@ class NtpTrustPolicyFactory::Plugin final : public ProtocolPlugin {
   prometheus::Gauge* tracked_ = nullptr;
   Total evictions_, leak_, flood_, dropped_, kod_action_, kod_rate_, kod_deny_;
   std::array<Total, core::kAccessVerdictCount> acl_;
+  uint64_t observed_evictions_ = 0;
 };
 
 absl::Status NtpTrustPolicyFactory::Plugin::AddMetrics(
@@ -213,6 +216,22 @@ void NtpTrustPolicyFactory::Plugin::UpdateMetrics() {
     for (const auto& s : factory_->worker_stats()) n += s->acl[v].Load();
     acl_[v].Set(double(n));
   }
+}
+
+void NtpTrustPolicyFactory::Plugin::Observe(const PipelineObservation& o) {
+  if (o.alarms == nullptr || !factory_->config().rate_limit.has_value()) {
+    return;
+  }
+  const uint64_t evictions = Sum(&NtpTrustWorkerStats::client_evictions);
+  if (evictions > observed_evictions_) {
+    o.alarms->Notice(
+        servo::AlarmId::kNtpRateLimitSaturated, "",
+        absl::StrCat("the NTP rate limiter's client table is full: ",
+                     evictions - observed_evictions_,
+                     " client(s) evicted (--ntp_clients_max)"),
+        o.mono_ns);
+  }
+  observed_evictions_ = evictions;
 }
 
 void NtpTrustPolicyFactory::Plugin::Report() {

@@ -122,6 +122,10 @@ void ProtocolPipelineFactory::UpdateMetrics() {
   for (ProtocolPlugin* plugin : options_.plugins) plugin->UpdateMetrics();
 }
 
+void ProtocolPipelineFactory::Observe(const PipelineObservation& o) {
+  for (ProtocolPlugin* plugin : options_.plugins) plugin->Observe(o);
+}
+
 std::vector<std::string> ProtocolPipelineFactory::ReloadableFlags() const {
   std::vector<std::string> flags;
   if (options_.ntp_auth != nullptr)
