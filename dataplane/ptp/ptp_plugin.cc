@@ -262,14 +262,14 @@ void PtpPlugin::Observe(const PipelineObservation& o) {
     observed_state_changes_ = runtime_->state_changes();
   }
   const bool saturated = budget > 0 && committed * 10 > budget * 9;
-  o.alarms->Set(servo::AlarmId::kPtpTxBudgetSaturated, "", saturated,
-                absl::StrFormat("PTP unicast grants commit %.0f of "
-                                "--ptp_tx_budget=%.0f messages/s",
-                                static_cast<double>(committed) /
-                                    core::kPtpRateUnitsPerMessage,
-                                static_cast<double>(budget) /
-                                    core::kPtpRateUnitsPerMessage),
-                o.mono_ns);
+  o.alarms->Set(
+      servo::AlarmId::kPtpTxBudgetSaturated, "", saturated,
+      absl::StrFormat(
+          "PTP unicast grants commit %.0f of "
+          "--ptp_tx_budget=%.0f messages/s",
+          static_cast<double>(committed) / core::kPtpRateUnitsPerMessage,
+          static_cast<double>(budget) / core::kPtpRateUnitsPerMessage),
+      o.mono_ns);
 }
 
 void PtpPlugin::Report() {

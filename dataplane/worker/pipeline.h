@@ -63,10 +63,10 @@
 #include "dataplane/clock/tx_scheduler.h"
 #include "dataplane/daemon/dataplane_status.h"
 #include "dataplane/daemon/flags.h"
-#include "servo/alarms/alarm_set.h"
 #include "dataplane/port/interface_address.h"
 #include "dataplane/trust/reload.h"
 #include "dataplane/worker/worker_stats.h"
+#include "servo/alarms/alarm_set.h"
 #include "servo/audit/audit_log.h"
 
 namespace prometheus {
