@@ -298,6 +298,9 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     LogError(s.message());
     return kExitMetrics;
   }
+  for (auto& c : factory_->ScrapeCollectables()) {
+    exporter_->AddCollectable(std::move(c));
+  }
   if (absl::Status s = group_->Launch(std::move(workers)); !s.ok()) {
     LogError(s.message());
     StopWorkers();

@@ -168,6 +168,12 @@ void MetricsExporter::AttachAlarms(const servo::ControlSnapshots* snapshots) {
   if (exposer_ != nullptr) exposer_->RegisterCollectable(alarms_);
 }
 
+void MetricsExporter::AddCollectable(
+    std::shared_ptr<prometheus::Collectable> c) {
+  if (exposer_ != nullptr) exposer_->RegisterCollectable(c);
+  collectables_.push_back(std::move(c));
+}
+
 void MetricsExporter::StopServing() { exposer_.reset(); }
 
 void MetricsExporter::UpdateClock(ClockSeries& c,
@@ -251,6 +257,11 @@ std::string MetricsExporter::Serialize() const {
        {static_cast<const prometheus::Collectable*>(workers_.get()),
         static_cast<const prometheus::Collectable*>(alarms_.get())}) {
     if (c == nullptr) continue;
+    for (prometheus::MetricFamily& f : c->Collect()) {
+      families.push_back(std::move(f));
+    }
+  }
+  for (const auto& c : collectables_) {
     for (prometheus::MetricFamily& f : c->Collect()) {
       families.push_back(std::move(f));
     }

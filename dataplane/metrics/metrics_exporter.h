@@ -81,6 +81,9 @@ class MetricsExporter {
   // Serves the alarm table's series (read from `snapshots` at each scrape;
   // it must outlive the exporter, or StopServing be called first).
   void AttachAlarms(const servo::ControlSnapshots* snapshots);
+  // Serves `c`'s families too, read at each scrape (a pipeline module's
+  // counters: PipelineFactory::ScrapeCollectables).
+  void AddCollectable(std::shared_ptr<prometheus::Collectable> c);
   // Stops the HTTP server (before what the collectors read goes away).
   void StopServing();
 
@@ -108,6 +111,7 @@ class MetricsExporter {
   std::unique_ptr<prometheus::Exposer> exposer_;
   std::shared_ptr<WorkerCollector> workers_;
   std::shared_ptr<AlarmCollector> alarms_;
+  std::vector<std::shared_ptr<prometheus::Collectable>> collectables_;
   std::vector<std::unique_ptr<ClockSeries>> clocks_;
   std::vector<std::unique_ptr<PortSeries>> ports_;
   std::map<std::string, prometheus::Family<prometheus::Counter>*> counters_;

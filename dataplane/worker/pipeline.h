@@ -70,6 +70,7 @@
 #include "servo/audit/audit_log.h"
 
 namespace prometheus {
+class Collectable;
 class Registry;
 }  // namespace prometheus
 
@@ -368,6 +369,12 @@ class PipelineFactory {
     return absl::OkStatus();
   }
   virtual void UpdateMetrics() {}
+  // Families read when Prometheus scrapes (counters that must equal the
+  // wire); the exporter serves them from AddMetrics on.
+  virtual std::vector<std::shared_ptr<prometheus::Collectable>>
+  ScrapeCollectables() {
+    return {};
+  }
   virtual void Observe(const PipelineObservation& /*observation*/) {}
   // The flags (names without "--") Reload applies; a change to any other
   // flag on SIGHUP is reported as needing a restart.

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Metrics that equal the wire: a burst of NTP requests from the rig's
-// client namespace to zeitgeberd (AF_XDP, XDP steering) while tcpdump
-// captures every reply on the client's veth; a scrape taken right after
-// the burst must equal zeitgeberd's final counters and the capture,
-// exactly. --stats_interval is 60 s, so only counters read at scrape time
-// (dataplane/metrics/worker_collector.h) can pass: a timer-fed exporter
-// would still show zero.
+// client namespace to zeitgeberd (AF_XDP, XDP steering, per-client rate
+// limiting with KoD) while tcpdump captures every reply on the client's
+// veth; a scrape taken right after the burst must equal zeitgeberd's final
+// counters and the capture, exactly: frames sent, NTP replies, KoD RATE.
+// --stats_interval is 60 s, so only counters read at scrape time
+// (dataplane/metrics/worker_collector.h, the NTP rate limiter's collector)
+// can pass: a timer-fed exporter would still show zero.
 //
 // Suite e2e (root: network namespaces). About 8 s.
 #include <cstdio>
@@ -45,12 +46,15 @@ double FinalCounter(const std::string& log, const std::string& name) {
   return absl::SimpleAtod(log.substr(start, end - start), &v) ? v : -1;
 }
 
-// NTP replies (UDP from port 123 of `server`) in the capture.
-uint64_t CapturedReplies(const std::string& pcap, const std::string& server) {
+struct Captured {
+  uint64_t replies = 0;  // UDP from port 123 of the server
+  uint64_t kisses = 0;   // of which KoD RATE (stratum 0, refid "RATE")
+};
+Captured CapturedReplies(const std::string& pcap, const std::string& server) {
   absl::StatusOr<testutil::PcapFile> f = testutil::ReadPcapFile(pcap);
   EXPECT_TRUE(f.ok()) << f.status();
-  if (!f.ok()) return 0;
-  uint64_t n = 0;
+  Captured n;
+  if (!f.ok()) return n;
   for (const testutil::PcapRecord& r : f->records) {
     if (r.data.size() < 14 + 20 + 8 || r.data[12] != 0x08 ||
         r.data[13] != 0x00) {
@@ -60,7 +64,14 @@ uint64_t CapturedReplies(const std::string& pcap, const std::string& server) {
     const uint8_t* udp = ip + (ip[0] & 0xf) * 4;
     const std::string src =
         absl::StrCat(ip[12], ".", ip[13], ".", ip[14], ".", ip[15]);
-    if (ip[9] == 17 && src == server && udp[0] == 0 && udp[1] == 123) ++n;
+    if (ip[9] != 17 || src != server || udp[0] != 0 || udp[1] != 123) continue;
+    ++n.replies;
+    const uint8_t* ntp = udp + 8;
+    if (r.data.size() >= static_cast<size_t>(ntp - r.data.data()) + 16 &&
+        ntp[1] == 0 &&
+        std::string(reinterpret_cast<const char*>(ntp + 12), 4) == "RATE") {
+      ++n.kisses;
+    }
   }
   return n;
 }
@@ -77,7 +88,9 @@ TEST(MetricsWireTest, ScrapeAfterABurstEqualsFinalCountersAndCapture) {
   ASSERT_TRUE(rig.ok()) << rig.status();
   ZeitgeberdOptions o;
   o.nice = -20;
-  o.extra_flags = {"--stats_interval=60s"};
+  o.extra_flags = {"--stats_interval=60s",
+                   "--ntp_ratelimit=interval=-4,burst=8,leak=4",
+                   "--ntp_ratelimit_kod=true"};
   auto zg = Zeitgeberd::Start(**rig, config, o);
   ASSERT_TRUE(zg.ok()) << zg.status();
   auto dir = testutil::TempDir::Create("metrics-wire");
@@ -109,6 +122,8 @@ TEST(MetricsWireTest, ScrapeAfterABurstEqualsFinalCountersAndCapture) {
   const double replied_scraped =
       MetricSum(*scrape, "zeitgeber_frames_replied_total", {{"kind", "ntp"}});
   const double rx_scraped = MetricSum(*scrape, "zeitgeber_rx_packets_total");
+  const double kod_scraped =
+      MetricSum(*scrape, "zeitgeber_ntp_kod_sent_total", {{"code", "RATE"}});
 
   absl::SleepFor(absl::Milliseconds(300));
   const testutil::CommandResult capture = (*tcpdump)->Stop();
@@ -116,24 +131,30 @@ TEST(MetricsWireTest, ScrapeAfterABurstEqualsFinalCountersAndCapture) {
   const std::string log = (*zg)->Log();
   const double tx_final = FinalCounter(log, "tx_packets");
   const double rx_final = FinalCounter(log, "rx_packets");
-  const uint64_t captured = CapturedReplies(pcap, (*rig)->server_ip());
+  const Captured captured = CapturedReplies(pcap, (*rig)->server_ip());
   const double dropped = TcpdumpDropped(capture.stderr_text);
   std::printf(
-      "%d requests sent (%s); scrape: rx %.0f tx %.0f ntp replies %.0f; "
-      "final: rx %.0f tx %.0f; capture: %llu replies, tcpdump dropped %.0f\n",
+      "%d requests sent (%s); scrape: rx %.0f tx %.0f ntp replies %.0f "
+      "KoD %.0f; final: rx %.0f tx %.0f; capture: %llu replies (%llu KoD), "
+      "tcpdump dropped %.0f\n",
       kRequests,
       std::string(absl::StripAsciiWhitespace(burst->stdout_text)).c_str(),
-      rx_scraped, tx_scraped, replied_scraped, rx_final, tx_final,
-      static_cast<unsigned long long>(captured), dropped);
+      rx_scraped, tx_scraped, replied_scraped, kod_scraped, rx_final, tx_final,
+      static_cast<unsigned long long>(captured.replies),
+      static_cast<unsigned long long>(captured.kisses), dropped);
   ASSERT_EQ(dropped, 0) << "tcpdump lost frames: the capture cannot be "
                            "compared exactly; "
                         << capture.stderr_text;
-  EXPECT_GT(tx_scraped, 0.9 * kRequests) << log;
+  EXPECT_EQ(rx_scraped, kRequests) << log;
+  EXPECT_GT(tx_scraped, 0) << log;
+  EXPECT_GT(kod_scraped, 0) << "the flood was rate limited with KoD";
   EXPECT_EQ(tx_scraped, tx_final) << "the scrape lags the final counters";
   EXPECT_EQ(rx_scraped, rx_final);
   EXPECT_EQ(replied_scraped, tx_scraped) << "every frame sent was an NTP reply";
-  EXPECT_EQ(static_cast<double>(captured), tx_scraped)
+  EXPECT_EQ(static_cast<double>(captured.replies), tx_scraped)
       << "the scrape differs from the wire";
+  EXPECT_EQ(static_cast<double>(captured.kisses), kod_scraped)
+      << "the KoD counter differs from the wire";
 }
 
 }  // namespace
