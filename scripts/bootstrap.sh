@@ -25,6 +25,10 @@ PACKAGES=(
   gpsd gpsd-clients pps-tools prometheus xdp-tools bpftool curl jq procps
   tzdata util-linux kmod
   openssl  # the NTS-KE tests make a test CA and certificates with its CLI
+  # SNMP: the AgentX subagent (libsnmp-dev), the master agent, walk/set/trap
+  # tools and the MIB check (pysmi with pysnmp's compiled base MIBs)
+  libsnmp-dev snmpd snmptrapd snmp python3-pysmi python3-pysnmp4
+  prometheus-alertmanager  # amtool checks doc/alerts/alertmanager.yml
 )
 
 # ntpsec's ntpd, a second independent NTS client for the e2e tests. Its
@@ -77,7 +81,8 @@ $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 # Debian's chrony/gpsd packages start their services on install; the tests
 # start their own instances in namespaces, so stop the system ones if they
 # started (harmless where there is no init system).
-for svc in chrony gpsd gpsd.socket; do
+for svc in chrony gpsd gpsd.socket snmpd snmptrapd snmptrapd.socket \
+    prometheus-alertmanager; do
   $SUDO systemctl stop "$svc" >/dev/null 2>&1 || true
 done
 install_private_ntpsec

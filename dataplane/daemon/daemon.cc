@@ -20,6 +20,8 @@
 #include "core/net/frame.h"
 #include "dataplane/clock/nic_clock.h"
 #include "dataplane/daemon/config_reload.h"
+#include "dataplane/daemon/daemon_alarms.h"
+#include "dataplane/daemon/dataplane_status.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
 #include "dataplane/daemon/nic_check.h"
@@ -36,9 +38,12 @@
 #include "dataplane/port/port_claim.h"
 #include "dataplane/port/xdp_hwts.h"
 #include "dataplane/port/xdp_steering.h"
+#include "dataplane/snmp/snmp_agent.h"
 #include "dataplane/worker/worker.h"
 #include "dataplane/worker/worker_stats.h"
+#include "servo/clock/system_time.h"
 #include "servo/control/control_plane.h"
+#include "servo/control/snapshot_cell.h"
 #include "servo/holdover/holdover.h"
 
 namespace zg::dataplane {
@@ -165,6 +170,12 @@ class Daemon {
   absl::Status SetUpNtsKe();
   absl::Status SetUpReload();
   absl::Status StartMetrics();
+  // The alarms only the data plane can judge, and the SNMP subagent.
+  absl::Status SetUpAlarms();
+  // Feeds DaemonAlarms before each control Tick.
+  void UpdateAlarms();
+  // Publishes the ports' and the NTP totals' snapshot for other threads.
+  void PublishDataplane();
   // Returns why it stopped (for the audit log's stop record).
   std::string ControlLoop();
   // The service manager's side of the control loop (service_notify.h):
@@ -222,6 +233,12 @@ class Daemon {
   uint64_t last_ntp_ = 0, last_ptp_ = 0;           // requests handled by then
   absl::Time stop_requested_;  // the signal or --run_for, for the total
   bool torn_down_ = false;
+  std::unique_ptr<DaemonAlarms> daemon_alarms_;
+  std::optional<core::UtcNs> nts_cert_not_after_;
+  // Written by: the control thread (stats interval). Read by: the SNMP
+  // thread.
+  servo::SnapshotCell<DataplaneStatus> dataplane_;
+  std::unique_ptr<snmp::SnmpAgent> snmp_;  // --snmp_agentx; stopped first
 };
 
 int Daemon::Run(std::vector<char*> eal_argv) {
@@ -281,6 +298,10 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     LogError(s.message());
     return kExitMetrics;
   }
+  if (absl::Status s = SetUpAlarms(); !s.ok()) {
+    LogError(s.message());
+    return kExitConfig;
+  }
   InstallSignalHandlers();
   if (!config_.service.test_stall_file.empty()) {
     stall_hook_ = std::make_unique<TestStallHook>(
@@ -330,6 +351,9 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     LogError(s.message());
     return kExitMetrics;
   }
+  for (auto& c : factory_->ScrapeCollectables()) {
+    exporter_->AddCollectable(std::move(c));
+  }
   if (absl::Status s = group_->Launch(std::move(workers)); !s.ok()) {
     LogError(s.message());
     StopWorkers();
@@ -346,6 +370,7 @@ int Daemon::Run(std::vector<char*> eal_argv) {
   const std::string why = ControlLoop();
   stop_requested_ = absl::Now();
   notifier_.Stopping(why);
+  TimedStep("SNMP subagent stopped", [&] { snmp_.reset(); });
   TimedStep("NTS-KE server stopped", [&] {
     if (nts_ke_ != nullptr) nts_ke_->Stop();
   });
@@ -568,6 +593,65 @@ absl::Status Daemon::StartMetrics() {
   return absl::OkStatus();
 }
 
+absl::Status Daemon::SetUpAlarms() {
+  exporter_->AttachAlarms(control_.get());
+  daemon_alarms_ = std::make_unique<DaemonAlarms>(
+      &control_->alarms(), std::vector<std::string>{port_->name()},
+      lcores_.size(), static_cast<double>(rte_get_tsc_hz()));
+  if (config_.nts_ke.enabled() && !config_.nts_ke.cert_path.empty()) {
+    absl::StatusOr<core::UtcNs> t =
+        CertificateNotAfter(config_.nts_ke.cert_path);
+    if (t.ok()) nts_cert_not_after_ = *t;
+  }
+  UpdateAlarms();
+  PublishDataplane();
+  if (config_.alarms.snmp_agentx.empty()) return absl::OkStatus();
+  snmp::SnmpAgent::Options o;
+  o.agentx_socket = config_.alarms.snmp_agentx;
+  o.heartbeat_interval = config_.alarms.snmp_heartbeat_interval;
+  o.software_version = ZG_VERSION;
+  o.snapshots = control_.get();
+  o.dataplane = [this] { return dataplane_.Load(); };
+  o.log = [](const std::string& m) { LogInfo(m); };
+  ZG_ASSIGN_OR_RETURN(snmp_, snmp::SnmpAgent::Start(std::move(o)));
+  return absl::OkStatus();
+}
+
+void Daemon::UpdateAlarms() {
+  const int64_t mono = servo::MonotonicNs(servo::RealSystemClockOps());
+  daemon_alarms_->UpdateLinks({port_->link().up}, mono);
+  std::vector<uint64_t> beats(lcores_.size());
+  for (size_t i = 0; i < lcores_.size(); ++i) {
+    beats[i] = stats_[i].heartbeat_tsc.Load();
+  }
+  daemon_alarms_->UpdateWorkers(beats, core::ReadTsc(), mono);
+  if (nts_ke_ != nullptr) {
+    daemon_alarms_->UpdateNtsKe(
+        nts_ke_->stats().connections_rejected.load(std::memory_order_relaxed),
+        nts_cert_not_after_, core::UtcNs{absl::GetCurrentTimeNanos()}, mono);
+  }
+}
+
+void Daemon::PublishDataplane() {
+  auto d = std::make_shared<DataplaneStatus>();
+  WorkerStatsSnapshot total;
+  for (size_t i = 0; i < lcores_.size(); ++i) {
+    total += WorkerStatsSnapshot::Of(stats_[i]);
+  }
+  d->ports.push_back({port_->name(), port_->link().up, port_->link().speed_mbps,
+                      port_->caps().hardware_rx_stamps(), total.rx_packets,
+                      total.tx_packets});
+  factory_->Observe({&control_->alarms(),
+                     servo::MonotonicNs(servo::RealSystemClockOps()), d.get()});
+  for (size_t k = 0; k < kMaxFrameKinds; ++k) {
+    if (names_.KindNamed(k) && names_.KindName(k) == "ntp") {
+      d->ntp_requests = total.handled[k];
+      d->ntp_replies = total.replied[k];
+    }
+  }
+  dataplane_.Publish(std::move(d));
+}
+
 std::string Daemon::ControlLoop() {
   const absl::Time start = absl::Now();
   absl::Time next_stats = start;
@@ -585,9 +669,17 @@ std::string Daemon::ControlLoop() {
           "SIGHUP: re-opening the audit log, reloading the leap file and "
           "the flagfile's reloadable flags");
       control_->Reopen();
-      reloader_->Reload();
+      const ReloadOutcome out = reloader_->Reload();
+      daemon_alarms_->OnReload(out.ok, out.error,
+                               servo::MonotonicNs(servo::RealSystemClockOps()));
+      if (config_.nts_ke.enabled() && !config_.nts_ke.cert_path.empty()) {
+        absl::StatusOr<core::UtcNs> t =
+            CertificateNotAfter(config_.nts_ke.cert_path);
+        if (t.ok()) nts_cert_not_after_ = *t;
+      }
     }
     DataplaneEpochs().Reclaim();  // configs every worker has moved past
+    UpdateAlarms();
     control_->Tick();
     factory_->ControlStep({&tsc_clock_, core::ReadTsc(),
                            control_->tsc().calibration().hz,
@@ -602,6 +694,7 @@ std::string Daemon::ControlLoop() {
       reloader_->UpdateMetrics();
       if (nts_ke_ != nullptr) nts_ke_->UpdateMetrics();
       exporter_->Update();
+      PublishDataplane();
       if (ready_) notifier_.Status(StatusLine(now));
       next_stats = now + config_.stats_interval;
     }
@@ -679,6 +772,7 @@ void Daemon::TearDown() {
   if (torn_down_) return;
   torn_down_ = true;
   // Its keystore source may point into the factory.
+  TimedStep("SNMP subagent freed", [&] { snmp_.reset(); });  // reads snapshots
   TimedStep("NTS-KE server freed", [&] { nts_ke_.reset(); });
   TimedStep("workers stopped", [&] { StopWorkers(); });
   // Before the EAL goes: EAL memory the pipeline's control side holds, and

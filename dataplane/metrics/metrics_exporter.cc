@@ -17,7 +17,9 @@
 #include "absl/strings/str_cat.h"
 #include "core/time/tsc.h"
 #include "dataplane/clock/tx_scheduler.h"
+#include "dataplane/metrics/alarm_collector.h"
 #include "dataplane/metrics/control_metrics.h"
+#include "dataplane/metrics/worker_collector.h"
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/family.h"
@@ -31,47 +33,6 @@ namespace {
 using prometheus::Counter;
 using prometheus::Gauge;
 using prometheus::Labels;
-
-// Worker counters that map one-to-one onto a snapshot field.
-struct WorkerCounterDef {
-  const char* name;
-  const char* help;
-  uint64_t WorkerStatsSnapshot::*field;
-};
-constexpr WorkerCounterDef kWorkerCounters[] = {
-    {"zeitgeber_rx_packets_total", "Frames received by the worker.",
-     &WorkerStatsSnapshot::rx_packets},
-    {"zeitgeber_rx_bytes_total", "Frame bytes received (no FCS).",
-     &WorkerStatsSnapshot::rx_bytes},
-    {"zeitgeber_tx_packets_total", "Frames accepted by tx_burst.",
-     &WorkerStatsSnapshot::tx_packets},
-    {"zeitgeber_tx_bytes_total", "Frame bytes accepted by tx_burst.",
-     &WorkerStatsSnapshot::tx_bytes},
-    {"zeitgeber_tx_dropped_total",
-     "Replies tx_burst did not accept (queue full), freed.",
-     &WorkerStatsSnapshot::tx_dropped},
-    {"zeitgeber_tx_finalise_splits_total",
-     "TX batches sent in more than one tx_burst so that late-written "
-     "transmit times (NTS, MAC replies) stay within 1 us of departure.",
-     &WorkerStatsSnapshot::tx_finalise_splits},
-    {"zeitgeber_tx_scheduled_total",
-     "Frames sent with a send-on-timestamp launch time (--tx_schedule): "
-     "their transmit timestamp is exact.",
-     &WorkerStatsSnapshot::tx_scheduled},
-    {"zeitgeber_tx_schedule_late_total",
-     "Scheduled frames whose launch time had passed when handed to tx_burst "
-     "(--tx_schedule_lead too short): they left at once, stamp early.",
-     &WorkerStatsSnapshot::tx_schedule_late},
-    {"zeitgeber_worker_bursts_total", "rx_burst calls that returned frames.",
-     &WorkerStatsSnapshot::bursts},
-    {"zeitgeber_worker_empty_polls_total",
-     "rx_burst calls that returned no frames.",
-     &WorkerStatsSnapshot::empty_polls},
-    {"zeitgeber_clock_model_refresh_failures_total",
-     "Per-burst ClockModel reads that were torn or found nothing published.",
-     &WorkerStatsSnapshot::model_refresh_failures},
-};
-constexpr size_t kNumWorkerCounters = std::size(kWorkerCounters);
 
 constexpr const char* kSyncStates[] = {
     "freerun", "locking", "locked", "holdover_in_spec", "holdover_out_of_spec"};
@@ -87,19 +48,6 @@ void Advance(Counter* c, uint64_t now, uint64_t before) {
 }
 
 }  // namespace
-
-struct MetricsExporter::WorkerSeries {
-  WorkerSource src;
-  Labels labels;
-  WorkerStatsSnapshot last;
-  std::array<Counter*, kNumWorkerCounters> counters = {};
-  Counter* hw_stamps = nullptr;
-  Counter* sw_stamps = nullptr;
-  std::array<Counter*, kMaxFrameKinds> handled = {};
-  std::array<Counter*, kMaxFrameKinds> replied = {};
-  std::array<Counter*, kMaxDropReasons> dropped = {};
-  Gauge* heartbeat_age = nullptr;
-};
 
 struct MetricsExporter::ClockSeries {
   ClockSource src;
@@ -136,14 +84,8 @@ absl::StatusOr<std::unique_ptr<MetricsExporter>> MetricsExporter::Start(
   e->tsc_hz_ = tsc_hz;
   e->registry_ = std::make_shared<prometheus::Registry>();
   e->BuildFamilies();
-  for (WorkerSource& w : workers) {
-    auto s = std::make_unique<WorkerSeries>();
-    s->src = std::move(w);
-    s->labels = {{"worker", s->src.worker},
-                 {"lcore", s->src.lcore},
-                 {"port", s->src.port}};
-    e->workers_.push_back(std::move(s));
-  }
+  e->workers_ =
+      std::make_shared<WorkerCollector>(names, std::move(workers), tsc_hz);
   for (ClockSource& c : clocks) {
     auto s = std::make_unique<ClockSeries>();
     s->src = std::move(c);
@@ -167,6 +109,7 @@ absl::StatusOr<std::unique_ptr<MetricsExporter>> MetricsExporter::Start(
     }
     e->exposer_->RegisterCollectable(e->registry_);
     e->host_ = address.substr(0, address.rfind(':'));
+    e->exposer_->RegisterCollectable(e->workers_);
   }
   return e;
 }
@@ -233,16 +176,6 @@ void MetricsExporter::BuildFamilies() {
     gauges_[name] =
         &prometheus::BuildGauge().Name(name).Help(help).Register(*registry_);
   };
-  for (const WorkerCounterDef& d : kWorkerCounters) counter(d.name, d.help);
-  counter("zeitgeber_rx_timestamps_total",
-          "Receive timestamps by raw clock: nic (hardware) or tsc (software).");
-  counter("zeitgeber_frames_handled_total",
-          "Frames dispatched to the handler of their kind.");
-  counter("zeitgeber_frames_replied_total",
-          "Replies queued for transmission, by the kind of frame answered.");
-  counter("zeitgeber_frames_dropped_total", "Frames dropped, by reason.");
-  gauge("zeitgeber_worker_heartbeat_age_seconds",
-        "Time since the worker's last loop iteration.");
   gauge("zeitgeber_clock_sync_state",
         "1 for the published clock's current state, 0 for the others.");
   gauge("zeitgeber_clock_synchronized",
@@ -274,7 +207,6 @@ void MetricsExporter::BuildFamilies() {
 }
 
 void MetricsExporter::Update() {
-  for (auto& w : workers_) UpdateWorker(*w);
   core::ClockModel tsc_model;
   if (!clocks_.empty()) clocks_.front()->src.clock->TryRead(&tsc_model);
   for (auto& c : clocks_) UpdateClock(*c, tsc_model);
@@ -290,56 +222,18 @@ void MetricsExporter::AttachControlPlane(const servo::ControlPlane* control) {
   if (control_ != nullptr) Update();
 }
 
-void MetricsExporter::UpdateWorker(WorkerSeries& w) {
-  const WorkerStatsSnapshot now = WorkerStatsSnapshot::Of(*w.src.stats);
-  const bool first = w.counters[0] == nullptr;
-  for (size_t i = 0; i < kNumWorkerCounters; ++i) {
-    if (first)
-      w.counters[i] = &counters_[kWorkerCounters[i].name]->Add(w.labels);
-    Advance(w.counters[i], now.*kWorkerCounters[i].field,
-            w.last.*kWorkerCounters[i].field);
-  }
-  auto& stamps = *counters_["zeitgeber_rx_timestamps_total"];
-  if (first) {
-    w.hw_stamps = &stamps.Add(With(w.labels, "source", "nic"));
-    w.sw_stamps = &stamps.Add(With(w.labels, "source", "tsc"));
-  }
-  Advance(w.hw_stamps, now.hw_stamped, w.last.hw_stamped);
-  Advance(w.sw_stamps, now.sw_stamped, w.last.sw_stamped);
-  auto& handled = *counters_["zeitgeber_frames_handled_total"];
-  for (size_t k = 0; k < kMaxFrameKinds; ++k) {
-    if (w.handled[k] == nullptr && (names_->KindNamed(k) || now.handled[k])) {
-      w.handled[k] = &handled.Add(With(w.labels, "kind", names_->KindName(k)));
-    }
-    Advance(w.handled[k], now.handled[k], w.last.handled[k]);
-  }
-  auto& replied = *counters_["zeitgeber_frames_replied_total"];
-  for (size_t k = 0; k < kMaxFrameKinds; ++k) {
-    if (w.replied[k] == nullptr && (names_->KindNamed(k) || now.replied[k])) {
-      w.replied[k] = &replied.Add(With(w.labels, "kind", names_->KindName(k)));
-    }
-    Advance(w.replied[k], now.replied[k], w.last.replied[k]);
-  }
-  auto& dropped = *counters_["zeitgeber_frames_dropped_total"];
-  for (size_t r = 0; r < kMaxDropReasons; ++r) {
-    if (w.dropped[r] == nullptr &&
-        (r < names_->num_drop_reasons() || now.dropped[r])) {
-      w.dropped[r] =
-          &dropped.Add(With(w.labels, "reason", names_->DropReasonName(r)));
-    }
-    Advance(w.dropped[r], now.dropped[r], w.last.dropped[r]);
-  }
-  if (first) {
-    w.heartbeat_age =
-        &gauges_["zeitgeber_worker_heartbeat_age_seconds"]->Add(w.labels);
-  }
-  const uint64_t beat = w.src.stats->heartbeat_tsc.Load();
-  const uint64_t tsc = core::ReadTsc();
-  w.heartbeat_age->Set(beat == 0 || tsc < beat
-                           ? 0.0
-                           : static_cast<double>(tsc - beat) / tsc_hz_);
-  w.last = now;
+void MetricsExporter::AttachAlarms(const servo::ControlSnapshots* snapshots) {
+  alarms_ = std::make_shared<AlarmCollector>(snapshots);
+  if (exposer_ != nullptr) exposer_->RegisterCollectable(alarms_);
 }
+
+void MetricsExporter::AddCollectable(
+    std::shared_ptr<prometheus::Collectable> c) {
+  if (exposer_ != nullptr) exposer_->RegisterCollectable(c);
+  collectables_.push_back(std::move(c));
+}
+
+void MetricsExporter::StopServing() { exposer_.reset(); }
 
 void MetricsExporter::UpdateClock(ClockSeries& c,
                                   const core::ClockModel& tsc_model) {
@@ -417,8 +311,22 @@ int MetricsExporter::listening_port() const {
 }
 
 std::string MetricsExporter::Serialize() const {
+  std::vector<prometheus::MetricFamily> families = registry_->Collect();
+  for (const prometheus::Collectable* c :
+       {static_cast<const prometheus::Collectable*>(workers_.get()),
+        static_cast<const prometheus::Collectable*>(alarms_.get())}) {
+    if (c == nullptr) continue;
+    for (prometheus::MetricFamily& f : c->Collect()) {
+      families.push_back(std::move(f));
+    }
+  }
+  for (const auto& c : collectables_) {
+    for (prometheus::MetricFamily& f : c->Collect()) {
+      families.push_back(std::move(f));
+    }
+  }
   std::ostringstream out;
-  prometheus::TextSerializer().Serialize(out, registry_->Collect());
+  prometheus::TextSerializer().Serialize(out, families);
   return out.str();
 }
 

@@ -1,8 +1,7 @@
 #include "dataplane/ntp/ntp_trust_policy.h"
 
-#include <prometheus/counter.h>
-#include <prometheus/gauge.h>
-#include <prometheus/registry.h>
+#include <prometheus/collectable.h>
+#include <prometheus/metric_family.h>
 
 #include <algorithm>
 #include <random>
@@ -13,6 +12,7 @@
 #include "dataplane/daemon/log.h"
 #include "dataplane/daemon/ntp_client_flags.h"
 #include "dataplane/daemon/ntp_trust_flags.h"
+#include "dataplane/metrics/scrape_families.h"
 #include "dataplane/worker/worker.h"
 
 namespace zg::dataplane {
@@ -166,19 +166,18 @@ class NtpTrustPolicyFactory::Plugin final : public ProtocolPlugin {
   void ControlStep(const ControlTick& tick) override {
     factory_->StartClientLog(tick.tsc_clock);
   }
-  absl::Status AddMetrics(prometheus::Registry& r) override;
-  void UpdateMetrics() override;
+  // The counters, read when Prometheus scrapes (so a scrape equals the KoDs
+  // and drops on the wire): zeitgeber_ntp_clients_tracked,
+  // ..._client_evictions_total, ..._rate_limited_total{action},
+  // ..._kod_sent_total{code}, ..._acl_total{verdict}.
+  std::vector<std::shared_ptr<prometheus::Collectable>> ScrapeCollectables()
+      override;
+  // ntp_rate_limit_saturated while the client table evicts clients.
+  void Observe(const PipelineObservation& observation) override;
   void Report() override;
 
  private:
-  struct Total {
-    prometheus::Counter* counter = nullptr;
-    double last = 0;
-    void Set(double v) {
-      if (v > last) counter->Increment(v - last);
-      last = v;
-    }
-  };
+  class Collector;
   template <typename F>
   uint64_t Sum(F field) const {
     uint64_t n = 0;
@@ -188,76 +187,78 @@ class NtpTrustPolicyFactory::Plugin final : public ProtocolPlugin {
   }
 
   NtpTrustPolicyFactory* factory_;
-  prometheus::Gauge* tracked_ = nullptr;
-  Total evictions_, leak_, flood_, dropped_, kod_action_, kod_rate_, kod_deny_;
-  std::array<Total, core::kAccessVerdictCount> acl_;
+  uint64_t observed_evictions_ = 0;
 };
 
-absl::Status NtpTrustPolicyFactory::Plugin::AddMetrics(
-    prometheus::Registry& r) {
-  using prometheus::BuildCounter;
-  using prometheus::BuildGauge;
-  tracked_ = &BuildGauge()
-                  .Name("zeitgeber_ntp_clients_tracked")
-                  .Help(
-                      "NTP clients in the rate limiter's tables (all "
-                      "workers)")
-                  .Register(r)
-                  .Add({});
-  evictions_.counter =
-      &BuildCounter()
-           .Name("zeitgeber_ntp_client_evictions_total")
-           .Help("NTP clients replaced in a full rate-limiter bucket")
-           .Register(r)
-           .Add({});
-  auto& limited =
-      BuildCounter()
-          .Name("zeitgeber_ntp_rate_limited_total")
-          .Help(
-              "NTP requests past their client's rate limit, by what was "
-              "done: leak/flood (answered anyway), drop, kod")
-          .Register(r);
-  leak_.counter = &limited.Add({{"action", "leak"}});
-  flood_.counter = &limited.Add({{"action", "flood"}});
-  dropped_.counter = &limited.Add({{"action", "drop"}});
-  kod_action_.counter = &limited.Add({{"action", "kod"}});
-  auto& kod = BuildCounter()
-                  .Name("zeitgeber_ntp_kod_sent_total")
-                  .Help("NTP Kiss-o'-Death replies sent, by kiss code")
-                  .Register(r);
-  kod_rate_.counter = &kod.Add({{"code", "RATE"}});
-  kod_deny_.counter = &kod.Add({{"code", "DENY"}});
-  auto& acl = BuildCounter()
-                  .Name("zeitgeber_ntp_acl_total")
-                  .Help(
-                      "NTP requests checked against the access list "
-                      "(--ntp_allow/--ntp_deny), by verdict: which rule "
-                      "kind or the default decided")
-                  .Register(r);
-  for (int v = 0; v < core::kAccessVerdictCount; ++v) {
-    acl_[v].counter = &acl.Add(
-        {{"verdict",
-          core::AccessVerdictName(static_cast<core::AccessVerdict>(v))}});
+// Sums the workers' NtpTrustWorkerStats (relaxed loads) at each scrape.
+// The stats live in the factory, which outlives the exporter.
+class NtpTrustPolicyFactory::Plugin::Collector final
+    : public prometheus::Collectable {
+ public:
+  explicit Collector(const Plugin* plugin) : plugin_(plugin) {}
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    const Plugin& p = *plugin_;
+    ScrapeFamilies f;
+    f.Gauge("zeitgeber_ntp_clients_tracked",
+            "NTP clients in the rate limiter's tables (all workers)", {},
+            double(p.Sum(&NtpTrustWorkerStats::clients_tracked)));
+    f.Counter("zeitgeber_ntp_client_evictions_total",
+              "NTP clients replaced in a full rate-limiter bucket", {},
+              double(p.Sum(&NtpTrustWorkerStats::client_evictions)));
+    const char* limited = "zeitgeber_ntp_rate_limited_total";
+    const char* limited_help =
+        "NTP requests past their client's rate limit, by what was done: "
+        "leak/flood (answered anyway), drop, kod";
+    const double kod_rate = double(p.Sum(&NtpTrustWorkerStats::kod_rate));
+    f.Counter(limited, limited_help, {{"action", "leak"}},
+              double(p.Sum(&NtpTrustWorkerStats::rate_answered_leak)));
+    f.Counter(limited, limited_help, {{"action", "flood"}},
+              double(p.Sum(&NtpTrustWorkerStats::rate_answered_flood)));
+    f.Counter(limited, limited_help, {{"action", "drop"}},
+              double(p.Sum(&NtpTrustWorkerStats::rate_dropped)));
+    f.Counter(limited, limited_help, {{"action", "kod"}}, kod_rate);
+    const char* kod = "zeitgeber_ntp_kod_sent_total";
+    const char* kod_help = "NTP Kiss-o'-Death replies sent, by kiss code";
+    f.Counter(kod, kod_help, {{"code", "RATE"}}, kod_rate);
+    f.Counter(kod, kod_help, {{"code", "DENY"}},
+              double(p.Sum(&NtpTrustWorkerStats::kod_deny)));
+    for (int v = 0; v < core::kAccessVerdictCount; ++v) {
+      uint64_t n = 0;
+      for (const auto& s : p.factory_->worker_stats()) n += s->acl[v].Load();
+      f.Counter("zeitgeber_ntp_acl_total",
+                "NTP requests checked against the access list "
+                "(--ntp_allow/--ntp_deny), by verdict: which rule kind or "
+                "the default decided",
+                {{"verdict", core::AccessVerdictName(
+                                 static_cast<core::AccessVerdict>(v))}},
+                double(n));
+    }
+    return f.Take();
   }
-  return absl::OkStatus();
+
+ private:
+  const Plugin* plugin_;
+};
+
+std::vector<std::shared_ptr<prometheus::Collectable>>
+NtpTrustPolicyFactory::Plugin::ScrapeCollectables() {
+  return {std::make_shared<Collector>(this)};
 }
 
-void NtpTrustPolicyFactory::Plugin::UpdateMetrics() {
-  if (tracked_ == nullptr) return;
-  tracked_->Set(double(Sum(&NtpTrustWorkerStats::clients_tracked)));
-  evictions_.Set(double(Sum(&NtpTrustWorkerStats::client_evictions)));
-  leak_.Set(double(Sum(&NtpTrustWorkerStats::rate_answered_leak)));
-  flood_.Set(double(Sum(&NtpTrustWorkerStats::rate_answered_flood)));
-  dropped_.Set(double(Sum(&NtpTrustWorkerStats::rate_dropped)));
-  const double kod_rate = double(Sum(&NtpTrustWorkerStats::kod_rate));
-  kod_action_.Set(kod_rate);
-  kod_rate_.Set(kod_rate);
-  kod_deny_.Set(double(Sum(&NtpTrustWorkerStats::kod_deny)));
-  for (size_t v = 0; v < acl_.size(); ++v) {
-    uint64_t n = 0;
-    for (const auto& s : factory_->worker_stats()) n += s->acl[v].Load();
-    acl_[v].Set(double(n));
+void NtpTrustPolicyFactory::Plugin::Observe(const PipelineObservation& o) {
+  if (o.alarms == nullptr || !factory_->config().rate_limit.has_value()) {
+    return;
   }
+  const uint64_t evictions = Sum(&NtpTrustWorkerStats::client_evictions);
+  if (evictions > observed_evictions_) {
+    o.alarms->Notice(
+        servo::AlarmId::kNtpRateLimitSaturated, "",
+        absl::StrCat("the NTP rate limiter's client table is full: ",
+                     evictions - observed_evictions_,
+                     " client(s) evicted (--ntp_clients_max)"),
+        o.mono_ns);
+  }
+  observed_evictions_ = evictions;
 }
 
 void NtpTrustPolicyFactory::Plugin::Report() {

@@ -215,7 +215,8 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
   absl::Status ConfigureShared(const AccessConfig& access);
 
   // The control side as a pipeline plugin (no handlers of its own):
-  // Configure reads the flags, AddMetrics/UpdateMetrics export the counters.
+  // Configure reads the flags, ScrapeCollectables exports the counters (read
+  // at scrape time), Observe sets ntp_rate_limit_saturated.
   ProtocolPlugin* plugin();
 
   // Every worker's counters (control thread, tests).

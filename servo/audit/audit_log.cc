@@ -74,6 +74,10 @@ const char* AuditEventName(AuditEvent e) {
       return "source_health";
     case AuditEvent::kSourceChange:
       return "source_change";
+    case AuditEvent::kAlarmRaised:
+      return "alarm_raised";
+    case AuditEvent::kAlarmCleared:
+      return "alarm_cleared";
   }
   return "unknown";
 }

@@ -94,7 +94,8 @@ ControlPlane::ControlPlane(ControlPlaneConfig config,
       tsc_out_(tsc_out),
       tsc_(std::move(tsc)),
       ops_(ops),
-      discipline_audit_({config_.reject_audit_interval_ns}) {}
+      discipline_audit_({config_.reject_audit_interval_ns}),
+      alarms_(config_.alarms) {}
 
 ControlPlane::~ControlPlane() { Stop("shutdown"); }
 
@@ -113,6 +114,11 @@ absl::Status ControlPlane::Init() {
     ZG_ASSIGN_OR_RETURN(audit_, AuditLog::Open(config_.audit));
   }
   ZG_RETURN_IF_ERROR(BuildSources());
+  source_names_.resize(sources_.size());
+  for (const Source& s : sources_) {
+    source_names_[s.index] = s.source->info().name;
+  }
+  clock_alarms_.AddSources(Snapshot().sources);
   discipline_->SetEventSink(
       [this](const DisciplineEvent& e) { OnDisciplineEvent(e); });
 
@@ -193,6 +199,7 @@ void ControlPlane::Tick() {
   published_ = discipline_->Update(raw_now);
   tsc_out_->Write(published_);
   PublishNics(mono, published_, raw_now);
+  UpdateAlarms(mono, raw_now);
   if (audit_ != nullptr) {
     if (absl::Status s = audit_->MaybeSync(); !s.ok()) {
       Log(LogLevel::kError, absl::StrCat("audit log: ", s.message()));
@@ -264,7 +271,36 @@ void ControlPlane::PublishNics(int64_t mono, const core::ClockModel& model,
   }
 }
 
+void ControlPlane::UpdateAlarms(int64_t mono, uint64_t raw_now) {
+  auto status = std::make_shared<ControlPlaneStatus>(Snapshot());
+  const core::TaiNs tai = ServedTai(raw_now);
+  const core::UtcNs utc = leap_table_.TaiToUtc(tai);
+  clock_alarms_.Update(*status, utc, mono);
+  for (const AlarmEvent& e : alarms_.Evaluate(mono, tai, utc)) {
+    const AlarmDef& def = AlarmDefOf(e.id);
+    AuditRecord r;
+    r.tai = e.tai;
+    r.event = e.raised ? AuditEvent::kAlarmRaised : AuditEvent::kAlarmCleared;
+    r.source = e.instance;
+    r.values.push_back({"alarm", std::string(def.name)});
+    r.values.push_back({"id", int64_t{static_cast<int>(e.id)}});
+    r.values.push_back(
+        {"severity", std::string(AlarmSeverityName(e.severity))});
+    r.values.push_back({"message", e.message});
+    r.values.push_back({"alarm_seq", static_cast<int64_t>(e.seq)});
+    Log(e.raised && e.severity != AlarmSeverity::kInfo ? LogLevel::kWarning
+                                                       : LogLevel::kInfo,
+        absl::StrCat("alarm ", e.raised ? "raised" : "cleared", ": ", def.name,
+                     e.instance.empty() ? "" : " ", e.instance, " (",
+                     AlarmSeverityName(e.severity), "): ", e.message));
+    Record(std::move(r));
+  }
+  status_cell_.Publish(std::move(status));
+  alarm_cell_.Publish(std::make_shared<const AlarmTable>(alarms_.Table()));
+}
+
 void ControlPlane::OnDisciplineEvent(const DisciplineEvent& e) {
+  clock_alarms_.OnEvent(e, source_names_, MonotonicNs(*ops_));
   std::optional<AuditRecord> r = discipline_audit_.Convert(
       e, *discipline_, SystemTai(), MonotonicNs(*ops_));
   if (!r) return;

@@ -12,7 +12,10 @@
 // and configuration changes go to the audit log as JSON lines. The sources
 // can change while it runs (servo/control/source_change.h): requests from
 // other threads are prepared there and applied by the control thread
-// between two steps.
+// between two steps. It keeps the alarm set (servo/alarms/alarm_set.h): its
+// own conditions each Tick (clock_alarms.h), the data plane's through
+// alarms(); every raise and clear is audited, and each Tick publishes the
+// status and the alarm table for other threads (snapshots()).
 //
 //   ControlPlaneConfig config;
 //   config.sources.push_back(*ParseSourceSpec("gpsd:127.0.0.1:2947"));
@@ -25,8 +28,9 @@
 //   SourceChangeResult r = control->ChangeSources(request, absl::Seconds(5));
 //
 // One control thread creates it, ticks it, snapshots it and stops it; only
-// SubmitSourceChange and ChangeSources may be called from other threads
-// (while it exists). Workers only see the models it publishes.
+// SubmitSourceChange, ChangeSources and the snapshots (snapshots()) may be
+// used from other threads (while it exists). Workers only see the models it
+// publishes.
 #ifndef ZG_SERVO_CONTROL_PLANE_H_
 #define ZG_SERVO_CONTROL_PLANE_H_
 
@@ -43,13 +47,17 @@
 #include "absl/time/time.h"
 #include "core/time/clock_model.h"
 #include "core/time/leap_seconds.h"
+#include "servo/alarms/alarm_set.h"
+#include "servo/alarms/clock_alarms.h"
 #include "servo/audit/audit_log.h"
 #include "servo/audit/discipline_audit.h"
 #include "servo/clock/nic_clock_tracker.h"
 #include "servo/clock/system_time.h"
 #include "servo/clock/tsc_clock.h"
+#include "servo/control/control_snapshots.h"
 #include "servo/control/control_status.h"
 #include "servo/control/source_change.h"
+#include "servo/control/snapshot_cell.h"
 #include "servo/discipline/clock_discipline.h"
 #include "servo/leap/leap_file.h"
 #include "servo/leap/leap_watch.h"
@@ -80,9 +88,10 @@ struct ControlPlaneConfig {
   // as zeitgeberd applied it to `sources` (--require_system_clock_sync).
   // May be empty. Called on the requesting thread.
   std::function<void(SourceSpec*)> prepare_source;
+  AlarmSet::Options alarms;
 };
 
-class ControlPlane {
+class ControlPlane final : public ControlSnapshots {
  public:
   // Builds everything (opens devices and the audit log, loads the leap
   // table) and writes the start record. `tsc` and `ops` are seams for
@@ -91,7 +100,7 @@ class ControlPlane {
       ControlPlaneConfig config, core::PublishedClock* tsc_out,
       std::unique_ptr<TscClock> tsc = nullptr,
       SystemClockOps* ops = &RealSystemClockOps());
-  ~ControlPlane();  // Stop("shutdown") if Stop was not called
+  ~ControlPlane() override;  // Stop("shutdown") if Stop was not called
   ControlPlane(const ControlPlane&) = delete;
   ControlPlane& operator=(const ControlPlane&) = delete;
 
@@ -143,6 +152,19 @@ class ControlPlane {
   SourceChangeResult CommitSourceChange(PreparedSourceChange change);
 
   ControlPlaneStatus Snapshot() const;
+
+  // The alarms, for the data plane's conditions (links, workers, reloads):
+  // set them between Ticks; the next Tick raises or clears, audits and
+  // publishes them. Control thread only.
+  AlarmSet& alarms() { return alarms_; }
+  // What other threads read: published by every Tick.
+  const ControlSnapshots& snapshots() const { return *this; }
+  std::shared_ptr<const ControlPlaneStatus> Status() const override {
+    return status_cell_.Load();
+  }
+  std::shared_ptr<const AlarmTable> Alarms() const override {
+    return alarm_cell_.Load();
+  }
 
   TscClock& tsc() { return *tsc_; }
   const ClockDiscipline& discipline() const { return *discipline_; }
@@ -215,6 +237,9 @@ class ControlPlane {
   void PublishNics(int64_t mono, const core::ClockModel& model,
                    uint64_t raw_now);
   void OnDisciplineEvent(const DisciplineEvent& e);
+  // Judges the clock's alarm conditions, makes the transitions due, audits
+  // and logs them, and publishes the status and the alarm table.
+  void UpdateAlarms(int64_t mono, uint64_t raw_now);
 
   // The served TAI at `raw` (the discipline's model), or the system clock's
   // before the model has its first sample.
@@ -254,6 +279,12 @@ class ControlPlane {
   uint64_t ticks_ = 0;
   std::string last_audit_error_;
   bool stopped_ = true;  // until the start record is written
+  AlarmSet alarms_;
+  ClockAlarms clock_alarms_{&alarms_};
+  std::vector<std::string> source_names_;  // by discipline index
+  // Written by: the control thread (Tick). Read by: any thread.
+  SnapshotCell<ControlPlaneStatus> status_cell_;
+  SnapshotCell<AlarmTable> alarm_cell_;
 };
 
 }  // namespace zg::servo

@@ -294,6 +294,7 @@ ConstellationCounts CountSatellites(const std::vector<GpsdSatellite>& sats) {
     SatelliteCounts& k = c[static_cast<size_t>(SystemOf(s))];
     ++k.seen;
     if (s.used) ++k.used;
+    if (s.ss_dbhz.has_value() && *s.ss_dbhz >= kGnssStrongDbHz) ++k.strong;
   }
   return c;
 }

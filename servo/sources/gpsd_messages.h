@@ -61,9 +61,14 @@ struct GpsdSatellite {
 // 301-336 Galileo, 401-463 BeiDou).
 GnssSystem SystemOf(const GpsdSatellite& sat);
 
+// A satellite "strong" enough for timing: signal at or above this (SyncServer's
+// GNSS signal-low threshold).
+inline constexpr double kGnssStrongDbHz = 37.0;
+
 struct SatelliteCounts {
-  int seen = 0;  // in view (reported in SKY)
-  int used = 0;  // used in the fix
+  int seen = 0;    // in view (reported in SKY)
+  int used = 0;    // used in the fix
+  int strong = 0;  // in view with ss >= kGnssStrongDbHz
   friend bool operator==(SatelliteCounts, SatelliteCounts) = default;
 };
 using ConstellationCounts = std::array<SatelliteCounts, kGnssSystemCount>;

@@ -293,9 +293,11 @@ void GpsdSource::OnSky(const GpsdSky& sky) {
   gnss_.satellites = CountSatellites(sky.satellites);
   gnss_.satellites_seen = 0;
   gnss_.satellites_used = 0;
+  gnss_.satellites_strong = 0;
   for (const SatelliteCounts& c : gnss_.satellites) {
     gnss_.satellites_seen += c.seen;
     gnss_.satellites_used += c.used;
+    gnss_.satellites_strong += c.strong;
   }
 }
 

@@ -202,28 +202,6 @@ std::map<std::string, Replies> RepliesByClient(const std::string& pcap) {
   return out;
 }
 
-// tcpdump's "N packets dropped by kernel" at exit (0 if absent).
-double TcpdumpDropped(const std::string& tcpdump_stderr) {
-  for (absl::string_view line : absl::StrSplit(tcpdump_stderr, '\n')) {
-    if (absl::EndsWith(line, " packets dropped by kernel")) {
-      double n = 0;
-      return absl::SimpleAtod(line.substr(0, line.find(' ')), &n) ? n : 0;
-    }
-  }
-  return 0;
-}
-
-// tcpdump's "N packets received by filter" at exit (-1 if absent).
-double FilterReceived(const std::string& tcpdump_stderr) {
-  for (absl::string_view line : absl::StrSplit(tcpdump_stderr, '\n')) {
-    if (absl::EndsWith(line, " packets received by filter")) {
-      double n = -1;
-      return absl::SimpleAtod(line.substr(0, line.find(' ')), &n) ? n : -1;
-    }
-  }
-  return -1;
-}
-
 TEST_F(NtpRateLimitTest, AbuserIsLimitedWhilePoliteClientsAreAnswered) {
   // 16 replies/s per client, bursts of 8, 1 in 16 excess requests answered.
   ASSERT_NO_FATAL_FAILURE(

@@ -154,6 +154,26 @@ TEST_F(MetricsExporterTest, HttpExpositionPassesPromtool) {
   EXPECT_EQ(PromtoolProblems(body), "");
 }
 
+// Worker counters are read when Prometheus scrapes, not copied on a timer:
+// what a worker counted just before a scrape is in it, with no Update().
+TEST_F(MetricsExporterTest, WorkerCountersAreReadAtScrapeTime) {
+  auto e = StartExporter("127.0.0.1:0");
+  ASSERT_TRUE(e.ok()) << e.status();
+  for (int round = 1; round <= 3; ++round) {
+    stats_[1].tx_packets.Add(1000);
+    stats_[1].dropped[ntp_base_ + 1].Add(1);
+    const std::string body = Scrape((*e)->listening_port());
+    EXPECT_THAT(body, HasSubstr(absl::StrCat(
+                          "zeitgeber_tx_packets_total{lcore=\"2\",port=\""
+                          "net_ring0\",worker=\"1\"} ",
+                          1000 * round, "\n")));
+    EXPECT_THAT(body,
+                HasSubstr(absl::StrCat("reason=\"ntp_rate_limited\",worker="
+                                       "\"1\"} ",
+                                       round, "\n")));
+  }
+}
+
 // A snapshot as a gpsd-fed control plane in holdover would report it.
 servo::ControlPlaneStatus GnssHoldoverStatus() {
   servo::ControlPlaneStatus st;

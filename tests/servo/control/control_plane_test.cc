@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "servo/alarms/alarm_json.h"
 #include "servo/sources/source_spec.h"
 #include "tests/servo/control/control_plane_fixture.h"
 
@@ -239,6 +240,85 @@ TEST_F(ControlPlaneTest, SeveralSourcesByPriority) {
   control_->Stop("test");
   const std::vector<std::string> events = Events(audit_path_);
   EXPECT_EQ(std::count(events.begin(), events.end(), "selection_switch"), 2);
+}
+
+}  // namespace
+}  // namespace zg::servo
+
+namespace zg::servo {
+namespace {
+
+// The alarm sequence of a reference loss on a short oscillator profile:
+// reference_lost and holdover raised together, then holdover_out_of_spec;
+// each raise audited with the same TAI instant the published alarm table
+// and its JSON carry, in the same order.
+TEST_F(ControlPlaneTest, HoldoverRaisesAlarmsInOrderAuditedAndPublished) {
+  ControlPlaneConfig c = Config({"sim:up_for=20s,uncertainty=200ns"});
+  c.discipline.source_timeout_ns = 2 * kS;
+  c.discipline.oscillator.frequency_floor_ppb = 50'000;
+  c.discipline.oscillator.aging_ppb_per_day = 0;
+  c.discipline.oscillator.temperature_ppb_per_k = 0;
+  c.discipline.holdover.in_spec_limit_ns = 500'000;
+  Start(std::move(c));
+  RunUntil(19);
+  std::shared_ptr<const AlarmTable> t = control_->Alarms();
+  ASSERT_NE(t, nullptr);
+  auto row = [&](AlarmId id) -> const AlarmRow& {
+    for (const AlarmRow& r : t->rows) {
+      if (r.id == id && r.instance.empty()) return r;
+    }
+    ADD_FAILURE() << AlarmDefOf(id).name << " has no row";
+    return t->rows.front();
+  };
+  EXPECT_FALSE(row(AlarmId::kReferenceLost).active);
+  EXPECT_FALSE(row(AlarmId::kHoldover).active);
+  ASSERT_NE(control_->Status(), nullptr);
+  EXPECT_EQ(control_->Status()->discipline.state, core::SyncState::kLocked);
+  RunUntil(40);
+  t = control_->Alarms();
+  EXPECT_TRUE(row(AlarmId::kReferenceLost).active);
+  EXPECT_THAT(row(AlarmId::kReferenceLost).message,
+              HasSubstr("reference lost"));
+  EXPECT_TRUE(row(AlarmId::kHoldover).active);
+  EXPECT_TRUE(row(AlarmId::kHoldoverOutOfSpec).active);
+  EXPECT_TRUE(row(AlarmId::kNotSynchronized).active);
+  const core::TaiNs entered = row(AlarmId::kHoldover).since_tai;
+  const core::TaiNs out = row(AlarmId::kHoldoverOutOfSpec).since_tai;
+  EXPECT_LT(entered, out);
+  control_->Stop("test done");
+
+  // The audit log: the same raises, same order, same instants.
+  std::vector<std::pair<std::string, int64_t>> audited;
+  for (const std::string& line : ReadLines(audit_path_)) {
+    const nlohmann::json v = nlohmann::json::parse(line);
+    if (v["event"] != "alarm_raised") continue;
+    audited.emplace_back(v["values"]["alarm"], v["tai_ns"]);
+  }
+  std::vector<std::pair<std::string, int64_t>> published;
+  for (const AlarmEvent& e : t->recent) {
+    if (e.raised) published.emplace_back(AlarmDefOf(e.id).name, e.tai.value);
+  }
+  EXPECT_EQ(audited, published);
+  auto index = [&](const std::string& name) {
+    for (size_t i = 0; i < audited.size(); ++i) {
+      if (audited[i].first == name) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  ASSERT_GE(index("holdover"), 0);
+  EXPECT_LT(index("holdover"), index("holdover_out_of_spec"));
+  EXPECT_EQ(audited[index("holdover")].second, entered.value);
+  EXPECT_EQ(audited[index("holdover_out_of_spec")].second, out.value);
+  const nlohmann::json j = AlarmTableJson(*t, /*active_only=*/true);
+  bool found = false;
+  for (const nlohmann::json& a : j["alarms"]) {
+    if (a["name"] == "holdover_out_of_spec") {
+      found = true;
+      EXPECT_EQ(a["since_tai_ns"], out.value);
+      EXPECT_EQ(a["severity"], "critical");
+    }
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
