@@ -29,6 +29,7 @@ PACKAGES=(
   # tools and the MIB check (pysmi with pysnmp's compiled base MIBs)
   libsnmp-dev snmpd snmptrapd snmp python3-pysmi python3-pysnmp4
   prometheus-alertmanager  # amtool checks doc/alerts/alertmanager.yml
+  bird2  # the anycast route's BGP speaker and the rig's top-of-rack router
 )
 
 # ntpsec's ntpd, a second independent NTS client for the e2e tests. Its
@@ -82,7 +83,7 @@ $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 # start their own instances in namespaces, so stop the system ones if they
 # started (harmless where there is no init system).
 for svc in chrony gpsd gpsd.socket snmpd snmptrapd snmptrapd.socket \
-    prometheus-alertmanager; do
+    prometheus-alertmanager bird; do
   $SUDO systemctl stop "$svc" >/dev/null 2>&1 || true
 done
 install_private_ntpsec
