@@ -23,6 +23,7 @@
 #include "dataplane/daemon/daemon_alarms.h"
 #include "dataplane/daemon/dataplane_status.h"
 #include "dataplane/daemon/flags.h"
+#include "dataplane/daemon/fleet_control.h"
 #include "dataplane/daemon/log.h"
 #include "dataplane/daemon/nic_check.h"
 #include "dataplane/daemon/service_notify.h"
@@ -174,6 +175,9 @@ class Daemon {
   absl::Status SetUpAlarms();
   // Feeds DaemonAlarms before each control Tick.
   void UpdateAlarms();
+  // Drain files, health, the anycast route (fleet_control.h); before Tick.
+  absl::Status SetUpFleet();
+  void StepFleet(int64_t mono_ns);
   // Publishes the ports' and the NTP totals' snapshot for other threads.
   void PublishDataplane();
   // Returns why it stopped (for the audit log's stop record).
@@ -234,6 +238,8 @@ class Daemon {
   absl::Time stop_requested_;  // the signal or --run_for, for the total
   bool torn_down_ = false;
   std::unique_ptr<DaemonAlarms> daemon_alarms_;
+  // Drain and the anycast route (its BIRD thread); after daemon_alarms_.
+  std::unique_ptr<FleetControl> fleet_;
   std::optional<core::UtcNs> nts_cert_not_after_;
   // Written by: the control thread (stats interval). Read by: the SNMP
   // thread.
@@ -299,6 +305,10 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     return kExitMetrics;
   }
   if (absl::Status s = SetUpAlarms(); !s.ok()) {
+    LogError(s.message());
+    return kExitConfig;
+  }
+  if (absl::Status s = SetUpFleet(); !s.ok()) {
     LogError(s.message());
     return kExitConfig;
   }
@@ -370,6 +380,8 @@ int Daemon::Run(std::vector<char*> eal_argv) {
   const std::string why = ControlLoop();
   stop_requested_ = absl::Now();
   notifier_.Stopping(why);
+  TimedStep("anycast route withdrawn",
+            [&] { fleet_->WithdrawForExit(absl::Seconds(1)); });
   TimedStep("SNMP subagent stopped", [&] { snmp_.reset(); });
   TimedStep("NTS-KE server stopped", [&] {
     if (nts_ke_ != nullptr) nts_ke_->Stop();
@@ -632,6 +644,26 @@ void Daemon::UpdateAlarms() {
   }
 }
 
+absl::Status Daemon::SetUpFleet() {
+  fleet_ = std::make_unique<FleetControl>(
+      config_.fleet,
+      FleetControl::Hooks{.audit =
+                              [this](auto values) {
+                                control_->RecordConfigChange(std::move(values));
+                              },
+                          .alarms = daemon_alarms_.get()});
+  ZG_RETURN_IF_ERROR(fleet_->Start());
+  return fleet_->AddMetrics(exporter_->registry());
+}
+
+void Daemon::StepFleet(int64_t mono_ns) {
+  servo::HealthInputs h;
+  h.sync = control_->discipline().status().state;
+  if (watch_ != nullptr) h.stalled_workers = watch_->StalledWorkers();
+  if (!port_->link().up) h.ports_down.push_back(port_->name());
+  fleet_->Step(h, mono_ns);
+}
+
 void Daemon::PublishDataplane() {
   auto d = std::make_shared<DataplaneStatus>();
   WorkerStatsSnapshot total;
@@ -655,14 +687,39 @@ void Daemon::PublishDataplane() {
 std::string Daemon::ControlLoop() {
   const absl::Time start = absl::Now();
   absl::Time next_stats = start;
-  while (g_signal.load(std::memory_order_relaxed) == 0) {
+  // Why, once a stop that waits for the drain grace is under way.
+  std::string stopping;
+  for (;;) {
     const absl::Time now = absl::Now();
-    if (config_.run_for > absl::ZeroDuration() &&
-        now - start >= config_.run_for) {
-      const std::string why = absl::StrCat(
-          "--run_for=", absl::FormatDuration(config_.run_for), " elapsed");
-      LogInfo(absl::StrCat(why, ": stopping"));
-      return why;
+    std::string why;
+    if (const int sig = g_signal.exchange(0, std::memory_order_relaxed);
+        sig != 0) {
+      why = absl::StrCat("signal ", sig, " (", strsignal(sig), ")");
+    } else if (stopping.empty() && config_.run_for > absl::ZeroDuration() &&
+               now - start >= config_.run_for) {
+      why = absl::StrCat("--run_for=", absl::FormatDuration(config_.run_for),
+                         " elapsed");
+    }
+    if (!why.empty()) {
+      if (!stopping.empty()) {
+        LogInfo(absl::StrCat(why, " while draining: stopping now"));
+        return stopping;
+      }
+      if (!fleet_->StopNeedsGrace()) {
+        LogInfo(absl::StrCat(why, ": stopping"));
+        return why;
+      }
+      // ntpresponder's order: withdraw first, answer through the grace.
+      LogInfo(absl::StrCat(
+          why, ": withdrawing the anycast route, answering for --drain_grace=",
+          absl::FormatDuration(config_.fleet.drain_grace),
+          ", then stopping (signal again to stop at once)"));
+      fleet_->Stopping();
+      stopping = why;
+    }
+    if (!stopping.empty() && fleet_->StopReady()) {
+      LogInfo(absl::StrCat(stopping, ": drained, stopping"));
+      return stopping;
     }
     if (g_hangup.exchange(false, std::memory_order_relaxed)) {
       LogInfo(
@@ -680,6 +737,7 @@ std::string Daemon::ControlLoop() {
     }
     DataplaneEpochs().Reclaim();  // configs every worker has moved past
     UpdateAlarms();
+    StepFleet(servo::MonotonicNs(servo::RealSystemClockOps()));
     control_->Tick();
     factory_->ControlStep({&tsc_clock_, core::ReadTsc(),
                            control_->tsc().calibration().hz,
@@ -692,6 +750,7 @@ std::string Daemon::ControlLoop() {
       port_->PollLink();
       factory_->UpdateMetrics();
       reloader_->UpdateMetrics();
+      fleet_->UpdateMetrics();
       if (nts_ke_ != nullptr) nts_ke_->UpdateMetrics();
       exporter_->Update();
       PublishDataplane();
@@ -700,11 +759,6 @@ std::string Daemon::ControlLoop() {
     }
     absl::SleepFor(config_.publish_interval);
   }
-  const int sig = g_signal.load();
-  const std::string why =
-      absl::StrCat("signal ", sig, " (", strsignal(sig), ")");
-  LogInfo(absl::StrCat(why, ": stopping"));
-  return why;
 }
 
 void Daemon::NotifyServiceManager(absl::Time now) {

@@ -96,6 +96,12 @@ void DaemonAlarms::SetWithdrawn(bool withdrawn, const std::string& why,
   alarms_->Set(AlarmId::kWithdrawn, "", withdrawn, why, mono_ns);
 }
 
+void DaemonAlarms::SetBgpSpeakerUnreachable(bool unreachable,
+                                            const std::string& why,
+                                            int64_t mono_ns) {
+  alarms_->Set(AlarmId::kBgpSpeakerUnreachable, "", unreachable, why, mono_ns);
+}
+
 absl::StatusOr<core::UtcNs> CertificateNotAfter(const std::string& pem_path) {
   FILE* f = std::fopen(pem_path.c_str(), "r");
   if (f == nullptr) {

@@ -7,8 +7,9 @@
 //   config_reload_failed         the last SIGHUP reload's outcome
 //   nts_ke_refusing              NTS-KE connections refused lately
 //   nts_ke_certificate_expiring  --nts_cert's notAfter within 14 days
-//   draining, withdrawn          the fleet's inputs (SetDraining/
-//                                SetWithdrawn), cleared until it sets them
+//   draining, withdrawn,         the fleet's inputs (SetDraining/
+//   bgp_speaker_unreachable      SetWithdrawn/SetBgpSpeakerUnreachable),
+//                                cleared until it sets them
 //
 //   DaemonAlarms alarms(&control->alarms(), {"port0"}, workers, tsc_hz);
 //   alarms.UpdateLinks({port->link().up}, mono_ns);     // each loop
@@ -52,6 +53,8 @@ class DaemonAlarms {
   // The fleet's inputs (the anycast/drain control sets them).
   void SetDraining(bool draining, const std::string& why, int64_t mono_ns);
   void SetWithdrawn(bool withdrawn, const std::string& why, int64_t mono_ns);
+  void SetBgpSpeakerUnreachable(bool unreachable, const std::string& why,
+                                int64_t mono_ns);
 
  private:
   servo::AlarmSet* alarms_;

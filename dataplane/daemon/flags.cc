@@ -1,5 +1,6 @@
 #include "dataplane/daemon/flags.h"
 
+#include <algorithm>
 #include <mutex>
 
 #include "absl/flags/flag.h"
@@ -50,7 +51,11 @@ ABSL_FLAG(ZgAddressList, address, {},
 ABSL_FLAG(int32_t, vlan, 0,
           "802.1Q VLAN id the addresses live on; 0 for untagged frames.");
 ABSL_FLAG(std::string, port, "0",
-          "DPDK port to serve on: its id or name (net_af_xdp0, 0000:3b:00.0).");
+          "DPDK port to serve on: its id or name (net_af_xdp0, 0000:3b:00.0), "
+          "optionally with the addresses and VLAN it serves: "
+          "'net_af_xdp1 address=192.0.2.10/24,2001:db8::10/64 vlan=30' "
+          "(without address=/vlan=: --address and --vlan). Repeat it for "
+          "several ports; one control plane and servo serve them all.");
 ABSL_FLAG(std::string, metrics_address, "127.0.0.1:9123",
           "HOST:PORT for the Prometheus exporter ([::1]:9123 for IPv6); empty "
           "to disable. Loopback by default: expose it deliberately.");
@@ -184,10 +189,21 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   }
   ZG_ASSIGN_OR_RETURN(c.vlan_id, InRange("vlan", absl::GetFlag(FLAGS_vlan), 0,
                                          4094, "0 means untagged"));
-  c.port = absl::GetFlag(FLAGS_port);
-  if (c.port.empty()) {
-    return absl::InvalidArgumentError(
-        "--port is empty: give a DPDK port id (0) or name (net_af_xdp0)");
+  ZG_ASSIGN_OR_RETURN(std::vector<std::string> port_values,
+                      CollectRepeatedFlag(args, "port"));
+  if (port_values.empty()) port_values.push_back(absl::GetFlag(FLAGS_port));
+  ZG_ASSIGN_OR_RETURN(c.ports,
+                      ResolvePorts(port_values, c.addresses, c.vlan_id));
+  c.port = c.ports.front().name;
+  // Every address any port serves (the PTP transports, the XDP checks).
+  c.addresses.clear();
+  for (const ServedPort& p : c.ports) {
+    for (const InterfaceAddress& a : p.addresses) {
+      if (std::find(c.addresses.begin(), c.addresses.end(), a) ==
+          c.addresses.end()) {
+        c.addresses.push_back(a);
+      }
+    }
   }
   c.metrics_address = absl::GetFlag(FLAGS_metrics_address);
   if (!c.metrics_address.empty() &&
@@ -254,6 +270,7 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   c.nic_check = NicCheckFlag();
   ZG_ASSIGN_OR_RETURN(c.ntp_interleave, ReadNtpInterleaveFlags());
   ZG_ASSIGN_OR_RETURN(c.service, ReadServiceFlags());
+  ZG_ASSIGN_OR_RETURN(c.fleet, ReadFleetFlags());
   ZG_ASSIGN_OR_RETURN(c.alarms, ReadAlarmFlags());
   c.control.alarms.hysteresis = c.alarms.hysteresis;
   return c;

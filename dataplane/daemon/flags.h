@@ -21,8 +21,10 @@
 #include "absl/time/time.h"
 #include "dataplane/clock/stamp_plan.h"
 #include "dataplane/daemon/alarm_flags.h"
+#include "dataplane/daemon/fleet_flags.h"
 #include "dataplane/daemon/ntp_interleave_flags.h"
 #include "dataplane/daemon/nts_flags.h"
+#include "dataplane/daemon/port_spec.h"
 #include "dataplane/daemon/service_flags.h"
 #include "dataplane/nts/nts_ke_config.h"
 #include "dataplane/port/interface_address.h"
@@ -32,24 +34,28 @@
 namespace zg::dataplane {
 
 struct DaemonConfig {
-  std::vector<InterfaceAddress> addresses;  // --address
-  uint16_t vlan_id = 0;                     // --vlan (0: untagged)
-  std::string port = "0";                   // --port
-  std::string metrics_address;              // --metrics_address ("": off)
-  uint16_t rx_desc = 1024;                  // --rx_desc
-  uint16_t tx_desc = 1024;                  // --tx_desc
-  uint16_t mtu = 0;                         // --mtu (0: keep)
-  bool hw_timestamps = true;                // --hw_timestamps
-  bool timesync = false;                    // --timesync
-  bool tx_checksum_offload = true;          // --tx_checksum_offload
-  bool fake_nic_clock = false;              // --fake_nic_clock
-  bool xdp_steering = true;                 // --xdp_steering
-  bool xdp_rx_timestamps = true;            // --xdp_rx_timestamps
-  absl::Duration idle_sleep;                // --idle_sleep (0: busy-poll)
-  absl::Duration publish_interval;          // --publish_interval
-  absl::Duration stats_interval;            // --stats_interval
-  absl::Duration run_for;                   // --run_for (0: until a signal)
-  uint32_t mbufs_per_socket = 0;            // --mbufs_per_socket (0: auto)
+  // Every address served, on any port (--address and each --port's
+  // address=); ports[i].addresses says which port serves which.
+  std::vector<InterfaceAddress> addresses;
+  uint16_t vlan_id = 0;    // --vlan (0: untagged): ports without vlan=
+  std::string port = "0";  // the first --port's name
+  // Every --port, in order, with its addresses and VLAN resolved.
+  std::vector<ServedPort> ports;
+  std::string metrics_address;      // --metrics_address ("": off)
+  uint16_t rx_desc = 1024;          // --rx_desc
+  uint16_t tx_desc = 1024;          // --tx_desc
+  uint16_t mtu = 0;                 // --mtu (0: keep)
+  bool hw_timestamps = true;        // --hw_timestamps
+  bool timesync = false;            // --timesync
+  bool tx_checksum_offload = true;  // --tx_checksum_offload
+  bool fake_nic_clock = false;      // --fake_nic_clock
+  bool xdp_steering = true;         // --xdp_steering
+  bool xdp_rx_timestamps = true;    // --xdp_rx_timestamps
+  absl::Duration idle_sleep;        // --idle_sleep (0: busy-poll)
+  absl::Duration publish_interval;  // --publish_interval
+  absl::Duration stats_interval;    // --stats_interval
+  absl::Duration run_for;           // --run_for (0: until a signal)
+  uint32_t mbufs_per_socket = 0;    // --mbufs_per_socket (0: auto)
   // Sources, servo, holdover, leap seconds, audit log (control_flags.h).
   servo::ControlPlaneConfig control;
   std::string ntp_keys;  // --ntp_keys (ntp_key_flags.h; "": no keys)
@@ -71,6 +77,8 @@ struct DaemonConfig {
   // --snmp_agentx, --snmp_heartbeat_interval (alarm_flags.h); the
   // --alarm_hysteresis goes to control.alarms.
   AlarmFlags alarms;
+  // --drain_file, --drain_grace, --bird_socket, --anycast_* (fleet_flags.h).
+  FleetConfig fleet;
 };
 
 // argv split at the first "--": EAL options before it, zeitgeberd flags

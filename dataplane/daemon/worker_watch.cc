@@ -68,4 +68,12 @@ std::string WorkerWatch::StalledReason() const {
   return out;
 }
 
+std::vector<unsigned> WorkerWatch::StalledWorkers() const {
+  std::vector<unsigned> out;
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    if (workers_[i].stalled) out.push_back(static_cast<unsigned>(i));
+  }
+  return out;
+}
+
 }  // namespace zg::dataplane

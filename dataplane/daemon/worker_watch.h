@@ -37,6 +37,8 @@ class WorkerWatch {
   // The stalled workers of the last Check ("" when none), e.g.
   // "worker 0 (lcore 1) has not passed its poll loop for 1.20 s".
   std::string StalledReason() const;
+  // The indices of the workers stalled at the last Check.
+  std::vector<unsigned> StalledWorkers() const;
 
  private:
   struct Watched {

@@ -73,6 +73,11 @@ constexpr AlarmDef kDefs[kAlarmDefCount] = {
      "The server is being drained: it stops taking new clients."},
     {AlarmId::kWithdrawn, "withdrawn", AlarmSeverity::kMajor, 0, 0, false,
      "The server's anycast route is withdrawn."},
+    {AlarmId::kBgpSpeakerUnreachable, "bgp_speaker_unreachable",
+     AlarmSeverity::kMajor, 2 * kS, 5 * kS, false,
+     "zeitgeberd cannot drive its BGP speaker (BIRD's control socket "
+     "refuses, times out or rejects the command): the anycast route may not "
+     "follow the server's health."},
 };
 
 constexpr bool DefsInOrder() {

@@ -53,8 +53,9 @@ enum class AlarmId : uint8_t {
   kWorkerStalled = 19,             // per worker: no loop iteration for > 1 s
   kDraining = 20,                  // the server is being drained (fleet)
   kWithdrawn = 21,                 // its anycast route is withdrawn (fleet)
+  kBgpSpeakerUnreachable = 22,     // BIRD cannot be driven (fleet)
 };
-inline constexpr int kMaxAlarmId = 21;
+inline constexpr int kMaxAlarmId = 22;
 
 struct AlarmDef {
   AlarmId id;
