@@ -21,6 +21,9 @@ PACKAGES=(
   gpsd gpsd-clients pps-tools prometheus xdp-tools bpftool curl jq procps
   tzdata util-linux kmod
   openssl  # the NTS-KE tests make a test CA and certificates with its CLI
+  # Documentation: the man pages are made with pandoc; man renders them in
+  # the command_line test
+  pandoc man-db
 )
 
 # ntpsec's ntpd, a second independent NTS client for the e2e tests. Its

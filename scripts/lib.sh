@@ -29,11 +29,11 @@ fi
 
 # zg_configure_release: build-rel/, the release build (GCC, -O3, NDEBUG,
 # -Werror) that scripts/test.sh builds and tests and the benchmarks, rigs
-# and demo use.
+# and demo use; with the man pages (pandoc).
 ZG_RELEASE_DIR=build-rel
 zg_configure_release() {
   zg_configure "$ZG_ROOT/$ZG_RELEASE_DIR" -Dbuildtype=release -Ddataplane=enabled \
-    -Dpeer_tools=enabled
+    -Dpeer_tools=enabled -Dman=enabled
 }
 
 # zg_bench_session NICE SCRIPT [ARGS...]: run a benchmark rig in a session of

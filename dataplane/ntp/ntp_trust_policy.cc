@@ -9,8 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
+#include "dataplane/daemon/flags/trust.h"
 #include "dataplane/daemon/log.h"
-#include "dataplane/daemon/ntp_trust_flags.h"
 #include "dataplane/worker/worker.h"
 
 namespace zg::dataplane {

@@ -12,6 +12,7 @@
 #include "absl/flags/reflection.h"
 #include "dataplane/port/interface_address.h"
 #include "dataplane/port/xdp_steering.h"
+#include "dataplane/trust/reload.h"
 #include "dataplane/worker/worker_stats.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// zeitgeberd's process flags, the "Daemon" group of `zeitgeberd -- --help`:
+// how long it runs, how its workers poll, how often the control thread
+// publishes the clock model, and the audit log of time-service state changes
+// (servo/audit/audit_log.h).
+//
+//   --run_for=0                stop cleanly after this long (0: on a signal)
+//   --idle_sleep=0             0: busy-poll; 1us..1ms: sleep when idle
+//   --publish_interval=100ms   1ms..1s
+//   --audit_log=PATH --audit_fsync=every_record|interval|none
+//   --audit_fsync_interval --audit_max_bytes --audit_keep_files
+//
+//   ZG_RETURN_IF_ERROR(ReadDaemonFlags(c));   // in DaemonConfigFromFlags
+#ifndef ZG_DATAPLANE_DAEMON_FLAGS_DAEMON_H_
+#define ZG_DATAPLANE_DAEMON_FLAGS_DAEMON_H_
+
+#include "absl/status/status.h"
+
+namespace zg::dataplane {
+
+struct DaemonConfig;
+
+// Fills c.run_for, idle_sleep, publish_interval and c.control.audit
+// (errors name the flag and say what is valid).
+absl::Status ReadDaemonFlags(DaemonConfig& c);
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_DAEMON_FLAGS_DAEMON_H_
