@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/command_line.h"
+#include "dataplane/daemon/flags/alarms.h"
 #include "dataplane/daemon/flags/daemon.h"
 #include "dataplane/daemon/flags/metrics.h"
 #include "dataplane/daemon/flags/ntp.h"
@@ -44,6 +45,8 @@ const ProgramHelp& DaemonHelp() {
               {.title = "Time sources, servo and holdover",
                .file = "dataplane/daemon/flags/sources.cc"},
               {.title = "Metrics", .file = "dataplane/daemon/flags/metrics.cc"},
+              {.title = "Alarms and SNMP",
+               .file = "dataplane/daemon/flags/alarms.cc"},
               {.title = "Daemon", .file = "dataplane/daemon/flags/daemon.cc"},
               HelpFlagGroup(),
           },
@@ -76,6 +79,8 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   ZG_ASSIGN_OR_RETURN(c.nts_ke, ParseNtsKeFlags(args));
   ZG_ASSIGN_OR_RETURN(c.control, ParseControlFlags(args));
   ZG_RETURN_IF_ERROR(ReadMetricsFlags(c));
+  ZG_ASSIGN_OR_RETURN(c.alarms, ReadAlarmFlags());
+  c.control.alarms.hysteresis = c.alarms.hysteresis;
   ZG_RETURN_IF_ERROR(ReadDaemonFlags(c));  // after c.control: its audit log
   return c;
 }

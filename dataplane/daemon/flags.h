@@ -24,6 +24,8 @@
 #include "dataplane/clock/stamp_plan.h"
 #include "dataplane/daemon/command_line.h"
 #include "dataplane/daemon/flag_help.h"
+#include "dataplane/daemon/flags/alarms.h"
+#include "dataplane/daemon/flags/daemon.h"
 #include "dataplane/daemon/flags/ntp.h"
 #include "dataplane/daemon/flags/nts.h"
 #include "dataplane/nts/nts_ke_config.h"
@@ -69,6 +71,11 @@ struct DaemonConfig {
   bool nic_check = false;  // --nic_check (flags/timestamps.h, nic_check.h)
   // --ntp_interleave, --ntp_interleave_slots (flags/ntp.h).
   NtpInterleaveConfig ntp_interleave;
+  // --log_level, --worker_stall_limit, --test_stall_file (flags/daemon.h).
+  ServiceConfig service;
+  // --snmp_agentx, --snmp_heartbeat_interval (flags/alarms.h); the
+  // --alarm_hysteresis goes to control.alarms.
+  AlarmFlags alarms;
 };
 
 // `zeitgeberd -- --help`: the groups in order, each the flags of one file of

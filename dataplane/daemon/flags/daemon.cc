@@ -2,11 +2,13 @@
 #include "dataplane/daemon/flags/daemon.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "core/base/status_macros.h"
 #include "dataplane/daemon/flags.h"
 #include "servo/audit/audit_log.h"
 
@@ -19,6 +21,19 @@ ABSL_FLAG(absl::Duration, idle_sleep, absl::ZeroDuration(),
           "a frame arriving meanwhile waits up to this long.");
 ABSL_FLAG(absl::Duration, publish_interval, absl::Milliseconds(100),
           "How often the clock model is republished.");
+ABSL_FLAG(std::string, log_level, "info",
+          "Least severe log lines written: error, warning, info or debug "
+          "(debug adds the time each shutdown step takes). Under systemd "
+          "each line reaches the journal with its priority.");
+ABSL_FLAG(absl::Duration, worker_stall_limit, absl::Seconds(1),
+          "A worker whose poll loop has not completed a pass for this long "
+          "is stalled: zeitgeberd logs it and stops feeding the systemd "
+          "watchdog (WatchdogSec) until every worker progresses again. "
+          "10ms..1h.");
+ABSL_FLAG(std::string, test_stall_file, "",
+          "TEST ONLY, never in production: while this file holds a worker "
+          "index, that worker stops its poll loop (tests of the watchdog and "
+          "of what follows a stalled worker).");
 ABSL_FLAG(std::string, audit_log, "",
           "Append-only JSON Lines audit log of every time-service state "
           "change (empty: none). SIGHUP re-opens it.");
@@ -73,6 +88,25 @@ absl::Status ReadAuditFlags(servo::AuditLogOptions& a) {
   return absl::OkStatus();
 }
 
+absl::Status ReadServiceFlags(ServiceConfig& s) {
+  const std::string level = absl::GetFlag(FLAGS_log_level);
+  const std::optional<LogLevel> parsed = ParseLogLevel(level);
+  if (!parsed.has_value()) {
+    return FlagError("log_level", level,
+                     "expected error, warning, info or debug");
+  }
+  s.log_level = *parsed;
+  s.worker_stall_limit = absl::GetFlag(FLAGS_worker_stall_limit);
+  if (s.worker_stall_limit < absl::Milliseconds(10) ||
+      s.worker_stall_limit > absl::Hours(1)) {
+    return FlagError("worker_stall_limit",
+                     absl::FormatDuration(s.worker_stall_limit),
+                     "must be 10ms..1h");
+  }
+  s.test_stall_file = absl::GetFlag(FLAGS_test_stall_file);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ReadDaemonFlags(DaemonConfig& c) {
@@ -96,6 +130,7 @@ absl::Status ReadDaemonFlags(DaemonConfig& c) {
         ": must be 1ms..1s (how often the control thread republishes the "
         "clock model)"));
   }
+  ZG_RETURN_IF_ERROR(ReadServiceFlags(c.service));
   return ReadAuditFlags(c.control.audit);
 }
 
