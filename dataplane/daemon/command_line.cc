@@ -12,6 +12,7 @@
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "dataplane/daemon/build_info.h"
 
 ABSL_FLAG(std::string, help_format, "text",
@@ -21,7 +22,13 @@ ABSL_FLAG(std::string, help_format, "text",
 namespace zg::dataplane {
 namespace {
 
-bool IsHelp(absl::string_view arg) { return arg == "--help" || arg == "-help"; }
+// --help, and abseil's --helpshort and --helppackage, which would list the
+// flags of the main file (none) and say "No flags matched".
+bool IsHelp(absl::string_view arg) {
+  absl::ConsumePrefix(&arg, "-");
+  absl::ConsumePrefix(&arg, "-");
+  return arg == "help" || arg == "helpshort" || arg == "helppackage";
+}
 
 // abseil's usage message and config are set once per process.
 void InstallUsage(const ProgramHelp& help) {

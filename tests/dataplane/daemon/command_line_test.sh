@@ -5,6 +5,7 @@
 #  - `-- --help` exits 0 and lists, under its group titles, every flag that
 #    the program's own code defines (the "Flags from" files of --helpfull in
 #    its folders), so a flag defined outside a help group fails here;
+#    --helpshort answers the same;
 #  - `--version` before or after the "--" names the version, the commit,
 #    the compiler and DPDK;
 #  - `man -l` renders each man page without a warning, and the page lists
@@ -74,4 +75,7 @@ check_program "$1" zeitgeberd "$3" '^(dataplane|core|servo)/' "Ports and address
 check_program "$2" zg-loadgen "$4" '^bench/' "Target and port" "Traffic" "Flag files and help"
 
 "$1" -- --help --help_format=bogus >/dev/null 2>&1 && fail "--help_format=bogus accepted"
+# abseil's --helpshort would list the main file's flags: none.
+"$1" -- --helpshort >"$OUT/helpshort" 2>&1 || fail "--helpshort: rc $?"
+cmp -s "$OUT/helpshort" <("$1" -- --help 2>&1) || fail "--helpshort is not --help"
 echo PASS
