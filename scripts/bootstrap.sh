@@ -30,6 +30,9 @@ PACKAGES=(
   libsnmp-dev snmpd snmptrapd snmp python3-pysmi python3-pysnmp4
   prometheus-alertmanager  # amtool checks doc/alerts/alertmanager.yml
   bird2  # the anycast route's BGP speaker and the rig's top-of-rack router
+  # Documentation: the man pages are made with pandoc; man renders them in
+  # the command_line test
+  pandoc man-db
 )
 
 # ntpsec's ntpd, a second independent NTS client for the e2e tests. Its

@@ -32,7 +32,7 @@
 
 #include "absl/status/status.h"
 #include "dataplane/daemon/daemon_alarms.h"
-#include "dataplane/daemon/fleet_flags.h"
+#include "dataplane/daemon/flags/fleet.h"
 #include "servo/audit/audit_log.h"
 #include "servo/fleet/anycast_policy.h"
 #include "servo/fleet/bird_control.h"
