@@ -157,15 +157,40 @@ class Daemon {
   int Run(std::vector<char*> eal_argv);
 
  private:
-  absl::Status SetUpPort();
-  absl::Status SetUpXdpSteering();
+  // One port's state: the device, its XDP program, stamps and clocks.
+  struct ServingPort {
+    ServedPort config;  // name, addresses, VLAN
+    std::unique_ptr<Port> port;
+    std::string xdp_iface;       // set when the XDP program was configured
+    bool xdp_rx_stamps = false;  // the XDP program appends RX stamps
+    std::string xdp_phc;  // zg_xdp_hwts.o swapped in: its PHC (/dev/ptpN)
+    // The stamp plan and the clock of its RX stamps (stamps->nic()).
+    std::unique_ptr<PortStamps> stamps;
+    // Written by: control thread. Read by: workers (once per burst).
+    std::unique_ptr<core::PublishedClock> nic_clock =
+        std::make_unique<core::PublishedClock>();
+    std::unique_ptr<core::PublishedClock> timesync_clock =
+        std::make_unique<core::PublishedClock>();  // PTP's timesync stamps
+  };
+  // Opens and starts every --port; a port that fails is reported and left
+  // out (failed_ports_), and the others serve. Fails if none starts.
+  absl::Status SetUpPorts();
+  absl::Status SetUpPort(ServingPort& p, unsigned queues);
+  absl::Status SetUpXdpSteering(ServingPort& p);
   // --xdp_rx_metadata: zg_xdp_hwts.o for zg_xdp.o where it can (logs why
-  // not otherwise); sets xdp_phc_.
-  void SwapInXdpRxMetadata(const std::string& iface,
+  // not otherwise); sets p.xdp_phc.
+  void SwapInXdpRxMetadata(ServingPort& p, const std::string& iface,
                            const std::string& xdp_prog);
-  absl::Status SetUpStamps();
+  absl::Status SetUpStamps(ServingPort& p);
   // Each worker queue's launch times, where the plan schedules TX.
-  TxScheduler::Config TxScheduling() const;
+  TxScheduler::Config TxScheduling(const ServingPort& p) const;
+  // Every configured port, started or not, in --port order, and whether its
+  // link is up (a port that failed to start is down).
+  std::vector<std::pair<std::string, bool>> PortLinks() const;
+  // stats_ of worker w on port k.
+  WorkerStats& StatsOf(size_t w, size_t k) {
+    return stats_[w * ports_.size() + k];
+  }
   absl::Status SetUpControlPlane();
   absl::Status SetUpWorkers();
   absl::Status SetUpNtsKe();
@@ -207,22 +232,20 @@ class Daemon {
   std::unique_ptr<Eal> eal_;
   std::vector<unsigned> lcores_;
   std::unique_ptr<MbufPools> pools_;
-  std::unique_ptr<Port> port_;
-  std::string xdp_iface_;  // set when the XDP program was configured
+  // The ports that started, in --port order.
+  std::vector<ServingPort> ports_;
+  // The --port values that failed to start: name, why (reported as down).
+  std::vector<std::pair<std::string, std::string>> failed_ports_;
   // Written by: control thread. Read by: workers (once per burst).
   core::PublishedClock tsc_clock_;
-  core::PublishedClock nic_clock_;
-  core::PublishedClock timesync_clock_;  // PTP's timesync stamps
-  bool xdp_rx_stamps_ = false;           // the XDP program appends RX stamps
-  std::string xdp_phc_;  // zg_xdp_hwts.o swapped in: its PHC (/dev/ptpN)
-  // The stamp plan and the clock of its RX stamps (stamps_->nic()).
-  std::unique_ptr<PortStamps> stamps_;
-  // Reads stamps_->nic() (declared after it: destroyed first).
+  // Reads each port's stamps->nic() (declared after: destroyed first).
   std::unique_ptr<servo::ControlPlane> control_;
   std::unique_ptr<ConfigReloader> reloader_;  // audits through control_
   CounterNames names_;
-  // Written by: worker i. Read by: control thread.
+  // One per worker and port (StatsOf(w, k)): written by worker w, read by
+  // the control thread.
   std::unique_ptr<WorkerStats[]> stats_;
+  size_t stats_count_ = 0;
   // Written by: control thread. Read by: workers.
   std::atomic<bool> stop_{false};
   std::unique_ptr<WorkerGroup> group_;
@@ -271,19 +294,14 @@ int Daemon::Run(std::vector<char*> eal_argv) {
         "(the first runs the control thread, the others one worker each)");
     return kExitEal;
   }
-  if (absl::Status s = SetUpPort(); !s.ok()) {
+  if (absl::Status s = SetUpPorts(); !s.ok()) {
     LogError(s.message());
     return kExitPort;
   }
-  if (absl::Status s = SetUpXdpSteering(); !s.ok()) {
-    LogError(s.message());
-    return kExitPort;
+  if (config_.nic_check) {
+    return RunNicCheck(*ports_.front().port, *ports_.front().stamps,
+                       pools_.get());
   }
-  if (absl::Status s = SetUpStamps(); !s.ok()) {
-    LogError(s.message());
-    return kExitPort;
-  }
-  if (config_.nic_check) return RunNicCheck(*port_, *stamps_, pools_.get());
   if (absl::Status s = SetUpControlPlane(); !s.ok()) {
     LogError(s.message());
     return kExitControl;
@@ -320,32 +338,51 @@ int Daemon::Run(std::vector<char*> eal_argv) {
   group_ = std::make_unique<WorkerGroup>();
   std::vector<std::unique_ptr<Worker>> workers;
   for (size_t i = 0; i < lcores_.size(); ++i) {
-    WorkerSetup setup{
-        lcores_[i],
-        static_cast<unsigned>(i),
-        static_cast<unsigned>(lcores_.size()),
-        {{port_->id(), static_cast<uint16_t>(i), port_->mac(), port_->mtu(),
-          port_->tx_offloads(), stamps_->plan(),
-          stamps_->timesync() != nullptr ? &timesync_clock_ : nullptr,
-          port_->link().speed_mbps, port_->steers_by_address()}},
-        config_.addresses,
-        config_.vlan_id,
-        control_->tsc().calibration().hz};
+    // Worker i serves queue i of every port: RSS spreads each port's
+    // clients over its queues by address, so one client reaches one worker
+    // per port, and the worker's per-client tables see all its packets.
+    WorkerSetup setup{lcores_[i],
+                      static_cast<unsigned>(i),
+                      static_cast<unsigned>(lcores_.size()),
+                      {},
+                      config_.addresses,
+                      config_.vlan_id,
+                      control_->tsc().calibration().hz};
+    std::vector<WorkerQueue> queues;
+    for (size_t k = 0; k < ports_.size(); ++k) {
+      const ServingPort& sp = ports_[k];
+      const Port& port = *sp.port;
+      WorkerPort wp{
+          port.id(),
+          static_cast<uint16_t>(i),
+          port.mac(),
+          port.mtu(),
+          port.tx_offloads(),
+          sp.stamps->plan(),
+          sp.stamps->timesync() != nullptr ? sp.timesync_clock.get() : nullptr,
+          port.link().speed_mbps,
+          port.steers_by_address()};
+      wp.own_addresses = true;
+      wp.addresses = sp.config.addresses;
+      wp.vlan_id = sp.config.vlan_id;
+      wp.name = port.name();
+      setup.ports.push_back(std::move(wp));
+      Timestamper::Config stamping{&tsc_clock_, nullptr, {}};
+      if (sp.stamps->nic() != nullptr) {
+        stamping.nic_clock = sp.nic_clock.get();
+        stamping.nic_field = sp.stamps->field();
+      }
+      queues.push_back({port.queue(static_cast<uint16_t>(i)), stamping,
+                        port.tx_offloads(), sp.stamps->plan(), TxScheduling(sp),
+                        &StatsOf(i, k)});
+    }
     absl::StatusOr<Pipeline> pipeline = factory_->Create(setup);
     if (!pipeline.ok()) {
       LogError(absl::StrCat("worker ", i, ": ", pipeline.status().message()));
       return kExitPipeline;
     }
-    Timestamper::Config stamping{&tsc_clock_, nullptr, {}};
-    if (stamps_->nic() != nullptr) {
-      stamping.nic_clock = &nic_clock_;
-      stamping.nic_field = stamps_->field();
-    }
     workers.push_back(std::make_unique<Worker>(
-        std::vector<WorkerQueue>{{port_->queue(static_cast<uint16_t>(i)),
-                                  stamping, port_->tx_offloads(),
-                                  stamps_->plan(), TxScheduling()}},
-        std::move(*pipeline), &stats_[i], &stop_));
+        std::move(queues), std::move(*pipeline), &StatsOf(i, 0), &stop_));
     workers.back()->SetIdleSleep(
         static_cast<uint64_t>(absl::ToInt64Nanoseconds(config_.idle_sleep)));
     if (stall_hook_ != nullptr)
@@ -370,13 +407,16 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     return kExitPipeline;
   }
   std::vector<const WorkerStats*> watched;
-  for (size_t i = 0; i < lcores_.size(); ++i) watched.push_back(&stats_[i]);
+  for (size_t i = 0; i < lcores_.size(); ++i) watched.push_back(&StatsOf(i, 0));
   watch_ = std::make_unique<WorkerWatch>(std::move(watched), lcores_,
                                          control_->tsc().calibration().hz,
                                          config_.service.worker_stall_limit);
-  LogInfo(absl::StrCat("zeitgeberd running: ", lcores_.size(),
-                       " worker(s) on lcore(s) ", absl::StrJoin(lcores_, ","),
-                       ", port ", port_->name()));
+  LogInfo(absl::StrCat(
+      "zeitgeberd running: ", lcores_.size(), " worker(s) on lcore(s) ",
+      absl::StrJoin(lcores_, ","), ", port(s) ",
+      absl::StrJoin(ports_, ", ", [](std::string* out, const ServingPort& p) {
+        absl::StrAppend(out, p.port->name());
+      })));
   const std::string why = ControlLoop();
   stop_requested_ = absl::Now();
   notifier_.Stopping(why);
@@ -396,13 +436,41 @@ int Daemon::Run(std::vector<char*> eal_argv) {
   return kExitOk;
 }
 
-absl::Status Daemon::SetUpPort() {
+absl::Status Daemon::SetUpPorts() {
   const unsigned queues = static_cast<unsigned>(lcores_.size());
+  const unsigned all_queues =
+      queues * static_cast<unsigned>(config_.ports.size());
   pools_ = std::make_unique<MbufPools>(config_.mbufs_per_socket != 0
                                            ? config_.mbufs_per_socket
-                                           : AutoMbufs(config_, queues));
+                                           : AutoMbufs(config_, all_queues));
+  for (const ServedPort& served : config_.ports) {
+    ServingPort p;
+    p.config = served;
+    absl::Status s = SetUpPort(p, queues);
+    if (s.ok()) s = SetUpXdpSteering(p);
+    if (s.ok()) s = SetUpStamps(p);
+    if (!s.ok()) {
+      if (config_.ports.size() > 1) {
+        LogError(
+            absl::StrCat("port ", served.name,
+                         " failed to start, the others serve: ", s.message()));
+      }
+      failed_ports_.push_back({served.name, std::string(s.message())});
+      continue;
+    }
+    ports_.push_back(std::move(p));
+  }
+  if (ports_.empty()) {
+    return failed_ports_.size() == 1
+               ? absl::UnavailableError(failed_ports_.front().second)
+               : absl::UnavailableError("no --port started");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Daemon::SetUpPort(ServingPort& p, unsigned queues) {
   PortOptions o;
-  o.name = config_.port;
+  o.name = p.config.name;
   o.num_queues = static_cast<uint16_t>(queues);
   o.rx_desc = config_.rx_desc;
   o.tx_desc = config_.tx_desc;
@@ -414,19 +482,20 @@ absl::Status Daemon::SetUpPort() {
   for (unsigned lcore : lcores_) {
     o.queue_sockets.push_back(static_cast<int>(rte_lcore_to_socket_id(lcore)));
   }
-  ZG_ASSIGN_OR_RETURN(port_, Port::Open(o, pools_.get()));
-  ZG_RETURN_IF_ERROR(port_->Start());
-  LogInfo(port_->Describe());
+  ZG_ASSIGN_OR_RETURN(p.port, Port::Open(o, pools_.get()));
+  ZG_RETURN_IF_ERROR(p.port->Start());
+  LogInfo(p.port->Describe());
   return absl::OkStatus();
 }
 
-absl::Status Daemon::SetUpXdpSteering() {
-  if (port_->caps().driver != "net_af_xdp") return absl::OkStatus();
-  const std::string devargs = port_->devargs();
+absl::Status Daemon::SetUpXdpSteering(ServingPort& p) {
+  const Port& port = *p.port;
+  if (port.caps().driver != "net_af_xdp") return absl::OkStatus();
+  const std::string devargs = port.devargs();
   const std::optional<std::string> iface = DevargValue(devargs, "iface");
   if (!DevargValue(devargs, "xdp_prog").has_value()) {
     LogWarning(absl::StrCat(
-        port_->name(),
+        port.name(),
         ": AF_XDP without xdp_prog=: the PMD's default program sends every "
         "frame of the queue to zeitgeberd, so the kernel no longer sees ARP, "
         "ICMP or SSH on ",
@@ -437,33 +506,34 @@ absl::Status Daemon::SetUpXdpSteering() {
   // Which program is ours, should this process be killed (port_claim.h).
   if (iface.has_value()) claim_->RecordXdpProgram(*iface);
   if (!config_.xdp_steering || !iface.has_value()) return absl::OkStatus();
-  if (config_.addresses.empty()) {
-    LogWarning("XDP steering: no --address given, so nothing is steered");
+  if (p.config.addresses.empty()) {
+    LogWarning(absl::StrCat("XDP steering on ", *iface,
+                            ": no address to serve, so nothing is steered"));
   }
-  xdp_rx_stamps_ = config_.xdp_rx_timestamps && !config_.fake_nic_clock;
+  p.xdp_rx_stamps = config_.xdp_rx_timestamps && !config_.fake_nic_clock;
   ZG_RETURN_IF_ERROR(
-      ConfigureXdpSteering(*iface, config_.addresses, config_.vlan_id,
-                           factory_->WantsPtpGroups(), xdp_rx_stamps_));
-  if (xdp_rx_stamps_ && config_.stamps.xdp_rx_metadata) {
-    SwapInXdpRxMetadata(*iface, *DevargValue(devargs, "xdp_prog"));
+      ConfigureXdpSteering(*iface, p.config.addresses, p.config.vlan_id,
+                           factory_->WantsPtpGroups(), p.xdp_rx_stamps));
+  if (p.xdp_rx_stamps && config_.stamps.xdp_rx_metadata) {
+    SwapInXdpRxMetadata(p, *iface, *DevargValue(devargs, "xdp_prog"));
   }
-  xdp_iface_ = *iface;
+  p.xdp_iface = *iface;
   LogInfo(absl::StrCat("XDP steering on ", *iface, ": UDP 123/319/320 to ",
-                       config_.addresses.size(), " address(es), vlan ",
-                       config_.vlan_id, "; everything else to the kernel"));
+                       p.config.addresses.size(), " address(es), vlan ",
+                       p.config.vlan_id, "; everything else to the kernel"));
   return absl::OkStatus();
 }
 
-TxScheduler::Config Daemon::TxScheduling() const {
+TxScheduler::Config Daemon::TxScheduling(const ServingPort& p) const {
   TxScheduler::Config c;
-  if (stamps_->plan().ntp_tx != TxStampSource::kScheduled) return c;
-  c.field = port_->tx_launch_field();
-  c.lead_ns = stamps_->plan().tx_schedule_lead_ns;
-  c.link_mbps = port_->link().speed_mbps;  // 0 (down, unknown): 10G
+  if (p.stamps->plan().ntp_tx != TxStampSource::kScheduled) return c;
+  c.field = p.port->tx_launch_field();
+  c.lead_ns = p.stamps->plan().tx_schedule_lead_ns;
+  c.link_mbps = p.port->link().speed_mbps;  // 0 (down, unknown): 10G
   return c;
 }
 
-void Daemon::SwapInXdpRxMetadata(const std::string& iface,
+void Daemon::SwapInXdpRxMetadata(ServingPort& p, const std::string& iface,
                                  const std::string& xdp_prog) {
   const std::optional<std::string> phc = InterfacePhc(iface);
   if (!phc.has_value()) {
@@ -483,30 +553,44 @@ void Daemon::SwapInXdpRxMetadata(const std::string& iface,
                             s.message()));
     return;
   }
-  xdp_phc_ = *phc;
+  p.xdp_phc = *phc;
   LogInfo(absl::StrCat("--xdp_rx_metadata: ", hwts, " on ", iface,
                        ": RX stamps from the driver (", *phc,
                        ") where it has them"));
 }
 
-absl::Status Daemon::SetUpStamps() {
+absl::Status Daemon::SetUpStamps(ServingPort& p) {
   PortStampOptions o{.fake_nic_clock = config_.fake_nic_clock,
                      .flags = config_.stamps};
-  o.flags.xdp_rx_stamps = xdp_rx_stamps_;
-  o.xdp_phc = xdp_phc_;
-  ZG_ASSIGN_OR_RETURN(stamps_, PortStamps::SetUp(*port_, o));
-  LogInfo(stamps_->Describe());
+  o.flags.xdp_rx_stamps = p.xdp_rx_stamps;
+  o.xdp_phc = p.xdp_phc;
+  ZG_ASSIGN_OR_RETURN(p.stamps, PortStamps::SetUp(*p.port, o));
+  LogInfo(p.stamps->Describe());
   if (config_.fake_nic_clock) {
     LogWarning("--fake_nic_clock: RX stamps come from a synthetic NIC clock");
   }
   return absl::OkStatus();
 }
 
+std::vector<std::pair<std::string, bool>> Daemon::PortLinks() const {
+  std::vector<std::pair<std::string, bool>> out;
+  for (const ServedPort& served : config_.ports) {
+    bool up = false;
+    for (const ServingPort& p : ports_) {
+      if (p.config.name == served.name) up = p.port->link().up;
+    }
+    out.push_back({served.name, up});
+  }
+  return out;
+}
+
 absl::Status Daemon::SetUpControlPlane() {
   servo::ControlPlaneConfig c = config_.control;
   c.version = ZG_VERSION;
   c.log = &ControlLog;
-  c.settings.push_back({"port", port_->name()});
+  for (const ServedPort& served : config_.ports) {
+    c.settings.push_back({"port", served.name});
+  }
   c.settings.push_back(
       {"publish_interval", absl::FormatDuration(config_.publish_interval)});
   c.settings.push_back(
@@ -518,18 +602,23 @@ absl::Status Daemon::SetUpControlPlane() {
   }
   ZG_ASSIGN_OR_RETURN(control_,
                       servo::ControlPlane::Create(std::move(c), &tsc_clock_));
-  if (NicClock* nic = stamps_->nic(); nic != nullptr) {
-    // Before any worker runs: the first Tick publishes the NIC model too.
-    control_->AddNicClock(nic->name(), NicClockReader(nic), &nic_clock_);
+  bool nic_clocks = false;
+  for (ServingPort& p : ports_) {
+    if (NicClock* nic = p.stamps->nic(); nic != nullptr) {
+      // Before any worker runs: the first Tick publishes the NIC model too.
+      control_->AddNicClock(nic->name(), NicClockReader(nic),
+                            p.nic_clock.get());
+      nic_clocks = true;
+    }
+    if (NicClock* ts = p.stamps->timesync(); ts != nullptr) {
+      // PTP's hardware stamps: the timesync registers' own clock, tracked
+      // (and its correlation error bounded) like the RX-stamp clock.
+      control_->AddNicClock(ts->name(), NicClockReader(ts),
+                            p.timesync_clock.get());
+      nic_clocks = true;
+    }
   }
-  if (NicClock* ts = stamps_->timesync(); ts != nullptr) {
-    // PTP's hardware stamps: the timesync registers' own clock, tracked
-    // (and its correlation error bounded) like the RX-stamp clock.
-    control_->AddNicClock(ts->name(), NicClockReader(ts), &timesync_clock_);
-  }
-  if (stamps_->nic() != nullptr || stamps_->timesync() != nullptr) {
-    control_->Tick();
-  }
+  if (nic_clocks) control_->Tick();
   const servo::TscCalibration cal = control_->tsc().calibration();
   LogInfo(absl::StrCat("control plane: TSC ", static_cast<int64_t>(cal.hz),
                        " Hz (+-", cal.uncertainty_ppb,
@@ -541,7 +630,8 @@ absl::Status Daemon::SetUpControlPlane() {
 
 absl::Status Daemon::SetUpWorkers() {
   ZG_RETURN_IF_ERROR(factory_->RegisterNames(names_));
-  stats_ = std::make_unique<WorkerStats[]>(lcores_.size());
+  stats_count_ = lcores_.size() * ports_.size();
+  stats_ = std::make_unique<WorkerStats[]>(stats_count_);
   return absl::OkStatus();
 }
 
@@ -576,24 +666,32 @@ absl::Status Daemon::SetUpReload() {
 absl::Status Daemon::StartMetrics() {
   std::vector<MetricsExporter::WorkerSource> workers;
   for (size_t i = 0; i < lcores_.size(); ++i) {
-    workers.push_back(
-        {&stats_[i], absl::StrCat(i), absl::StrCat(lcores_[i]), port_->name()});
+    for (size_t k = 0; k < ports_.size(); ++k) {
+      workers.push_back({&StatsOf(i, k), absl::StrCat(i),
+                         absl::StrCat(lcores_[i]), ports_[k].port->name()});
+    }
   }
   std::vector<MetricsExporter::ClockSource> clocks = {{&tsc_clock_, "tsc"}};
-  if (stamps_->nic() != nullptr) {
-    clocks.push_back(
-        {&nic_clock_, absl::StrCat("nic:", stamps_->nic()->name())});
-  }
-  if (stamps_->timesync() != nullptr) {
-    clocks.push_back({&timesync_clock_, stamps_->timesync()->name()});
+  std::vector<Port*> ports;
+  for (const ServingPort& p : ports_) {
+    if (p.stamps->nic() != nullptr) {
+      clocks.push_back(
+          {p.nic_clock.get(), absl::StrCat("nic:", p.stamps->nic()->name())});
+    }
+    if (p.stamps->timesync() != nullptr) {
+      clocks.push_back({p.timesync_clock.get(), p.stamps->timesync()->name()});
+    }
+    ports.push_back(p.port.get());
   }
   ZG_ASSIGN_OR_RETURN(
       exporter_, MetricsExporter::Start(config_.metrics_address, &names_,
                                         std::move(workers), std::move(clocks),
-                                        {port_.get()},
+                                        std::move(ports),
                                         static_cast<double>(rte_get_tsc_hz())));
   exporter_->AttachControlPlane(control_.get());
-  ZG_RETURN_IF_ERROR(stamps_->AddMetrics(exporter_->registry()));
+  for (const ServingPort& p : ports_) {
+    ZG_RETURN_IF_ERROR(p.stamps->AddMetrics(exporter_->registry()));
+  }
   ZG_RETURN_IF_ERROR(reloader_->AddMetrics(exporter_->registry()));
   if (nts_ke_ != nullptr) {
     ZG_RETURN_IF_ERROR(nts_ke_->AddMetrics(exporter_->registry()));
@@ -608,7 +706,14 @@ absl::Status Daemon::StartMetrics() {
 absl::Status Daemon::SetUpAlarms() {
   exporter_->AttachAlarms(control_.get());
   daemon_alarms_ = std::make_unique<DaemonAlarms>(
-      &control_->alarms(), std::vector<std::string>{port_->name()},
+      &control_->alarms(),
+      [&] {
+        std::vector<std::string> names;
+        for (const ServedPort& served : config_.ports) {
+          names.push_back(served.name);
+        }
+        return names;
+      }(),
       lcores_.size(), static_cast<double>(rte_get_tsc_hz()));
   if (config_.nts_ke.enabled() && !config_.nts_ke.cert_path.empty()) {
     absl::StatusOr<core::UtcNs> t =
@@ -631,10 +736,12 @@ absl::Status Daemon::SetUpAlarms() {
 
 void Daemon::UpdateAlarms() {
   const int64_t mono = servo::MonotonicNs(servo::RealSystemClockOps());
-  daemon_alarms_->UpdateLinks({port_->link().up}, mono);
+  std::vector<bool> links;
+  for (const auto& [name, up] : PortLinks()) links.push_back(up);
+  daemon_alarms_->UpdateLinks(links, mono);
   std::vector<uint64_t> beats(lcores_.size());
   for (size_t i = 0; i < lcores_.size(); ++i) {
-    beats[i] = stats_[i].heartbeat_tsc.Load();
+    beats[i] = StatsOf(i, 0).heartbeat_tsc.Load();
   }
   daemon_alarms_->UpdateWorkers(beats, core::ReadTsc(), mono);
   if (nts_ke_ != nullptr) {
@@ -660,19 +767,31 @@ void Daemon::StepFleet(int64_t mono_ns) {
   servo::HealthInputs h;
   h.sync = control_->discipline().status().state;
   if (watch_ != nullptr) h.stalled_workers = watch_->StalledWorkers();
-  if (!port_->link().up) h.ports_down.push_back(port_->name());
+  // Every port serves the same service (one anycast address per server):
+  // any port down, or never started, is a port serving it down.
+  for (const auto& [name, up] : PortLinks()) {
+    if (!up) h.ports_down.push_back(name);
+  }
   fleet_->Step(h, mono_ns);
 }
 
 void Daemon::PublishDataplane() {
   auto d = std::make_shared<DataplaneStatus>();
   WorkerStatsSnapshot total;
-  for (size_t i = 0; i < lcores_.size(); ++i) {
-    total += WorkerStatsSnapshot::Of(stats_[i]);
+  for (size_t k = 0; k < ports_.size(); ++k) {
+    WorkerStatsSnapshot port_total;
+    for (size_t i = 0; i < lcores_.size(); ++i) {
+      port_total += WorkerStatsSnapshot::Of(StatsOf(i, k));
+    }
+    const Port& port = *ports_[k].port;
+    d->ports.push_back({port.name(), port.link().up, port.link().speed_mbps,
+                        port.caps().hardware_rx_stamps(), port_total.rx_packets,
+                        port_total.tx_packets});
+    total += port_total;
   }
-  d->ports.push_back({port_->name(), port_->link().up, port_->link().speed_mbps,
-                      port_->caps().hardware_rx_stamps(), total.rx_packets,
-                      total.tx_packets});
+  for (const auto& [name, why] : failed_ports_) {
+    d->ports.push_back({name, false, 0, false, 0, 0});
+  }
   factory_->Observe({&control_->alarms(),
                      servo::MonotonicNs(servo::RealSystemClockOps()), d.get()});
   for (size_t k = 0; k < kMaxFrameKinds; ++k) {
@@ -747,7 +866,7 @@ std::string Daemon::ControlLoop() {
     if (stall_hook_ != nullptr) stall_hook_->Poll();
     NotifyServiceManager(now);
     if (now >= next_stats) {
-      port_->PollLink();
+      for (ServingPort& p : ports_) p.port->PollLink();
       factory_->UpdateMetrics();
       reloader_->UpdateMetrics();
       fleet_->UpdateMetrics();
@@ -791,7 +910,7 @@ void Daemon::NotifyServiceManager(absl::Time now) {
 
 std::string Daemon::StatusLine(absl::Time now) {
   uint64_t ntp = 0, ptp = 0;
-  for (size_t i = 0; i < lcores_.size(); ++i) {
+  for (size_t i = 0; i < stats_count_; ++i) {
     const auto& handled = stats_[i].handled;
     ntp += handled[static_cast<size_t>(core::FrameKind::kNtp)].Load();
     for (core::FrameKind k :
@@ -838,10 +957,12 @@ void Daemon::TearDown() {
   TimedStep("metrics exporter stopped", [&] { exporter_.reset(); });
   TimedStep("control plane freed", [&] {
     reloader_.reset();  // audits through control_
-    control_.reset();   // reads stamps_->nic()
+    control_.reset();   // reads each port's stamps->nic()
   });
-  TimedStep("stamps freed", [&] { stamps_.reset(); });
-  TimedStep("port closed", [&] { port_.reset(); });
+  TimedStep("stamps freed", [&] {
+    for (ServingPort& p : ports_) p.stamps.reset();
+  });
+  TimedStep("ports closed", [&] { ports_.clear(); });
   TimedStep("mbuf pools freed", [&] { pools_.reset(); });
   TimedStep("EAL cleaned up", [&] { eal_.reset(); });
   claim_.reset();
@@ -871,12 +992,15 @@ void Daemon::Report() {
   factory_->Report();
   WorkerStatsSnapshot total;
   for (size_t i = 0; i < lcores_.size(); ++i) {
-    const WorkerStatsSnapshot s = WorkerStatsSnapshot::Of(stats_[i]);
-    LogInfo(absl::StrCat("worker ", i, " (lcore ", lcores_[i], "): rx ",
-                         s.rx_packets, " tx ", s.tx_packets, " tx_dropped ",
-                         s.tx_dropped, " dropped ", s.TotalDropped(),
-                         " bursts ", s.bursts, " hw_stamped ", s.hw_stamped));
-    total += s;
+    for (size_t k = 0; k < ports_.size(); ++k) {
+      const WorkerStatsSnapshot s = WorkerStatsSnapshot::Of(StatsOf(i, k));
+      LogInfo(absl::StrCat("worker ", i, " (lcore ", lcores_[i], ") port ",
+                           ports_[k].port->name(), ": rx ", s.rx_packets,
+                           " tx ", s.tx_packets, " tx_dropped ", s.tx_dropped,
+                           " dropped ", s.TotalDropped(), " bursts ", s.bursts,
+                           " hw_stamped ", s.hw_stamped));
+      total += s;
+    }
   }
   std::string kinds, drops;
   for (size_t k = 0; k < kMaxFrameKinds; ++k) {
@@ -900,18 +1024,22 @@ void Daemon::Report() {
   LogInfo(absl::StrCat("final handled:", kinds.empty() ? " none" : kinds));
   ReportClock();
   LogInfo(absl::StrCat("final dropped:", drops.empty() ? " none" : drops));
-  rte_eth_stats ps{};
-  if (rte_eth_stats_get(port_->id(), &ps) == 0) {
-    LogInfo(absl::StrCat("final port ", port_->name(),
-                         ": ipackets=", ps.ipackets, " opackets=", ps.opackets,
-                         " imissed=", ps.imissed, " ierrors=", ps.ierrors,
-                         " rx_nombuf=", ps.rx_nombuf, " oerrors=", ps.oerrors));
-  }
-  if (!xdp_iface_.empty()) {
-    absl::StatusOr<XdpSteeringCounters> x = ReadXdpSteeringCounters(xdp_iface_);
-    if (x.ok()) {
-      LogInfo(absl::StrCat("final xdp ", xdp_iface_, ": steered=", x->steered,
-                           " passed=", x->passed));
+  for (const ServingPort& p : ports_) {
+    rte_eth_stats ps{};
+    if (rte_eth_stats_get(p.port->id(), &ps) == 0) {
+      LogInfo(absl::StrCat("final port ", p.port->name(),
+                           ": ipackets=", ps.ipackets,
+                           " opackets=", ps.opackets, " imissed=", ps.imissed,
+                           " ierrors=", ps.ierrors, " rx_nombuf=", ps.rx_nombuf,
+                           " oerrors=", ps.oerrors));
+    }
+    if (!p.xdp_iface.empty()) {
+      absl::StatusOr<XdpSteeringCounters> x =
+          ReadXdpSteeringCounters(p.xdp_iface);
+      if (x.ok()) {
+        LogInfo(absl::StrCat("final xdp ", p.xdp_iface,
+                             ": steered=", x->steered, " passed=", x->passed));
+      }
     }
   }
 }

@@ -1,12 +1,17 @@
 #include "dataplane/port/port.h"
 
+#include <net/if.h>
 #include <rte_dev.h>
 #include <rte_devargs.h>
 #include <rte_errno.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -17,11 +22,26 @@
 #include "core/base/status_macros.h"
 #include "dataplane/clock/nic_clock.h"
 #include "dataplane/daemon/log.h"
+#include "dataplane/port/xdp_steering.h"
 
 namespace zg::dataplane {
 namespace {
 
 constexpr uint16_t kMaxBurst = 64;
+
+// Whether the kernel interface is up with carrier (IFF_UP and IFF_RUNNING);
+// nullopt if it cannot be asked.
+std::optional<bool> KernelLinkUp(const std::string& iface) {
+  if (iface.size() >= IFNAMSIZ) return std::nullopt;
+  const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return std::nullopt;
+  ifreq r{};
+  std::memcpy(r.ifr_name, iface.data(), iface.size());
+  const int rc = ioctl(fd, SIOCGIFFLAGS, &r);
+  close(fd);
+  if (rc != 0) return std::nullopt;
+  return (r.ifr_flags & IFF_UP) != 0 && (r.ifr_flags & IFF_RUNNING) != 0;
+}
 
 std::string PortLabel(uint16_t id, const std::string& name) {
   return absl::StrCat("port ", id, " (", name, ")");
@@ -341,6 +361,14 @@ bool Port::PollLink() {
   if (rte_eth_link_get_nowait(id_, &l) != 0) return false;
   LinkState now{l.link_status == RTE_ETH_LINK_UP, l.link_speed,
                 l.link_duplex == RTE_ETH_LINK_FULL_DUPLEX};
+  if (caps_.driver == "net_af_xdp" && now.up) {
+    if (kernel_iface_.empty()) {
+      kernel_iface_ = DevargValue(devargs(), "iface").value_or("");
+    }
+    if (!kernel_iface_.empty()) {
+      now.up = KernelLinkUp(kernel_iface_).value_or(true);
+    }
+  }
   if (link_known_ && now == link_) return false;
   const bool changed = link_known_;
   link_known_ = true;

@@ -125,7 +125,9 @@ class Port {
   std::string Describe() const;
 
   // Control thread: reads the link without waiting; returns true if it
-  // changed since the last call (and logs the change).
+  // changed since the last call (and logs the change). An AF_XDP port's
+  // link is its kernel interface's (up and running: carrier), which the
+  // PMD does not report.
   bool PollLink();
   const LinkState& link() const { return link_; }
   // Link-state interrupts seen (written by the EAL interrupt thread).
@@ -154,6 +156,8 @@ class Port {
   bool lsc_registered_ = false;
   LinkState link_;
   bool link_known_ = false;
+  // net_af_xdp: the kernel interface (iface=) whose carrier is the link.
+  std::string kernel_iface_;
   // Written by: EAL interrupt thread. Read by: control thread.
   std::atomic<uint64_t> lsc_events_{0};
 };

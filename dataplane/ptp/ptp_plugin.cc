@@ -135,6 +135,14 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
   if (ports.empty()) {
     return absl::InvalidArgumentError("PTP: the worker has no port");
   }
+  if (ports.size() > 1) {
+    // One PTP port per interface (port numbers under one clock identity)
+    // is not built yet: a worker's PTP state sends on one port only.
+    return absl::UnimplementedError(absl::StrCat(
+        "PTP on ", ports.size(),
+        " ports in one zeitgeberd is not supported yet: give one --port, "
+        "or serve PTP from a zeitgeberd of its own"));
+  }
   const core::LocalAddresses& local = ports.front().second;
   const unsigned workers = std::max(1u, setup.workers);
   const core::PtpPortIdentity identity{

@@ -25,17 +25,21 @@ absl::StatusOr<FrameDropIndex> RegisterFrameNames(CounterNames& names) {
 }
 
 absl::StatusOr<PortAddressTable> BuildPortAddresses(const WorkerSetup& setup) {
-  std::optional<uint16_t> vlan;
-  if (setup.vlan_id != 0) vlan = setup.vlan_id;
   PortAddressTable table;
   for (const WorkerPort& port : setup.ports) {
+    const uint16_t vlan_id = port.own_addresses ? port.vlan_id : setup.vlan_id;
+    std::optional<uint16_t> vlan;
+    if (vlan_id != 0) vlan = vlan_id;
+    const absl::Span<const InterfaceAddress> addresses =
+        port.own_addresses ? absl::MakeConstSpan(port.addresses)
+                           : setup.addresses;
     absl::StatusOr<core::LocalAddresses> local = core::LocalAddresses::Create(
         core::MacAddr::Load(port.mac.addr_bytes), vlan);
     if (!local.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("port ", port.port_id, ": ", local.status().message()));
     }
-    for (const InterfaceAddress& a : setup.addresses) {
+    for (const InterfaceAddress& a : addresses) {
       const core::IpAddress ip =
           a.family == InterfaceAddress::kIpv4
               ? core::IpAddress::V4(core::Ipv4Addr::Load(a.bytes.data()))

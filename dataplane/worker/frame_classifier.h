@@ -69,7 +69,8 @@ absl::StatusOr<FrameDropIndex> RegisterFrameNames(CounterNames& names);
 // classifier owns a copy (read-only afterwards).
 using PortAddressTable = std::vector<std::pair<uint16_t, core::LocalAddresses>>;
 
-// --address / --vlan of `setup`, on each of its ports (with that port's MAC).
+// Each port's addresses and VLAN (its own, or --address / --vlan of
+// `setup`), with that port's MAC.
 absl::StatusOr<PortAddressTable> BuildPortAddresses(const WorkerSetup& setup);
 
 // ClassifyFrame's rx_flags from an mbuf's RX checksum offload flags: the

@@ -318,6 +318,13 @@ struct WorkerPort {
   // Port::steers_by_address(): a client's event and general messages reach
   // the same worker (so its PTP grants can be checked there).
   bool steers_by_address = true;
+  // The port's own addresses and VLAN (--port ... address= vlan=), when
+  // own_addresses; otherwise the port serves WorkerSetup::addresses and
+  // WorkerSetup::vlan_id.
+  bool own_addresses = false;
+  std::vector<InterfaceAddress> addresses;
+  uint16_t vlan_id = 0;
+  std::string name;  // the port's name, for messages
 };
 struct WorkerSetup {
   unsigned lcore_id = 0;

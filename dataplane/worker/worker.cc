@@ -27,7 +27,8 @@ Worker::Worker(std::vector<WorkerQueue> queues, Pipeline pipeline,
   queues_.reserve(queues.size());
   for (const WorkerQueue& q : queues) {
     queues_.push_back(
-        {q, Timestamper(q.stamping), TxScheduler(q.scheduling),
+        {q, q.stats != nullptr ? q.stats : stats, Timestamper(q.stamping),
+         TxScheduler(q.scheduling),
          core::TxKickEstimate(q.stamps.ntp_tx_placement, kick_outlier_ticks_)});
   }
   for (size_t k = 0; k < kMaxFrameKinds; ++k) {
@@ -105,10 +106,12 @@ uint32_t Worker::PollOnce() {
   uint32_t n = 0;
   originated_ = 0;
   for (QueueState& q : queues_) {
+    stats_ = q.stats;
     n += PollQueue(q);
     if (source_ != nullptr) originated_ += PollSource(q);
   }
-  stats_->heartbeat_tsc.Set(core::ReadTsc());
+  const uint64_t beat = core::ReadTsc();
+  for (QueueState& q : queues_) q.stats->heartbeat_tsc.Set(beat);
   // Burst boundary: no config pointer from this pass is held any more.
   if (epochs_ != nullptr) epochs_->Quiescent(reader_);
   return n;

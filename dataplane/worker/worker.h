@@ -79,6 +79,10 @@ struct WorkerQueue {
   // kScheduled): every frame with a FinaliseTx hook gets one and its
   // exact stamp (clock/tx_scheduler.h).
   TxScheduler::Config scheduling;
+  // Where this queue's frames are counted (one WorkerStats per worker and
+  // port, so the metrics say which port); null: the worker's own stats.
+  // Written by: this worker. Read by: the control thread.
+  WorkerStats* stats = nullptr;
 };
 
 class Worker {
@@ -117,6 +121,7 @@ class Worker {
  private:
   struct QueueState {
     WorkerQueue config;
+    WorkerStats* stats;  // config.stats, or the worker's own
     Timestamper stamper;
     TxScheduler scheduler;
     // --ntp_tx_stamp: this queue's tx_burst brackets (stamps.ntp_tx_placement).
@@ -156,6 +161,7 @@ class Worker {
   // The handlers whose HasEndBurst(), each once.
   std::array<FrameHandler*, kMaxFrameKinds> end_burst_ = {};
   size_t n_end_burst_ = 0;
+  // The stats of the queue being polled (PollOnce sets it per queue).
   WorkerStats* stats_;
   const std::atomic<bool>* stop_;
   ReaderEpochs* epochs_ = nullptr;  // null: no reloadable configs to mark

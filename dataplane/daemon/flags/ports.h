@@ -27,9 +27,10 @@ namespace zg::dataplane {
 
 struct DaemonConfig;
 
-// Fills c.addresses (every port's), vlan_id, ports, port (the first's), rx_desc, tx_desc, mtu, mbufs_per_socket,
-// tx_checksum_offload and xdp_steering from the flags (after
-// absl::ParseCommandLine; `args` are the raw arguments, for the repeated
+// Fills c.addresses (every port's), vlan_id, ports, port (the first's),
+// rx_desc, tx_desc, mtu, mbufs_per_socket, tx_checksum_offload and xdp_steering
+// from the flags (after absl::ParseCommandLine; `args` are the raw arguments,
+// for the repeated
 // --address). Errors name the flag and say what is valid.
 absl::Status ReadPortFlags(const std::vector<std::string>& args,
                            DaemonConfig& c);
