@@ -79,8 +79,9 @@ class ConfigReloader {
   static absl::StatusOr<std::unique_ptr<ConfigReloader>> Create(
       Options options);
 
-  // One reload; logs, audits and counts its outcome. Control thread.
-  ReloadOutcome Reload();
+  // One reload; logs, audits (with `reason`) and counts its outcome.
+  // Control thread.
+  ReloadOutcome Reload(const std::string& reason = "reload (SIGHUP)");
 
   absl::Status AddMetrics(prometheus::Registry& registry);
   void UpdateMetrics();  // with every exporter update
@@ -92,7 +93,7 @@ class ConfigReloader {
   explicit ConfigReloader(Options options) : options_(std::move(options)) {}
   // Steps 1-5 above; `out` gets what is known even when it fails.
   absl::Status Run(ReloadOutcome& out);
-  void Report(const ReloadOutcome& out);
+  void Report(const ReloadOutcome& out, const std::string& reason);
 
   Options options_;
   std::vector<std::string> reloadable_;  // flag names, without "--"

@@ -3,6 +3,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <time.h>
 
 #include <atomic>
 #include <csignal>
@@ -19,6 +20,8 @@
 #include "core/base/status_macros.h"
 #include "dataplane/clock/nic_clock.h"
 #include "dataplane/daemon/config_reload.h"
+#include "dataplane/daemon/daemon_service.h"
+#include "dataplane/daemon/dataplane_status_source.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
 #include "dataplane/daemon/nic_check.h"
@@ -33,6 +36,7 @@
 #include "dataplane/worker/worker.h"
 #include "dataplane/worker/worker_stats.h"
 #include "servo/control/control_plane.h"
+#include "servo/control/tick_schedule.h"
 #include "servo/holdover/holdover.h"
 
 namespace zg::dataplane {
@@ -72,6 +76,20 @@ void ControlLog(servo::LogLevel level, const std::string& message) {
       LogError(message);
       break;
   }
+}
+
+int64_t MonotonicNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Sleeps until CLOCK_MONOTONIC reaches `deadline_ns`; false if a signal
+// (SIGTERM, SIGHUP) woke it first.
+bool SleepUntil(int64_t deadline_ns) {
+  const timespec ts{static_cast<time_t>(deadline_ns / 1'000'000'000),
+                    static_cast<long>(deadline_ns % 1'000'000'000)};
+  return clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == 0;
 }
 
 uint32_t AutoMbufs(const DaemonConfig& c, unsigned queues) {
@@ -145,6 +163,11 @@ class Daemon {
   absl::Status SetUpNtsKe();
   absl::Status SetUpReload();
   absl::Status StartMetrics();
+  // The operator side: zgctl's control socket and the snapshots it reads.
+  absl::Status SetUpService();
+  // What SIGHUP does, and zgctl reload: audit log reopen, leap file and
+  // flagfile reload, recorded with `reason`. Control thread.
+  ReloadOutcome Reload(const std::string& reason);
   // Returns why it stopped (for the audit log's stop record).
   std::string ControlLoop();
   void StopWorkers();
@@ -183,6 +206,10 @@ class Daemon {
   std::atomic<bool> stop_{false};
   std::unique_ptr<WorkerGroup> group_;
   std::unique_ptr<MetricsExporter> exporter_;
+  // Reads stats_, port_, stamps_ and the exporter's registry.
+  std::unique_ptr<DataplaneStatusSource> dataplane_status_;
+  // Declared last: its socket thread stops before anything it reads goes.
+  std::unique_ptr<DaemonService> service_;
 };
 
 int Daemon::Run(std::vector<char*> eal_argv) {
@@ -232,6 +259,10 @@ int Daemon::Run(std::vector<char*> eal_argv) {
   if (absl::Status s = StartMetrics(); !s.ok()) {
     LogError(s.message());
     return kExitMetrics;
+  }
+  if (absl::Status s = SetUpService(); !s.ok()) {
+    LogError(s.message());
+    return kExitControlSocket;
   }
   InstallSignalHandlers();
   group_ = std::make_unique<WorkerGroup>();
@@ -285,6 +316,7 @@ int Daemon::Run(std::vector<char*> eal_argv) {
                        " worker(s) on lcore(s) ", absl::StrJoin(lcores_, ","),
                        ", port ", port_->name()));
   const std::string why = ControlLoop();
+  service_.reset();  // zgctl sees the daemon gone from here on
   if (nts_ke_ != nullptr) nts_ke_->Stop();
   StopWorkers();
   control_->Stop(why);
@@ -498,10 +530,47 @@ absl::Status Daemon::StartMetrics() {
   return absl::OkStatus();
 }
 
+absl::Status Daemon::SetUpService() {
+  std::vector<DataplaneStatusSource::Worker> workers;
+  for (size_t i = 0; i < lcores_.size(); ++i) {
+    workers.push_back({&stats_[i], static_cast<unsigned>(i), lcores_[i]});
+  }
+  dataplane_status_ =
+      std::make_unique<DataplaneStatusSource>(DataplaneStatusSource::Options{
+          .workers = std::move(workers),
+          .port = port_.get(),
+          .stamps = stamps_.get(),
+          .names = &names_,
+          .registry = &exporter_->registry(),
+          .factory = factory_,
+          .tsc_clock = &tsc_clock_,
+          .tsc_hz = control_->tsc().calibration().hz});
+  ZG_ASSIGN_OR_RETURN(
+      service_, DaemonService::Start({.socket = config_.control_socket,
+                                      .audit_log = config_.control.audit.path,
+                                      .version = ZG_VERSION},
+                                     {.control = control_.get(),
+                                      .reload =
+                                          [this](const std::string& reason) {
+                                            return Reload(reason);
+                                          }},
+                                     dataplane_status_.get()));
+  return absl::OkStatus();
+}
+
+ReloadOutcome Daemon::Reload(const std::string& reason) {
+  control_->Reopen(reason);
+  return reloader_->Reload(reason);
+}
+
 std::string Daemon::ControlLoop() {
   const absl::Time start = absl::Now();
   absl::Time next_stats = start;
+  servo::TickSchedule schedule(
+      absl::ToInt64Nanoseconds(config_.publish_interval), MonotonicNs());
   while (g_signal.load(std::memory_order_relaxed) == 0) {
+    if (!SleepUntil(schedule.deadline_ns())) continue;  // a signal: re-check
+    schedule.Begin(MonotonicNs());
     const absl::Time now = absl::Now();
     if (config_.run_for > absl::ZeroDuration() &&
         now - start >= config_.run_for) {
@@ -514,8 +583,7 @@ std::string Daemon::ControlLoop() {
       LogInfo(
           "SIGHUP: re-opening the audit log, reloading the leap file and "
           "the flagfile's reloadable flags");
-      control_->Reopen();
-      reloader_->Reload();
+      Reload("reload (SIGHUP)");
     }
     DataplaneEpochs().Reclaim();  // configs every worker has moved past
     control_->Tick();
@@ -530,9 +598,10 @@ std::string Daemon::ControlLoop() {
       reloader_->UpdateMetrics();
       if (nts_ke_ != nullptr) nts_ke_->UpdateMetrics();
       exporter_->Update();
+      dataplane_status_->Sample();
       next_stats = now + config_.stats_interval;
     }
-    absl::SleepFor(config_.publish_interval);
+    service_->AfterTick(schedule.stats());
   }
   const int sig = g_signal.load();
   const std::string why =

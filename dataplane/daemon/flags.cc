@@ -14,6 +14,7 @@
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/access_flags.h"
 #include "dataplane/daemon/control_flags.h"
+#include "dataplane/daemon/control_socket_flags.h"
 #include "dataplane/daemon/nic_check.h"
 #include "dataplane/daemon/ntp_key_flags.h"
 #include "dataplane/daemon/nts_ke_flags.h"
@@ -253,6 +254,7 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   ZG_RETURN_IF_ERROR(ReadTxStampFlags(c.stamps));
   c.nic_check = NicCheckFlag();
   ZG_ASSIGN_OR_RETURN(c.ntp_interleave, ReadNtpInterleaveFlags());
+  ZG_ASSIGN_OR_RETURN(c.control_socket, ControlSocketConfigFromFlags());
   return c;
 }
 

@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "dataplane/clock/stamp_plan.h"
+#include "dataplane/daemon/control_socket_flags.h"
 #include "dataplane/daemon/ntp_interleave_flags.h"
 #include "dataplane/daemon/nts_flags.h"
 #include "dataplane/nts/nts_ke_config.h"
@@ -64,6 +65,8 @@ struct DaemonConfig {
   bool nic_check = false;  // --nic_check (nic_check.h)
   // --ntp_interleave, --ntp_interleave_slots (ntp_interleave_flags.h).
   NtpInterleaveConfig ntp_interleave;
+  // --control_socket, --control_group (control_socket_flags.h).
+  ControlSocketConfig control_socket;
 };
 
 // argv split at the first "--": EAL options before it, zeitgeberd flags

@@ -1,5 +1,6 @@
 #include "dataplane/daemon/log.h"
 
+#include <atomic>
 #include <cstdio>
 #include <ctime>
 #include <string>
@@ -9,6 +10,10 @@
 
 namespace zg::dataplane {
 namespace {
+
+// Written by: whoever sets the level (the control thread, for zgctl).
+// Read by: every thread that logs.
+std::atomic<LogLevel> g_level{LogLevel::kInfo};
 
 void Emit(char severity, absl::string_view message) {
   timespec now{};
@@ -24,8 +29,36 @@ void Emit(char severity, absl::string_view message) {
 
 }  // namespace
 
-void LogInfo(absl::string_view message) { Emit('I', message); }
-void LogWarning(absl::string_view message) { Emit('W', message); }
+void SetLogLevel(LogLevel level) {
+  g_level.store(level, std::memory_order_relaxed);
+}
+LogLevel GetLogLevel() { return g_level.load(std::memory_order_relaxed); }
+
+const char* LogLevelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarning:
+      return "warning";
+    case LogLevel::kError:
+      return "error";
+  }
+  return "?";
+}
+
+std::optional<LogLevel> ParseLogLevel(absl::string_view name) {
+  for (LogLevel l : {LogLevel::kInfo, LogLevel::kWarning, LogLevel::kError}) {
+    if (name == LogLevelName(l)) return l;
+  }
+  return std::nullopt;
+}
+
+void LogInfo(absl::string_view message) {
+  if (GetLogLevel() <= LogLevel::kInfo) Emit('I', message);
+}
+void LogWarning(absl::string_view message) {
+  if (GetLogLevel() <= LogLevel::kWarning) Emit('W', message);
+}
 void LogError(absl::string_view message) { Emit('E', message); }
 
 }  // namespace zg::dataplane

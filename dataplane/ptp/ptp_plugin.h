@@ -46,6 +46,9 @@ class PtpPlugin final : public ProtocolPlugin {
   void ControlStep(const ControlTick& tick) override;
   absl::Status AddMetrics(prometheus::Registry& registry) override;
   void UpdateMetrics() override;
+  // status.ptp: port state, the announced dataset, messages and grants
+  // (control thread; ptp_status.cc).
+  void AddStatus(servo::DataplaneStatus& status) const override;
   // SIGHUP: new admission limits (from the re-read --ptp_* admission flags)
   // and access list (reload.config->access.ptp), validated, then staged;
   // workers take them at their next burst. Live grants keep their rates

@@ -65,6 +65,7 @@
 #include "dataplane/port/interface_address.h"
 #include "dataplane/trust/reload.h"
 #include "dataplane/worker/worker_stats.h"
+#include "servo/api/dataplane_status.h"
 #include "servo/audit/audit_log.h"
 
 namespace prometheus {
@@ -342,7 +343,8 @@ struct ControlTick {
 // The optional hooks give a pipeline a control-plane side (PTP's BMCA):
 // Configure right after flag parsing (an error exits with kExitConfig),
 // ControlStep every --publish_interval on the control thread, AddMetrics
-// once the exporter runs (then UpdateMetrics with every exporter update),
+// once the exporter runs (then UpdateMetrics and AddStatus with every
+// exporter update),
 // Reload on SIGHUP, Report then Shutdown at the end.
 class PipelineFactory {
  public:
@@ -357,6 +359,10 @@ class PipelineFactory {
     return absl::OkStatus();
   }
   virtual void UpdateMetrics() {}
+  // Control thread, every --stats_interval (after UpdateMetrics): fills the
+  // pipeline's part of the operator status (PTP: status.ptp) that zgctl and
+  // the other operator surfaces read (servo/api/dataplane_status.h).
+  virtual void AddStatus(servo::DataplaneStatus& /*status*/) const {}
   // The flags (names without "--") Reload applies; a change to any other
   // flag on SIGHUP is reported as needing a restart.
   virtual std::vector<std::string> ReloadableFlags() const { return {}; }

@@ -122,6 +122,12 @@ void ProtocolPipelineFactory::UpdateMetrics() {
   for (ProtocolPlugin* plugin : options_.plugins) plugin->UpdateMetrics();
 }
 
+void ProtocolPipelineFactory::AddStatus(servo::DataplaneStatus& status) const {
+  for (const ProtocolPlugin* plugin : options_.plugins) {
+    plugin->AddStatus(status);
+  }
+}
+
 std::vector<std::string> ProtocolPipelineFactory::ReloadableFlags() const {
   std::vector<std::string> flags;
   if (options_.ntp_auth != nullptr)

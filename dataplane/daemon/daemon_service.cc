@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: Apache-2.0
+// zeitgeberd's operator side (daemon_service.h).
+#include "dataplane/daemon/daemon_service.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/base/status_macros.h"
+#include "dataplane/daemon/log.h"
+#include "servo/api/status_commands.h"
+#include "servo/api/status_json.h"
+
+namespace zg::dataplane {
+namespace {
+
+using nlohmann::json;
+
+int64_t MonoNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+core::UtcNs WallUtc() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return {int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec};
+}
+
+std::string Who(const servo::Caller& c) {
+  return absl::StrCat("uid ", c.uid, ", pid ", c.pid);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<DaemonService>> DaemonService::Start(
+    Options options, Hooks hooks, const servo::DataplaneView* dataplane) {
+  std::unique_ptr<DaemonService> s(
+      new DaemonService(std::move(options), std::move(hooks)));
+  s->board_.dataplane = dataplane;
+  ZG_RETURN_IF_ERROR(servo::AddStatusCommands(
+      s->table_, s->board_, {.audit_log = s->options_.audit_log}));
+  ZG_RETURN_IF_ERROR(s->AddChangeCommands());
+  if (!s->options_.socket.path.empty()) {
+    ZG_ASSIGN_OR_RETURN(
+        s->server_, servo::ControlServer::Start(
+                        {.path = s->options_.socket.path,
+                         .group = s->options_.socket.group,
+                         .log = [](const std::string& m) { LogWarning(m); }},
+                        &s->table_));
+    LogInfo(absl::StrCat(
+        "control socket ", s->options_.socket.path,
+        " (zgctl --socket=", s->options_.socket.path, "); group ",
+        s->options_.socket.group.empty() ? std::string("zeitgeberd's")
+                                         : s->options_.socket.group,
+        " may read, root and uid ", geteuid(), " may change"));
+  }
+  return s;
+}
+
+DaemonService::DaemonService(Options options, Hooks hooks)
+    : options_(std::move(options)),
+      hooks_(std::move(hooks)),
+      table_(geteuid()),
+      start_mono_ns_(MonoNs()) {
+  service_.version = options_.version;
+  service_.pid = getpid();
+  service_.uid = geteuid();
+  service_.started_utc = WallUtc();
+  service_.drain_changed_utc = service_.started_utc;
+  service_.control_socket = options_.socket.path;
+}
+
+DaemonService::~DaemonService() = default;
+
+absl::Status DaemonService::AddChangeCommands() {
+  auto post = [this](std::function<servo::Reply()> work,
+                     const servo::CommandCall& call) -> servo::CommandOutcome {
+    return requests_.Post(std::move(work), call.wake);
+  };
+  ZG_RETURN_IF_ERROR(table_.Add(
+      {.name = "reload",
+       .summary = "what SIGHUP does: reopen the audit log, reload the leap "
+                  "file and the flagfile's reloadable flags",
+       .access = servo::CommandAccess::kChange,
+       .run = [this,
+               post](const servo::CommandCall& c) -> servo::CommandOutcome {
+         if (auto e = servo::CheckArgs(c.args, {})) return *e;
+         return post([this, who = c.caller] { return Reload(who); }, c);
+       }}));
+  for (const bool drain : {true, false}) {
+    ZG_RETURN_IF_ERROR(table_.Add(
+        {.name = drain ? "drain" : "undrain",
+         .summary = drain ? "mark the server DRAINING (then DRAINED)"
+                          : "mark the server SERVING again",
+         .access = servo::CommandAccess::kChange,
+         .run = [this, post,
+                 drain](const servo::CommandCall& c) -> servo::CommandOutcome {
+           if (auto e = servo::CheckArgs(c.args, {})) return *e;
+           return post(
+               [this, drain, who = c.caller] { return SetDrain(drain, who); },
+               c);
+         }}));
+  }
+  ZG_RETURN_IF_ERROR(table_.Add(
+      {.name = "loglevel",
+       .summary = "show or set the log level (info, warning, error)",
+       .access = servo::CommandAccess::kChange,
+       .reads_without_args = true,
+       .run = [this,
+               post](const servo::CommandCall& c) -> servo::CommandOutcome {
+         if (auto e = servo::CheckArgs(c.args, {"level"})) return *e;
+         if (c.args.empty()) {
+           return servo::Reply::Ok({{"level", LogLevelName(GetLogLevel())}});
+         }
+         const std::string level = c.args.at("level").get<std::string>();
+         if (!ParseLogLevel(level)) {
+           return servo::Reply::Error(
+               servo::ErrorCode::kBadArgument,
+               absl::StrCat("log level \"", level,
+                            "\": one of info, warning, error"));
+         }
+         return post([this, level,
+                      who = c.caller] { return ChangeLogLevel(level, who); },
+                     c);
+       }}));
+  return absl::OkStatus();
+}
+
+void DaemonService::Audit(
+    const std::string& command, const servo::Caller& who,
+    std::vector<std::pair<std::string, servo::AuditValue>> values) {
+  if (hooks_.control == nullptr) return;
+  values.insert(values.begin(), {{"reason", absl::StrCat("zgctl ", command)},
+                                 {"uid", int64_t{who.uid}},
+                                 {"pid", int64_t{who.pid}}});
+  hooks_.control->RecordConfigChange(std::move(values));
+}
+
+servo::Reply DaemonService::Reload(const servo::Caller& who) {
+  if (!hooks_.reload) {
+    return servo::Reply::Error(servo::ErrorCode::kUnavailable,
+                               "this server cannot reload");
+  }
+  LogInfo(absl::StrCat("zgctl reload (", Who(who), ")"));
+  const ReloadOutcome o =
+      hooks_.reload(absl::StrCat("zgctl reload (", Who(who), ")"));
+  json data = {{"outcome", o.ok ? "ok" : "rejected"},
+               {"changed", o.changed},
+               {"in_force", o.components},
+               {"needs_restart", o.needs_restart}};
+  if (hooks_.control != nullptr) {
+    data["leap_table"] = hooks_.control->leap_table().Describe();
+  }
+  if (o.ok) return servo::Reply::Ok(std::move(data));
+  data["error"] = o.error;
+  servo::Reply r = servo::Reply::Error(
+      servo::ErrorCode::kFailed,
+      absl::StrCat("reload rejected, the old configuration stays: ", o.error));
+  r.data = std::move(data);
+  return r;
+}
+
+servo::Reply DaemonService::SetDrain(bool drain, const servo::Caller& who) {
+  const servo::DrainState before = service_.drain;
+  const servo::DrainState after = drain ? (before == servo::DrainState::kServing
+                                               ? servo::DrainState::kDraining
+                                               : before)
+                                        : servo::DrainState::kServing;
+  if (after != before) {
+    service_.drain = after;
+    service_.drain_changed_utc = WallUtc();
+    service_.drain_changed_by = who.uid;
+    LogInfo(absl::StrCat("zgctl ", drain ? "drain" : "undrain", " (", Who(who),
+                         "): ", servo::DrainStateName(before), " -> ",
+                         servo::DrainStateName(after)));
+    Audit(drain ? "drain" : "undrain", who,
+          {{"drain_state", std::string(servo::DrainStateName(after))},
+           {"was", std::string(servo::DrainStateName(before))}});
+  }
+  return servo::Reply::Ok(servo::ServiceJson(service_));
+}
+
+servo::Reply DaemonService::ChangeLogLevel(const std::string& level,
+                                           const servo::Caller& who) {
+  const std::string before = LogLevelName(GetLogLevel());
+  // Said before a change to warning/error would hide it.
+  LogInfo(absl::StrCat("zgctl loglevel ", level, " (", Who(who), ")"));
+  SetLogLevel(*ParseLogLevel(level));
+  Audit("loglevel", who, {{"level", level}, {"was", before}});
+  return servo::Reply::Ok({{"level", level}, {"previous", before}});
+}
+
+void DaemonService::AfterTick(const servo::TickStats& tick) {
+  requests_.RunPending();
+  if (service_.drain == servo::DrainState::kDraining) {
+    // No drain step is registered yet (the fleet features add them): done.
+    service_.drain = servo::DrainState::kDrained;
+    service_.drain_changed_utc = WallUtc();
+    LogInfo("drain: DRAINING -> DRAINED (no drain step to wait for)");
+    Audit("drain", {0, service_.drain_changed_by, 0},
+          {{"drain_state", std::string("DRAINED")},
+           {"was", std::string("DRAINING")}});
+  }
+  Publish(tick);
+}
+
+void DaemonService::Publish(const servo::TickStats& tick) {
+  service_.uptime_ns = MonoNs() - start_mono_ns_;
+  service_.log_level = LogLevelName(GetLogLevel());
+  service_.control_tick = tick;
+  service_.control_requests = requests_.ran();
+  board_.service.Publish(
+      std::make_shared<const servo::ServiceStatus>(service_));
+  if (hooks_.control != nullptr) {
+    board_.control.Publish(std::make_shared<const servo::ControlPlaneStatus>(
+        hooks_.control->Snapshot()));
+  }
+}
+
+}  // namespace zg::dataplane

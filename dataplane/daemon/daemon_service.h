@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// zeitgeberd's operator side: the StatusBoard the control thread publishes
+// to, the control socket (servo/api/control_server.h) on its own thread,
+// the command table it serves (the read commands of servo/api/
+// status_commands.h plus the daemon's changes: reload, drain, undrain,
+// loglevel), and the queue that carries those changes to the control
+// thread.
+//
+// The control loop calls AfterTick() once per pass, after the control
+// plane's tick: it runs the changes zgctl posted (never waiting for the
+// socket thread: servo/api/control_requests.h), moves the drain state on,
+// and publishes the control plane's and the service's snapshots
+// (servo/api/snapshot_slot.h: never waiting for a reader either).
+//
+// Every change is audited (config_change) with the caller's uid and pid.
+//
+//   ZG_ASSIGN_OR_RETURN(auto service, DaemonService::Start(options, hooks,
+//                                                         &dataplane_view));
+//   while (running) { control->Tick(); ...; service->AfterTick(ticks); }
+#ifndef ZG_DATAPLANE_DAEMON_DAEMON_SERVICE_H_
+#define ZG_DATAPLANE_DAEMON_DAEMON_SERVICE_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "dataplane/daemon/config_reload.h"
+#include "dataplane/daemon/control_socket_flags.h"
+#include "servo/api/command_table.h"
+#include "servo/api/control_requests.h"
+#include "servo/api/control_server.h"
+#include "servo/api/service_status.h"
+#include "servo/api/status_board.h"
+#include "servo/control/control_plane.h"
+#include "servo/control/tick_schedule.h"
+
+namespace zg::dataplane {
+
+class DaemonService {
+ public:
+  struct Options {
+    ControlSocketConfig socket;  // path "": no socket (snapshots still kept)
+    std::string audit_log;       // --audit_log, for `zgctl audit`
+    std::string version;
+  };
+  struct Hooks {
+    servo::ControlPlane* control = nullptr;  // snapshots and audit records
+    // Control thread: what SIGHUP does (audit log reopen, leap file and
+    // flagfile reload), recorded with `reason`.
+    std::function<ReloadOutcome(const std::string& reason)> reload;
+  };
+
+  // Starts the control socket (an error stops zeitgeberd: a live socket at
+  // the path, a bad group, ...). `dataplane` may be null; all pointers
+  // must outlive the service.
+  static absl::StatusOr<std::unique_ptr<DaemonService>> Start(
+      Options options, Hooks hooks, const servo::DataplaneView* dataplane);
+  ~DaemonService();
+
+  // Control thread, once per loop pass, after the tick.
+  void AfterTick(const servo::TickStats& tick);
+
+  const servo::StatusBoard& board() const { return board_; }
+  const servo::CommandTable& commands() const { return table_; }
+
+ private:
+  DaemonService(Options options, Hooks hooks);
+  absl::Status AddChangeCommands();
+  // Control thread.
+  servo::Reply Reload(const servo::Caller& who);
+  servo::Reply SetDrain(bool drain, const servo::Caller& who);
+  servo::Reply ChangeLogLevel(const std::string& level,
+                              const servo::Caller& who);
+  void Audit(const std::string& command, const servo::Caller& who,
+             std::vector<std::pair<std::string, servo::AuditValue>> values);
+  void Publish(const servo::TickStats& tick);
+
+  Options options_;
+  Hooks hooks_;
+  servo::StatusBoard board_;
+  servo::ControlRequestQueue requests_;
+  servo::CommandTable table_;
+  // Control thread only.
+  servo::ServiceStatus service_;
+  int64_t start_mono_ns_ = 0;
+  // Declared last: destroyed (its thread stopped) first.
+  std::unique_ptr<servo::ControlServer> server_;
+};
+
+}  // namespace zg::dataplane
+
+#endif  // ZG_DATAPLANE_DAEMON_DAEMON_SERVICE_H_

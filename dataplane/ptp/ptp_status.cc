@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+// PtpPlugin::AddStatus: the PTP port as zgctl's `ptp` shows it
+// (servo::PtpStatus): state and BMCA decision from the control side's
+// runtime, the grandmaster dataset it announces, and the workers' message
+// and unicast-grant counters (single-writer, read here on the control
+// thread as the metrics read them).
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "core/ptp/ptp_port_state.h"
+#include "core/ptp/ptp_wire.h"
+#include "dataplane/ptp/ptp_plugin.h"
+
+namespace zg::dataplane {
+namespace {
+
+std::string IdentityText(const core::PtpClockIdentity& id) {
+  const auto& o = id.octets;
+  return absl::StrFormat("%02x%02x%02x.%02x%02x.%02x%02x%02x", o[0], o[1], o[2],
+                         o[3], o[4], o[5], o[6], o[7]);
+}
+
+const char* TimeSourceName(core::PtpTimeSource s) {
+  switch (s) {
+    case core::PtpTimeSource::kAtomicClock:
+      return "ATOMIC_CLOCK";
+    case core::PtpTimeSource::kGnss:
+      return "GNSS";
+    case core::PtpTimeSource::kTerrestrialRadio:
+      return "TERRESTRIAL_RADIO";
+    case core::PtpTimeSource::kSerialTimeCode:
+      return "SERIAL_TIME_CODE";
+    case core::PtpTimeSource::kPtp:
+      return "PTP";
+    case core::PtpTimeSource::kNtp:
+      return "NTP";
+    case core::PtpTimeSource::kHandSet:
+      return "HAND_SET";
+    case core::PtpTimeSource::kOther:
+      return "OTHER";
+    case core::PtpTimeSource::kInternalOscillator:
+      return "INTERNAL_OSCILLATOR";
+  }
+  return "?";
+}
+
+constexpr core::PtpMessageType kSentTypes[] = {
+    core::PtpMessageType::kSync,
+    core::PtpMessageType::kFollowUp,
+    core::PtpMessageType::kAnnounce,
+    core::PtpMessageType::kDelayResp,
+    core::PtpMessageType::kPdelayResp,
+    core::PtpMessageType::kPdelayRespFollowUp,
+    core::PtpMessageType::kSignaling,
+    core::PtpMessageType::kManagement,
+};
+
+}  // namespace
+
+void PtpPlugin::AddStatus(servo::DataplaneStatus& status) const {
+  servo::PtpStatus& p = status.ptp;
+  p.enabled = config_.enabled && runtime_ != nullptr;
+  if (!p.enabled) return;
+  const PtpPortRuntime& rt = *runtime_;
+  p.profile = core::PtpProfileName(config_.port.profile);
+  p.domain = config_.port.domain_number;
+  p.port_identity = absl::StrFormat(
+      "%s-%u", IdentityText(rt.port().clock_identity), rt.port().port_number);
+  p.port_state = core::PtpPortStateName(rt.state());
+  p.decision = core::PtpDecisionCodeName(rt.code());
+  p.state_changes = rt.state_changes();
+  p.foreign_masters = rt.foreign_masters();
+  const core::PtpGrandmasterView& gm = rt.gm();
+  p.gm_identity = IdentityText(gm.identity);
+  p.priority1 = gm.priority1;
+  p.priority2 = gm.priority2;
+  p.clock_class = gm.quality.clock_class;
+  p.clock_accuracy = gm.quality.clock_accuracy;
+  p.offset_scaled_log_variance = gm.quality.offset_scaled_log_variance;
+  const core::PtpTimePropertiesDataSet& tp = gm.time_properties;
+  p.time_source = TimeSourceName(tp.time_source);
+  p.current_utc_offset = tp.current_utc_offset;
+  p.utc_offset_valid = tp.current_utc_offset_valid;
+  p.ptp_timescale = tp.ptp_timescale;
+  p.time_traceable = tp.time_traceable;
+  p.frequency_traceable = tp.frequency_traceable;
+  p.leap61 = tp.leap61;
+  p.leap59 = tp.leap59;
+  p.announces_received.clear();
+  for (size_t i = 0; i < rt.announce_verdicts().size(); ++i) {
+    p.announces_received.push_back(
+        {core::PtpAnnounceVerdictName(static_cast<core::PtpAnnounceVerdict>(i)),
+         rt.announce_verdicts()[i]});
+  }
+  auto sum = [&](auto field) {
+    uint64_t n = 0;
+    for (const auto& w : stats_) n += field(*w);
+    return n;
+  };
+  p.messages_sent.clear();
+  for (core::PtpMessageType t : kSentTypes) {
+    const size_t i = static_cast<size_t>(t);
+    p.messages_sent.push_back(
+        {core::PtpMessageTypeName(t),
+         sum([i](const PtpWorkerStats& w) { return w.sent[i].Load(); })});
+  }
+  p.grants.clear();
+  for (size_t i = 0; i < core::kPtpGrantTypeCount; ++i) {
+    p.grants.push_back(
+        {core::PtpMessageTypeName(
+             core::PtpGrantMessageType(static_cast<core::PtpGrantType>(i))),
+         sum([i](const PtpWorkerStats& w) { return w.grants[i].Load(); }),
+         sum([i](const PtpWorkerStats& w) { return w.renewals[i].Load(); }),
+         sum([i](const PtpWorkerStats& w) { return w.cancels[i].Load(); }),
+         sum([i](const PtpWorkerStats& w) { return w.expiries[i].Load(); })});
+  }
+  p.denials.clear();
+  for (size_t i = 1; i < core::kPtpGrantDenialCount; ++i) {
+    p.denials.push_back(
+        {core::PtpGrantDenialName(static_cast<core::PtpGrantDenial>(i)),
+         sum([i](const PtpWorkerStats& w) { return w.denials[i].Load(); })});
+  }
+  p.subscribers =
+      sum([](const PtpWorkerStats& w) { return w.unicast_subscribers.Load(); });
+  const double units = static_cast<double>(core::kPtpRateUnitsPerMessage);
+  p.committed_rate = static_cast<double>(sum([](const PtpWorkerStats& w) {
+                       return w.committed_units.Load();
+                     })) /
+                     units;
+  p.tx_budget = static_cast<double>(sum([](const PtpWorkerStats& w) {
+                  return w.budget_units.Load();
+                })) /
+                units;
+}
+
+}  // namespace zg::dataplane
