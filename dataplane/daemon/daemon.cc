@@ -570,7 +570,15 @@ std::string Daemon::ControlLoop() {
       absl::ToInt64Nanoseconds(config_.publish_interval), MonotonicNs());
   while (g_signal.load(std::memory_order_relaxed) == 0) {
     if (!SleepUntil(schedule.deadline_ns())) continue;  // a signal: re-check
+    const uint64_t late_before = schedule.stats().late_ticks;
     schedule.Begin(MonotonicNs());
+    if (schedule.stats().late_ticks != late_before) {
+      LogWarning(absl::StrCat(
+          "control thread: a tick began ",
+          absl::FormatDuration(
+              absl::Nanoseconds(schedule.stats().last_lateness_ns)),
+          " late; the served model aged that much more than planned"));
+    }
     const absl::Time now = absl::Now();
     if (config_.run_for > absl::ZeroDuration() &&
         now - start >= config_.run_for) {

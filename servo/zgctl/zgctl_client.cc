@@ -145,12 +145,11 @@ ClientResult ZgctlClient::Call(const std::string& command,
     const ssize_t n = recv(fd.get(), buf, sizeof(buf), 0);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      return Fail(kZgctlNotRunning,
-                  n == 0 ? std::string("zeitgeberd closed the connection "
-                                       "before its reply was complete (did "
-                                       "it stop?)")
-                         : absl::StrCat("lost the connection to zeitgeberd: ",
-                                        std::strerror(errno)));
+      return Fail(
+          kZgctlNotRunning,
+          absl::StrCat("zeitgeberd closed the connection before its "
+                       "reply was complete (",
+                       n == 0 ? "did it stop?" : std::strerror(errno), ")"));
     }
     line.append(buf, static_cast<size_t>(n));
     if (line.find('\n') != std::string::npos) break;

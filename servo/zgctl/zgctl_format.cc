@@ -439,7 +439,10 @@ std::string FormatAuditRecords(const json& records) {
 
 std::string FormatReload(const json& d) {
   std::string out;
-  out += Row("Reload", Str(d, "outcome"));
+  out +=
+      Row("Reload",
+          absl::StrCat(Str(d, "outcome"), " (",
+                       absl::StrFormat("%.3f", Num(d, "duration_s")), " s)"));
   if (Get(d, "error").is_string()) out += Row("Error", Str(d, "error"));
   auto list = [&](const char* key, const char* label) {
     const json& v = Get(d, key);

@@ -232,15 +232,14 @@ int Main(int argc, char** argv) {
       Usage(std::cout);
       return kZgctlOk;
     } else if (absl::StartsWith(a, "-")) {
-      std::cerr << "zgctl: unknown option " << a << "\n";
-      Usage(std::cerr);
+      std::cerr << "zgctl: unknown option " << a << " (see zgctl --help)\n";
       return kZgctlUsage;
     } else {
       break;
     }
   }
   if (i >= argc) {
-    Usage(std::cerr);
+    std::cerr << "zgctl: no command given (zgctl --help lists them)\n";
     return kZgctlUsage;
   }
   const std::string name = argv[i++];
@@ -251,8 +250,8 @@ int Main(int argc, char** argv) {
     const std::optional<std::string> err =
         c.parse ? c.parse(rest, inv, o) : NoOptions(rest, inv, o);
     if (err) {
-      std::cerr << "zgctl " << name << ": " << *err << "\nusage: zgctl " << name
-                << (c.usage.empty() ? "" : " ") << c.usage << "\n";
+      std::cerr << "zgctl " << name << ": " << *err << " (usage: zgctl " << name
+                << (c.usage.empty() ? "" : " ") << c.usage << ")\n";
       return kZgctlUsage;
     }
     const ZgctlClient client(o.socket);
@@ -271,8 +270,8 @@ int Main(int argc, char** argv) {
     }
     return kZgctlOk;
   }
-  std::cerr << "zgctl: unknown command \"" << name << "\"\n";
-  Usage(std::cerr);
+  std::cerr << "zgctl: unknown command \"" << name
+            << "\" (zgctl --help lists them)\n";
   return kZgctlUsage;
 }
 

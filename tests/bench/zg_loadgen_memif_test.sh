@@ -35,7 +35,7 @@ eal() {  # unique prefix per process; no hugepages; quiet EAL
 
 timeout 60 "$ZGD" $(eal s) -l 0-1 \
   --vdev="net_memif0,role=server,socket=$SOCK,mac=02:5a:47:00:02:01" -- \
-  --port=net_memif0 --address=10.98.0.1/24 --metrics_address= \
+  --port=net_memif0 --address=10.98.0.1/24 --metrics_address= --control_socket= \
   --require_system_clock_sync=false >"$WORK/zeitgeberd.log" 2>&1 &
 ZGD_PID=$!
 up() {

@@ -36,7 +36,7 @@ eal() {  # unique prefix per process; no hugepages; quiet EAL
 timeout $((D + 60)) "$ZGD" $(eal s) -l 0-1 \
   --vdev="net_memif0,role=server,socket=$SOCK,mac=02:5a:47:00:03:01${MEMIF_RSIZE:+,rsize=$MEMIF_RSIZE}" -- \
   --port=net_memif0 --address=10.97.0.1/8 \
-  --metrics_address="${METRICS_OUT:+127.0.0.1:0}" ${METRICS_OUT:+--stats_interval=100ms} \
+  --metrics_address="${METRICS_OUT:+127.0.0.1:0}" --control_socket= ${METRICS_OUT:+--stats_interval=100ms} \
   --ptp --ptp_profile=g8275.2 --ptp_unicast_negotiation=on \
   --require_system_clock_sync=false >"$WORK/zeitgeberd.log" 2>&1 &
 ZGD_PID=$!

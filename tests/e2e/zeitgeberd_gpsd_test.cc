@@ -81,11 +81,25 @@ TEST(ZeitgeberdGpsdTest, SelectsGpsdAndExportsGpsAndBeidou) {
   // zeitgeberd first, retrying gpsd every 250 ms, so it is watching when
   // gpsfake starts feeding the log.
   auto zg = testutil::Subprocess::Start(
-      {zeitgeberd, "--no-huge", "-m", "256", "--no-shconf", "--no-pci",
-       "--no-telemetry", "--file-prefix", absl::StrCat("zggpsd", getpid()),
-       "--log-level=lib.eal:error", "-l", "0-1", "--vdev=net_ring0", "--",
-       "--metrics_address=127.0.0.1:0", "--stats_interval=100ms",
-       "--source=" + source + ",reconnect_max=250ms", "--audit_log=" + audit,
+      {zeitgeberd,
+       "--no-huge",
+       "-m",
+       "256",
+       "--no-shconf",
+       "--no-pci",
+       "--no-telemetry",
+       "--file-prefix",
+       absl::StrCat("zggpsd", getpid()),
+       "--log-level=lib.eal:error",
+       "-l",
+       "0-1",
+       "--vdev=net_ring0",
+       "--",
+       "--metrics_address=127.0.0.1:0",
+       "--control_socket=",
+       "--stats_interval=100ms",
+       "--source=" + source + ",reconnect_max=250ms",
+       "--audit_log=" + audit,
        "--audit_fsync=every_record"});
   ASSERT_TRUE(zg.ok()) << zg.status();
   int metrics_port = 0;
