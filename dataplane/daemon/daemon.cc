@@ -545,16 +545,18 @@ absl::Status Daemon::SetUpService() {
           .factory = factory_,
           .tsc_clock = &tsc_clock_,
           .tsc_hz = control_->tsc().calibration().hz});
-  ZG_ASSIGN_OR_RETURN(
-      service_, DaemonService::Start({.socket = config_.control_socket,
-                                      .audit_log = config_.control.audit.path,
-                                      .version = ZG_VERSION},
-                                     {.control = control_.get(),
-                                      .reload =
-                                          [this](const std::string& reason) {
-                                            return Reload(reason);
-                                          }},
-                                     dataplane_status_.get()));
+  DaemonService::Hooks hooks;
+  hooks.control = control_.get();
+  hooks.reload = [this](const std::string& reason) { return Reload(reason); };
+  hooks.ptp_subscribers = [this](uint32_t top,
+                                 PipelineFactory::PtpSubscribersDone done) {
+    factory_->QueryPtpSubscribers(top, std::move(done));
+  };
+  ZG_ASSIGN_OR_RETURN(service_, DaemonService::Start(
+                                    {.socket = config_.control_socket,
+                                     .audit_log = config_.control.audit.path,
+                                     .version = ZG_VERSION},
+                                    std::move(hooks), dataplane_status_.get()));
   return absl::OkStatus();
 }
 

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
+#include "core/ptp/ptp_subscriber_export.h"
 #include "dataplane/daemon/log.h"
 #include "servo/api/status_commands.h"
 #include "servo/api/status_json.h"
@@ -105,6 +106,40 @@ absl::Status DaemonService::AddChangeCommands() {
                c);
          }}));
   }
+  ZG_RETURN_IF_ERROR(table_.Add(
+      {.name = "ptp_subscribers",
+       .summary = "the busiest PTP unicast subscribers (args: top)",
+       .run = [this](const servo::CommandCall& c) -> servo::CommandOutcome {
+         if (auto e = servo::CheckArgs(c.args, {"top"})) return *e;
+         const int64_t top = c.args.value("top", int64_t{20});
+         if (top < 1 || top > core::PtpSubscriberExport::kMaxTop) {
+           return servo::Reply::Error(
+               servo::ErrorCode::kBadArgument,
+               absl::StrCat("top must be 1..",
+                            core::PtpSubscriberExport::kMaxTop));
+         }
+         return requests_.PostAsync(
+             [this, top](const servo::ControlRequestQueue::Complete& done) {
+               if (!hooks_.ptp_subscribers) {
+                 done(servo::Reply::Error(servo::ErrorCode::kUnavailable,
+                                          "no PTP in this server"));
+                 return;
+               }
+               hooks_.ptp_subscribers(
+                   static_cast<uint32_t>(top),
+                   [done](absl::StatusOr<servo::PtpSubscribers> r) {
+                     done(r.ok()
+                              ? servo::Reply::Ok(servo::PtpSubscribersJson(*r))
+                              : servo::Reply::Error(
+                                    r.status().code() ==
+                                            absl::StatusCode::kDeadlineExceeded
+                                        ? servo::ErrorCode::kTimeout
+                                        : servo::ErrorCode::kUnavailable,
+                                    std::string(r.status().message())));
+                   });
+             },
+             c.wake);
+       }}));
   ZG_RETURN_IF_ERROR(table_.Add(
       {.name = "loglevel",
        .summary = "show or set the log level (info, warning, error)",

@@ -3,8 +3,8 @@
 // to, the control socket (servo/api/control_server.h) on its own thread,
 // the command table it serves (the read commands of servo/api/
 // status_commands.h plus the daemon's changes: reload, drain, undrain,
-// loglevel), and the queue that carries those changes to the control
-// thread.
+// loglevel; and ptp_subscribers, which the workers gather), and the queue
+// that carries those to the control thread.
 //
 // The control loop calls AfterTick() once per pass, after the control
 // plane's tick: it runs the changes zgctl posted (never waiting for the
@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "dataplane/daemon/config_reload.h"
 #include "dataplane/daemon/control_socket_flags.h"
+#include "dataplane/worker/pipeline.h"
 #include "servo/api/command_table.h"
 #include "servo/api/control_requests.h"
 #include "servo/api/control_server.h"
@@ -49,6 +50,10 @@ class DaemonService {
     // Control thread: what SIGHUP does (audit log reopen, leap file and
     // flagfile reload), recorded with `reason`.
     std::function<ReloadOutcome(const std::string& reason)> reload;
+    // Control thread: zgctl ptp subscribers (PipelineFactory::
+    // QueryPtpSubscribers); empty: unavailable.
+    std::function<void(uint32_t top, PipelineFactory::PtpSubscribersDone)>
+        ptp_subscribers;
   };
 
   // Starts the control socket (an error stops zeitgeberd: a live socket at

@@ -186,6 +186,8 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
   c.tx_latch = tx_latch_.get();
   c.link_mbps = wp.link_mbps;
   c.steers_by_address = wp.steers_by_address;
+  exports_.push_back(std::make_unique<core::PtpSubscriberExport>());
+  c.subscriber_export = exports_.back().get();
   if (setup.worker_index == 0 && workers > 1 && !wp.steers_by_address &&
       config_.port.unicast_negotiation) {
     LogWarning(absl::StrCat(
@@ -219,6 +221,7 @@ void PtpPlugin::ControlStep(const ControlTick& tick) {
     return;
   }
   runtime_->Step(model, tick.tsc);
+  PollSubscriberQuery(tick.tsc, tick.tsc_hz);
 }
 
 absl::Status PtpPlugin::AddMetrics(prometheus::Registry& registry) {

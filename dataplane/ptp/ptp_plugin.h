@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/ptp/ptp_subscriber_export.h"
 #include "core/time/clock_model.h"
 #include "dataplane/ptp/ptp_flags.h"
 #include "dataplane/ptp/ptp_metrics.h"
@@ -49,6 +50,11 @@ class PtpPlugin final : public ProtocolPlugin {
   // status.ptp: port state, the announced dataset, messages and grants
   // (control thread; ptp_status.cc).
   void AddStatus(servo::DataplaneStatus& status) const override;
+  // One query at a time: each worker walks its table (core/ptp/
+  // ptp_subscriber_export.h); ControlStep answers when all have (or, after
+  // 5 s, says which has not).
+  bool QueryPtpSubscribers(
+      uint32_t top, const PipelineFactory::PtpSubscribersDone& done) override;
   // SIGHUP: new admission limits (from the re-read --ptp_* admission flags)
   // and access list (reload.config->access.ptp), validated, then staged;
   // workers take them at their next burst. Live grants keep their rates
@@ -94,6 +100,17 @@ class PtpPlugin final : public ProtocolPlugin {
   std::unique_ptr<TimesyncTxLatch> tx_latch_ =
       std::make_unique<TimesyncTxLatch>();
   std::vector<std::unique_ptr<PtpWorkerStats>> stats_;
+  // One per worker (the worker writes, the control thread reads: see the
+  // header).
+  std::vector<std::unique_ptr<core::PtpSubscriberExport>> exports_;
+  struct SubscriberQuery {
+    uint32_t top = 0;
+    PipelineFactory::PtpSubscribersDone done;
+    std::vector<uint64_t> generations;  // per worker
+    uint64_t started_tsc = 0;
+  };
+  std::optional<SubscriberQuery> query_;  // control thread
+  void PollSubscriberQuery(uint64_t tsc, double tsc_hz);
   std::unique_ptr<PtpMetrics> metrics_;
   std::optional<core::ClockReader> clock_;
   bool started_ = false;

@@ -3,13 +3,19 @@
 // (servo::PtpStatus): state and BMCA decision from the control side's
 // runtime, the grandmaster dataset it announces, and the workers' message
 // and unicast-grant counters (single-writer, read here on the control
-// thread as the metrics read them).
+// thread as the metrics read them). PtpPlugin::QueryPtpSubscribers: `ptp
+// subscribers`, gathered from every worker's subscriber export.
+#include <arpa/inet.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/ptp/ptp_port_state.h"
 #include "core/ptp/ptp_wire.h"
+#include "core/time/tsc.h"
 #include "dataplane/ptp/ptp_plugin.h"
 
 namespace zg::dataplane {
@@ -43,6 +49,44 @@ const char* TimeSourceName(core::PtpTimeSource s) {
       return "INTERNAL_OSCILLATOR";
   }
   return "?";
+}
+
+servo::PtpSubscriberStatus SubscriberStatus(const core::PtpSubscriberEntry& e,
+                                            unsigned worker) {
+  servo::PtpSubscriberStatus s;
+  const core::PtpUnicastAddress& a = e.key.address;
+  char text[INET6_ADDRSTRLEN] = {};
+  switch (a.transport) {
+    case core::PtpUnicastTransport::kUdpIpv4:
+      inet_ntop(AF_INET, a.octets.data(), text, sizeof(text));
+      s.transport = "udp4";
+      s.address = text;
+      break;
+    case core::PtpUnicastTransport::kUdpIpv6:
+      inet_ntop(AF_INET6, a.octets.data(), text, sizeof(text));
+      s.transport = "udp6";
+      s.address = text;
+      break;
+    case core::PtpUnicastTransport::kL2:
+    case core::PtpUnicastTransport::kNone:
+      s.transport = "l2";
+      s.address = absl::StrFormat("%02x:%02x:%02x:%02x:%02x:%02x", a.octets[0],
+                                  a.octets[1], a.octets[2], a.octets[3],
+                                  a.octets[4], a.octets[5]);
+      break;
+  }
+  s.port_identity =
+      absl::StrFormat("%s-%u", IdentityText(e.key.port_identity.clock_identity),
+                      e.key.port_identity.port_number);
+  s.worker = worker;
+  s.rate = e.rate;
+  for (size_t g = 0; g < core::kPtpGrantTypeCount; ++g) {
+    if (((e.granted >> g) & 1u) == 0) continue;
+    s.grants.push_back({core::PtpMessageTypeName(core::PtpGrantMessageType(
+                            static_cast<core::PtpGrantType>(g))),
+                        e.log_interval[g], e.expires_in_s[g]});
+  }
+  return s;
 }
 
 constexpr core::PtpMessageType kSentTypes[] = {
@@ -132,6 +176,54 @@ void PtpPlugin::AddStatus(servo::DataplaneStatus& status) const {
                   return w.budget_units.Load();
                 })) /
                 units;
+}
+
+bool PtpPlugin::QueryPtpSubscribers(
+    uint32_t top, const PipelineFactory::PtpSubscribersDone& done) {
+  if (!config_.enabled || runtime_ == nullptr) return false;
+  if (query_.has_value()) {
+    done(absl::UnavailableError(
+        "another subscriber query is running; try again in a second"));
+    return true;
+  }
+  SubscriberQuery q{top, done, {}, core::ReadTsc()};
+  for (auto& e : exports_) q.generations.push_back(e->Request(top));
+  query_ = std::move(q);
+  return true;
+}
+
+void PtpPlugin::PollSubscriberQuery(uint64_t tsc, double tsc_hz) {
+  if (!query_.has_value()) return;
+  for (size_t w = 0; w < exports_.size(); ++w) {
+    if (exports_[w]->Done(query_->generations[w])) continue;
+    const double waited_s =
+        tsc_hz > 0 ? static_cast<double>(tsc - query_->started_tsc) / tsc_hz
+                   : 0;
+    if (waited_s < 5) return;
+    query_->done(absl::DeadlineExceededError(
+        absl::StrCat("worker ", w,
+                     " has not walked its subscriber table in 5 s; is it "
+                     "stuck? (zgctl workers shows its last progress)")));
+    query_.reset();
+    return;
+  }
+  servo::PtpSubscribers out;
+  std::vector<std::pair<const core::PtpSubscriberEntry*, unsigned>> all;
+  for (size_t w = 0; w < exports_.size(); ++w) {
+    out.total += exports_[w]->total();
+    for (const core::PtpSubscriberEntry& e : exports_[w]->entries()) {
+      all.push_back({&e, static_cast<unsigned>(w)});
+    }
+  }
+  // The order each worker kept its share by.
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+    return core::PtpSubscriberBusier(*a.first, *b.first);
+  });
+  if (all.size() > query_->top) all.resize(query_->top);
+  for (const auto& [e, w] : all) out.top.push_back(SubscriberStatus(*e, w));
+  PipelineFactory::PtpSubscribersDone done = std::move(query_->done);
+  query_.reset();
+  done(std::move(out));
 }
 
 }  // namespace zg::dataplane

@@ -363,6 +363,14 @@ class PipelineFactory {
   // pipeline's part of the operator status (PTP: status.ptp) that zgctl and
   // the other operator surfaces read (servo/api/dataplane_status.h).
   virtual void AddStatus(servo::DataplaneStatus& /*status*/) const {}
+  // Control thread: gathers the `top` busiest PTP unicast subscribers from
+  // the workers' tables; `done` runs on the control thread, now or at a
+  // later ControlStep (the workers walk their tables a slice per poll).
+  using PtpSubscribersDone =
+      std::function<void(absl::StatusOr<servo::PtpSubscribers>)>;
+  virtual void QueryPtpSubscribers(uint32_t /*top*/, PtpSubscribersDone done) {
+    done(absl::UnavailableError("PTP is off (zeitgeberd --ptp)"));
+  }
   // The flags (names without "--") Reload applies; a change to any other
   // flag on SIGHUP is reported as needing a restart.
   virtual std::vector<std::string> ReloadableFlags() const { return {}; }

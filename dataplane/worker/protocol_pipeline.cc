@@ -128,6 +128,14 @@ void ProtocolPipelineFactory::AddStatus(servo::DataplaneStatus& status) const {
   }
 }
 
+void ProtocolPipelineFactory::QueryPtpSubscribers(uint32_t top,
+                                                  PtpSubscribersDone done) {
+  for (ProtocolPlugin* plugin : options_.plugins) {
+    if (plugin->QueryPtpSubscribers(top, done)) return;
+  }
+  PipelineFactory::QueryPtpSubscribers(top, std::move(done));
+}
+
 std::vector<std::string> ProtocolPipelineFactory::ReloadableFlags() const {
   std::vector<std::string> flags;
   if (options_.ntp_auth != nullptr)

@@ -55,6 +55,12 @@ class ProtocolPlugin {
   }
   virtual void UpdateMetrics() {}
   virtual void AddStatus(servo::DataplaneStatus& /*status*/) const {}
+  // PipelineFactory::QueryPtpSubscribers; false: not this plugin's (then
+  // `done` is left alone).
+  virtual bool QueryPtpSubscribers(
+      uint32_t /*top*/, const PipelineFactory::PtpSubscribersDone& /*done*/) {
+    return false;
+  }
   virtual std::vector<std::string> ReloadableFlags() const { return {}; }
   virtual absl::Status Reload(const ReloadArgs& /*reload*/) {
     return absl::OkStatus();
@@ -94,6 +100,7 @@ class ProtocolPipelineFactory final : public PipelineFactory {
   absl::Status AddMetrics(prometheus::Registry& registry) override;
   void UpdateMetrics() override;
   void AddStatus(servo::DataplaneStatus& status) const override;
+  void QueryPtpSubscribers(uint32_t top, PtpSubscribersDone done) override;
   // The NTP policy's and the plugins' together.
   std::vector<std::string> ReloadableFlags() const override;
   // The NTP policy first, then the plugins in order; the first error wins.

@@ -19,6 +19,13 @@ ControlRequestQueue::~ControlRequestQueue() {
 
 std::shared_ptr<DeferredReply> ControlRequestQueue::Post(
     std::function<Reply()> work, std::function<void()> wake) {
+  return PostAsync(
+      [work = std::move(work)](const Complete& complete) { complete(work()); },
+      std::move(wake));
+}
+
+std::shared_ptr<DeferredReply> ControlRequestQueue::PostAsync(
+    std::function<void(Complete)> work, std::function<void()> wake) {
   auto reply = std::make_shared<DeferredReply>(std::move(wake));
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -41,7 +48,9 @@ size_t ControlRequestQueue::RunPending() {
     running_.swap(queue_);
   }
   const size_t n = running_.size();
-  for (Item& item : running_) item.reply->Complete(item.work());
+  for (Item& item : running_) {
+    item.work([reply = item.reply](Reply r) { reply->Complete(std::move(r)); });
+  }
   running_.clear();
   ran_ += n;
   return n;

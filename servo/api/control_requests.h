@@ -68,6 +68,13 @@ class ControlRequestQueue {
   // blocking).
   std::shared_ptr<DeferredReply> Post(std::function<Reply()> work,
                                       std::function<void()> wake = {});
+  // The same for work that answers later (a query the workers take a few
+  // polls to gather): `work` gets a `complete` it must call exactly once,
+  // on the control thread, now or at a later tick.
+  using Complete = std::function<void(Reply)>;
+  std::shared_ptr<DeferredReply> PostAsync(
+      std::function<void(Complete complete)> work,
+      std::function<void()> wake = {});
 
   // Control thread: runs what was posted, in order. Returns how many ran (0
   // also when a poster held the queue).
@@ -78,7 +85,7 @@ class ControlRequestQueue {
 
  private:
   struct Item {
-    std::function<Reply()> work;
+    std::function<void(Complete)> work;
     std::shared_ptr<DeferredReply> reply;
   };
   const size_t capacity_;

@@ -111,6 +111,27 @@ struct PtpStatus {
   double tx_budget = 0;       // --ptp_tx_budget (0: none)
 };
 
+// zgctl ptp subscribers: the busiest unicast subscribers (by the message
+// rate their grants commit), gathered from every worker's table on request
+// (core/ptp/ptp_subscriber_export.h).
+struct PtpSubscriberGrant {
+  std::string type;  // "SYNC", "ANNOUNCE", ...
+  int log_interval = 0;
+  uint32_t expires_in_s = 0;
+};
+struct PtpSubscriberStatus {
+  std::string address;    // "10.0.0.1", "fd00::1", a MAC for Layer 2
+  std::string transport;  // "udp4", "udp6", "l2"
+  std::string port_identity;
+  unsigned worker = 0;
+  double rate = 0;  // messages per second
+  std::vector<PtpSubscriberGrant> grants;
+};
+struct PtpSubscribers {
+  uint64_t total = 0;                    // subscribers in every table
+  std::vector<PtpSubscriberStatus> top;  // busiest first
+};
+
 struct DataplaneStatus {
   core::UtcNs sampled_utc;  // when the control thread sampled it
   double interval_s = 0;    // the rates' interval

@@ -366,4 +366,22 @@ json PtpJson(const PtpStatus& p) {
   };
 }
 
+json PtpSubscribersJson(const PtpSubscribers& s) {
+  json list = json::array();
+  for (const PtpSubscriberStatus& p : s.top) {
+    json grants = json::object();
+    for (const PtpSubscriberGrant& g : p.grants) {
+      grants[g.type] = {{"log_interval", g.log_interval},
+                        {"expires_in_s", g.expires_in_s}};
+    }
+    list.push_back({{"address", p.address},
+                    {"transport", p.transport},
+                    {"port_identity", p.port_identity},
+                    {"worker", p.worker},
+                    {"rate", p.rate},
+                    {"grants", grants}});
+  }
+  return {{"total", s.total}, {"subscribers", list}};
+}
+
 }  // namespace zg::servo

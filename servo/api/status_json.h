@@ -44,6 +44,7 @@ nlohmann::json WorkersJson(const DataplaneStatus& d);
 nlohmann::json PortsJson(const DataplaneStatus& d);
 nlohmann::json ServerStatsJson(const DataplaneStatus& d);
 nlohmann::json PtpJson(const PtpStatus& p);
+nlohmann::json PtpSubscribersJson(const PtpSubscribers& s);
 
 // "GPS" for a printable stratum-1 refid, else dotted IPv4-style text.
 std::string RefIdText(uint32_t refid);

@@ -27,6 +27,7 @@ std::string FormatWorkers(const nlohmann::json& data);
 std::string FormatPorts(const nlohmann::json& data);
 std::string FormatServerStats(const nlohmann::json& data);
 std::string FormatPtp(const nlohmann::json& data);
+std::string FormatPtpSubscribers(const nlohmann::json& data);
 // One line per record: "<utc> <event> [source] [old -> new] key=value ...".
 std::string FormatAuditRecords(const nlohmann::json& records);
 std::string FormatReload(const nlohmann::json& data);

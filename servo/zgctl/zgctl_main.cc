@@ -144,7 +144,36 @@ std::vector<CliCommand> Commands() {
        }},
       {"sourcestats", "", nullptr, fmt(&FormatSourceStats)},
       {"serverstats", "", nullptr, fmt(&FormatServerStats)},
-      {"ptp", "", nullptr, fmt(&FormatPtp)},
+      {"ptp", "[subscribers [--top N]]",
+       [](std::vector<std::string>& argv, Invocation& inv,
+          Options&) -> std::optional<std::string> {
+         if (argv.empty()) return std::nullopt;
+         if (argv.front() != "subscribers") {
+           return absl::StrCat("unexpected argument \"", argv.front(), "\"");
+         }
+         inv.command = "ptp_subscribers";
+         for (size_t i = 1; i < argv.size(); ++i) {
+           std::string v;
+           if (absl::StartsWith(argv[i], "--top=")) {
+             v = argv[i].substr(6);
+           } else if (argv[i] == "--top" && i + 1 < argv.size()) {
+             v = argv[++i];
+           } else {
+             return absl::StrCat("unexpected argument \"", argv[i], "\"");
+           }
+           int64_t n = 0;
+           if (!absl::SimpleAtoi(v, &n) || n < 1) {
+             return absl::StrCat("--top=", v, ": a positive number");
+           }
+           inv.args["top"] = n;
+         }
+         argv.clear();
+         return std::nullopt;
+       },
+       [](const json& d, const Options&) {
+         return d.contains("subscribers") ? FormatPtpSubscribers(d)
+                                          : FormatPtp(d);
+       }},
       {"workers", "", nullptr, fmt(&FormatWorkers)},
       {"ports", "", nullptr, fmt(&FormatPorts)},
       {"leap", "", nullptr, fmt(&FormatLeap)},

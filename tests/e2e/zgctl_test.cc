@@ -37,6 +37,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "core/net/frame_build.h"
+#include "core/net/net_headers.h"
+#include "core/ptp/ptp_tlv.h"
+#include "core/ptp/ptp_wire.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -96,6 +100,7 @@ class ZgctlE2eTest : public testing::Test {
         "--ptp",
         "--ptp_transport=udp4",
         "--ptp_log_announce_interval=0",
+        "--ptp_unicast_negotiation=on",
     };
     absl::StatusOr<std::unique_ptr<Zeitgeberd>> zg =
         Zeitgeberd::Start(*rig_, config_, options);
@@ -311,6 +316,74 @@ TEST_F(ZgctlE2eTest, PtpAgreesWithPmc) {
   const Zgctl human = Run({"ptp"});
   EXPECT_THAT(human.out, HasSubstr("Port state      : MASTER"));
   EXPECT_THAT(human.out, HasSubstr(p["port_identity"].get<std::string>()));
+}
+
+// Eight unicast subscribers negotiate Syncs (REQUEST_UNICAST_TRANSMISSION
+// from 10.99.0.100+i, 2^-(i % 4) s): `ptp subscribers --top 3` lists the
+// busiest, in order, from the worker's own table.
+TEST_F(ZgctlE2eTest, PtpSubscribers) {
+  absl::StatusOr<NamespacePacketSocket> sock =
+      NamespacePacketSocket::Open(rig_->ns(), rig_->client_if());
+  ASSERT_TRUE(sock.ok()) << sock.status();
+  absl::StatusOr<std::string> client_mac =
+      InterfaceMac(rig_->ns(), rig_->client_if());
+  ASSERT_TRUE(client_mac.ok());
+  core::UdpFrameSpec spec;
+  spec.src_mac = *core::ParseMacAddr(*client_mac);
+  spec.dst_mac = *core::ParseMacAddr(zg_->mac());
+  spec.dst_ip = *core::ParseIpAddress(rig_->server_ip());
+  spec.src_port = spec.dst_port = core::kPtpGeneralPort;
+  for (uint8_t i = 0; i < 8; ++i) {
+    std::vector<uint8_t> tlv(32);
+    tlv.resize(core::WritePtpUnicastRequestTlv(
+        {core::PtpMessageType::kSync, static_cast<int8_t>(-(i % 4)), 300},
+        tlv));
+    core::PtpMessage m;
+    m.header.source_port_identity.clock_identity.octets = {0x02, 0, 0, 0xFF,
+                                                           0xFE, 0, 0, i};
+    m.header.source_port_identity.port_number = 1;
+    m.header.sequence_id = i;
+    m.header.flags.Set(core::PtpFlag::kUnicast);
+    m.body = core::PtpSignaling{};
+    m.header.control_field =
+        core::PtpControlFieldFor(core::PtpBodyType(m.body));
+    m.tlvs = tlv;
+    std::vector<uint8_t> ptp(256);
+    ptp.resize(core::SerializePtpMessage(m, ptp));
+    ASSERT_GT(ptp.size(), 0u);
+    spec.src_ip = *core::ParseIpAddress(absl::StrCat("10.99.0.", 100 + i));
+    std::vector<uint8_t> frame(512);
+    core::FrameInfo info;
+    const uint32_t len =
+        core::BuildUdpFrame(frame.data(), frame.size(), spec,
+                            static_cast<uint16_t>(ptp.size()), &info);
+    ASSERT_GT(len, 0u);
+    std::copy(ptp.begin(), ptp.end(), frame.begin() + info.payload_offset);
+    core::FinalizeUdpChecksum(frame.data(), info);
+    frame.resize(len);
+    ASSERT_TRUE(sock->Send(frame).ok());
+  }
+  // The worker counts its subscribers every 1024 polls (about a second).
+  WaitFor("ptp",
+          [](const json& j) { return j["unicast"]["subscribers"] == 8; });
+  const Zgctl z = Run({"--json", "ptp", "subscribers", "--top", "3"});
+  ASSERT_EQ(z.rc, 0) << z.err;
+  EXPECT_EQ(z.j["total"], 8);
+  const json& top = z.j["subscribers"];
+  ASSERT_EQ(top.size(), 3u);
+  EXPECT_EQ(top[0]["address"], "10.99.0.103");  // 2^-3 s: 8 Syncs/s
+  EXPECT_EQ(top[1]["address"], "10.99.0.107");
+  EXPECT_EQ(top[2]["address"], "10.99.0.102");  // 4/s, the lower address
+  EXPECT_EQ(top[0]["rate"], 8);
+  EXPECT_EQ(top[2]["rate"], 4);
+  EXPECT_EQ(top[0]["transport"], "udp4");
+  EXPECT_EQ(top[0]["port_identity"], "020000.fffe.000003-1");
+  EXPECT_EQ(top[0]["grants"]["SYNC"]["log_interval"], -3);
+  EXPECT_GT(top[0]["grants"]["SYNC"]["expires_in_s"].get<int>(), 250);
+  const Zgctl human = Run({"ptp", "subscribers", "--top", "3"});
+  EXPECT_THAT(human.out, HasSubstr("10.99.0.103"));
+  EXPECT_THAT(human.out, HasSubstr("3 of 8 subscribers"));
+  EXPECT_EQ(Run({"ptp", "subscribers", "--top", "0"}).rc, 2);
 }
 
 TEST_F(ZgctlE2eTest, LeapAndStatus) {

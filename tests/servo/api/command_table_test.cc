@@ -120,6 +120,18 @@ TEST(ControlRequestQueueTest, WorkRunsOnTheControlThreadAndWakesTheCaller) {
   EXPECT_EQ(q.ran(), 1u);
 }
 
+TEST(ControlRequestQueueTest, AsyncWorkAnswersAtALaterTick) {
+  ControlRequestQueue q;
+  ControlRequestQueue::Complete later;
+  auto reply = q.PostAsync(
+      [&](ControlRequestQueue::Complete complete) { later = complete; });
+  EXPECT_EQ(q.RunPending(), 1u);
+  EXPECT_FALSE(reply->done());  // gathering (the workers walk their tables)
+  later(Reply::Ok({{"n", 2}}));
+  ASSERT_TRUE(reply->done());
+  EXPECT_EQ(reply->reply().data["n"], 2);
+}
+
 TEST(ControlRequestQueueTest, AFullQueueAnswersAtOnce) {
   ControlRequestQueue q(1);
   auto first = q.Post([] { return Reply::Ok({}); });
