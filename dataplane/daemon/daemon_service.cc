@@ -241,9 +241,14 @@ void DaemonService::AfterTick(const servo::TickStats& tick) {
     service_.drain = servo::DrainState::kDrained;
     service_.drain_changed_utc = WallUtc();
     LogInfo("drain: DRAINING -> DRAINED (no drain step to wait for)");
-    Audit("drain", {0, service_.drain_changed_by, 0},
-          {{"drain_state", std::string("DRAINED")},
-           {"was", std::string("DRAINING")}});
+    if (hooks_.control != nullptr) {
+      hooks_.control->RecordConfigChange(
+          {{"reason", std::string("drain complete (no drain step to wait "
+                                  "for)")},
+           {"drain_state", std::string("DRAINED")},
+           {"was", std::string("DRAINING")},
+           {"requested_by_uid", int64_t{service_.drain_changed_by}}});
+    }
   }
   Publish(tick);
 }

@@ -21,12 +21,6 @@
 namespace zg::dataplane {
 namespace {
 
-std::string IdentityText(const core::PtpClockIdentity& id) {
-  const auto& o = id.octets;
-  return absl::StrFormat("%02x%02x%02x.%02x%02x.%02x%02x%02x", o[0], o[1], o[2],
-                         o[3], o[4], o[5], o[6], o[7]);
-}
-
 const char* TimeSourceName(core::PtpTimeSource s) {
   switch (s) {
     case core::PtpTimeSource::kAtomicClock:
@@ -75,9 +69,9 @@ servo::PtpSubscriberStatus SubscriberStatus(const core::PtpSubscriberEntry& e,
                                   a.octets[4], a.octets[5]);
       break;
   }
-  s.port_identity =
-      absl::StrFormat("%s-%u", IdentityText(e.key.port_identity.clock_identity),
-                      e.key.port_identity.port_number);
+  s.port_identity = absl::StrFormat(
+      "%s-%u", PtpClockIdentityText(e.key.port_identity.clock_identity),
+      e.key.port_identity.port_number);
   s.worker = worker;
   s.rate = e.rate;
   for (size_t g = 0; g < core::kPtpGrantTypeCount; ++g) {
@@ -89,17 +83,6 @@ servo::PtpSubscriberStatus SubscriberStatus(const core::PtpSubscriberEntry& e,
   return s;
 }
 
-constexpr core::PtpMessageType kSentTypes[] = {
-    core::PtpMessageType::kSync,
-    core::PtpMessageType::kFollowUp,
-    core::PtpMessageType::kAnnounce,
-    core::PtpMessageType::kDelayResp,
-    core::PtpMessageType::kPdelayResp,
-    core::PtpMessageType::kPdelayRespFollowUp,
-    core::PtpMessageType::kSignaling,
-    core::PtpMessageType::kManagement,
-};
-
 }  // namespace
 
 void PtpPlugin::AddStatus(servo::DataplaneStatus& status) const {
@@ -109,14 +92,15 @@ void PtpPlugin::AddStatus(servo::DataplaneStatus& status) const {
   const PtpPortRuntime& rt = *runtime_;
   p.profile = core::PtpProfileName(config_.port.profile);
   p.domain = config_.port.domain_number;
-  p.port_identity = absl::StrFormat(
-      "%s-%u", IdentityText(rt.port().clock_identity), rt.port().port_number);
+  p.port_identity =
+      absl::StrFormat("%s-%u", PtpClockIdentityText(rt.port().clock_identity),
+                      rt.port().port_number);
   p.port_state = core::PtpPortStateName(rt.state());
   p.decision = core::PtpDecisionCodeName(rt.code());
   p.state_changes = rt.state_changes();
   p.foreign_masters = rt.foreign_masters();
   const core::PtpGrandmasterView& gm = rt.gm();
-  p.gm_identity = IdentityText(gm.identity);
+  p.gm_identity = PtpClockIdentityText(gm.identity);
   p.priority1 = gm.priority1;
   p.priority2 = gm.priority2;
   p.clock_class = gm.quality.clock_class;
@@ -143,7 +127,7 @@ void PtpPlugin::AddStatus(servo::DataplaneStatus& status) const {
     return n;
   };
   p.messages_sent.clear();
-  for (core::PtpMessageType t : kSentTypes) {
+  for (core::PtpMessageType t : kPtpSentMessageTypes) {
     const size_t i = static_cast<size_t>(t);
     p.messages_sent.push_back(
         {core::PtpMessageTypeName(t),

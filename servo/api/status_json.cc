@@ -17,18 +17,6 @@ namespace {
 
 using nlohmann::json;
 
-const char* LeapName(core::LeapPending leap) {
-  switch (leap) {
-    case core::LeapPending::kInsert:
-      return "insert";
-    case core::LeapPending::kDelete:
-      return "delete";
-    case core::LeapPending::kNone:
-      break;
-  }
-  return "none";
-}
-
 // A UTC instant, or null when unset (0).
 json UtcOrNull(core::UtcNs t) {
   if (t.value == 0) return nullptr;
@@ -106,7 +94,7 @@ json TrackingJson(const ControlPlaneStatus& s) {
       {"error_growth_ns_per_s", m.error_growth_ns_per_s},
       {"error_bound_now_ns", m.ErrorBoundNs(s.now_tai)},
       {"reference_time_utc", UtcOrNull(m.TaiToUtc(m.reference_time))},
-      {"leap", LeapName(m.LeapAnnouncedAt(s.now_tai))},
+      {"leap", core::LeapPendingName(m.LeapAnnouncedAt(s.now_tai))},
       {"utc_offset_s", m.UtcOffsetAt(s.now_tai)},
       {"holdover",
        {{"in_holdover_s", s.discipline.holdover_s},
@@ -201,7 +189,7 @@ json LeapJson(const ControlPlaneStatus& s) {
   const core::ClockModel& m = s.model;
   json pending = nullptr;
   if (m.leap != core::LeapPending::kNone) {
-    pending = {{"kind", LeapName(m.leap)},
+    pending = {{"kind", core::LeapPendingName(m.leap)},
                {"at_tai_ns", m.leap_at.value},
                {"at_tai", core::FormatTai(m.leap_at)},
                {"announced", m.LeapAnnouncedAt(s.now_tai) == m.leap}};

@@ -15,18 +15,6 @@
 namespace zg::servo {
 namespace {
 
-const char* LeapKindName(core::LeapPending kind) {
-  switch (kind) {
-    case core::LeapPending::kInsert:
-      return "insert";
-    case core::LeapPending::kDelete:
-      return "delete";
-    case core::LeapPending::kNone:
-      break;
-  }
-  return "none";
-}
-
 // Which discipline events the operator's log shows, and how loudly.
 std::optional<LogLevel> LogLevelFor(EventKind kind) {
   switch (kind) {
@@ -275,7 +263,8 @@ void ControlPlane::UpdateLeap(uint64_t raw_now) {
   AuditRecord r;
   r.tai = now;
   r.event = c->applied ? AuditEvent::kLeapApplied : AuditEvent::kLeapScheduled;
-  r.values.push_back({"kind", std::string(LeapKindName(c->leap.kind))});
+  r.values.push_back(
+      {"kind", std::string(core::LeapPendingName(c->leap.kind))});
   r.values.push_back({"leap_tai_ns", c->leap.tai.value});
   r.values.push_back({"day_ends_utc", core::FormatUtc(c->leap.utc)});
   r.values.push_back(

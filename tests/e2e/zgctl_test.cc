@@ -49,6 +49,7 @@
 #include "tests/util/netns.h"
 #include "tests/util/subprocess.h"
 #include "tests/util/temp_dir.h"
+#include "tests/util/unix_client.h"
 
 namespace zg::e2e {
 namespace {
@@ -429,6 +430,8 @@ TEST_F(ZgctlE2eTest, ChangesAreAppliedAndAudited) {
   z = Run({"--json", "reload"});
   ASSERT_EQ(z.rc, 0) << z.err;
   EXPECT_EQ(z.j["outcome"], "ok");
+  std::printf("reload took %s s on the control thread\n",
+              z.j["duration_s"].dump().c_str());
   ASSERT_EQ(z.j["changed"].size(), 1u);
   EXPECT_THAT(z.j["changed"][0].get<std::string>(), HasSubstr("ntp_deny"));
   WriteFlagfile("--ntp_deny=198.51.100.0/25\n--no_such_flag=1\n");
@@ -484,38 +487,10 @@ TEST_F(ZgctlE2eTest, BadCommandsGetOneLineAndTheirExitCode) {
 
 // ---- Bad input on the socket ------------------------------------------------
 
-int Connect(const std::string& path, bool nonblocking) {
-  const int fd =
-      socket(AF_UNIX,
-             SOCK_STREAM | SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0), 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.data(), path.size());
-  if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) !=
-      0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-// One reply line (blocking, bounded), or "".
+// Sends `request` (if any), then reads one reply line (bounded), or "".
 std::string Exchange(int fd, const std::string& request) {
-  if (!request.empty()) {
-    [[maybe_unused]] ssize_t n =
-        send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-  }
-  std::string line;
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  char c;
-  while (absl::Now() < deadline) {
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, 100) <= 0) continue;
-    if (recv(fd, &c, 1, 0) != 1) return line;
-    if (c == '\n') return line;
-    line.push_back(c);
-  }
-  return line;
+  if (!request.empty()) testutil::SendAll(fd, request);
+  return testutil::ReadLine(fd, absl::Seconds(10));
 }
 
 std::string ErrorCodeOf(const std::string& line) {
@@ -552,7 +527,7 @@ TEST_F(ZgctlE2eTest, BadInputIsRefusedAndTheTickStaysOnTime) {
 
   // Malformed JSON, an unknown version, an unknown command: errors, and
   // the connection still answers.
-  int fd = Connect(path, false);
+  int fd = testutil::ConnectUnix(path, false);
   ASSERT_GE(fd, 0);
   EXPECT_EQ(ErrorCodeOf(Exchange(fd, "{\"version\":1,\"comm\n")),
             "bad_request");
@@ -569,10 +544,10 @@ TEST_F(ZgctlE2eTest, BadInputIsRefusedAndTheTickStaysOnTime) {
   close(fd);
 
   // 1 MiB without a newline: too_large, then cut.
-  fd = Connect(path, false);
+  fd = testutil::ConnectUnix(path, false);
   std::thread big([fd] {
     const std::string mib(1 << 20, '{');
-    [[maybe_unused]] ssize_t n = send(fd, mib.data(), mib.size(), MSG_NOSIGNAL);
+    testutil::SendAll(fd, mib);
   });
   EXPECT_EQ(ErrorCodeOf(Exchange(fd, "")), "too_large");
   shutdown(fd, SHUT_RDWR);
@@ -580,12 +555,12 @@ TEST_F(ZgctlE2eTest, BadInputIsRefusedAndTheTickStaysOnTime) {
   close(fd);
 
   // A client that asks and never reads, and one that leaves mid-reply.
-  const int never_reads = Connect(path, false);
+  const int never_reads = testutil::ConnectUnix(path, false);
   const std::string audit_all =
       "{\"version\":1,\"command\":\"audit\",\"args\":{\"limit\":10000}}\n";
-  send(never_reads, audit_all.data(), audit_all.size(), MSG_NOSIGNAL);
-  fd = Connect(path, false);
-  send(fd, audit_all.data(), audit_all.size(), MSG_NOSIGNAL);
+  testutil::SendAll(never_reads, audit_all);
+  fd = testutil::ConnectUnix(path, false);
+  testutil::SendAll(fd, audit_all);
   char some[16];
   recv(fd, some, sizeof(some), 0);
   close(fd);
@@ -599,7 +574,7 @@ TEST_F(ZgctlE2eTest, BadInputIsRefusedAndTheTickStaysOnTime) {
   std::vector<int> fds;
   int kernel_refused = 0;
   for (int i = 0; i < 1000; ++i) {
-    const int c = Connect(path, true);
+    const int c = testutil::ConnectUnix(path, true);
     if (c < 0) {
       ++kernel_refused;
       continue;
@@ -607,7 +582,7 @@ TEST_F(ZgctlE2eTest, BadInputIsRefusedAndTheTickStaysOnTime) {
     fds.push_back(c);
   }
   const std::string tracking = "{\"version\":1,\"command\":\"tracking\"}\n";
-  for (int c : fds) send(c, tracking.data(), tracking.size(), MSG_NOSIGNAL);
+  for (int c : fds) testutil::SendAll(c, tracking);
   int ok = 0, too_many = 0, other = 0;
   for (int c : fds) {
     fcntl(c, F_SETFL, 0);

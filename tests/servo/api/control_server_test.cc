@@ -29,6 +29,7 @@
 #include "gtest/gtest.h"
 #include "servo/api/status_commands.h"
 #include "tests/util/temp_dir.h"
+#include "tests/util/unix_client.h"
 
 namespace zg::servo {
 namespace {
@@ -44,60 +45,6 @@ int ThreadCount() {
     ++n;
   }
   return n;
-}
-
-int Connect(const std::string& path, bool nonblocking = false) {
-  const int fd =
-      socket(AF_UNIX,
-             SOCK_STREAM | SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0), 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.data(), path.size());
-  if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) !=
-      0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-bool SendAll(int fd, const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    const ssize_t n = send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    off += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-// One line, or "" at EOF/error/timeout.
-std::string ReadLine(int fd, absl::Duration timeout = absl::Seconds(10)) {
-  std::string line;
-  const absl::Time deadline = absl::Now() + timeout;
-  char c;
-  while (absl::Now() < deadline) {
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, 100) <= 0) continue;
-    const ssize_t n = recv(fd, &c, 1, 0);
-    if (n <= 0) return "";
-    if (c == '\n') return line;
-    line.push_back(c);
-  }
-  return "";
-}
-
-// Whether the server closed the connection (EOF) within `timeout`.
-bool ClosedWithin(int fd, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  char buf[4096];
-  while (absl::Now() < deadline) {
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, 50) <= 0) continue;
-    const ssize_t n = recv(fd, buf, sizeof(buf), 0);
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return true;
-  }
-  return false;
 }
 
 std::string Request(const std::string& command, json args = json::object()) {
@@ -172,10 +119,10 @@ class ControlServerTest : public testing::Test {
 
   // One request on a fresh connection.
   json Call(const std::string& command, json args = json::object()) {
-    const int fd = Connect(path_);
+    const int fd = testutil::ConnectUnix(path_);
     EXPECT_GE(fd, 0);
-    EXPECT_TRUE(SendAll(fd, Request(command, std::move(args))));
-    const json r = Parse(ReadLine(fd));
+    EXPECT_TRUE(testutil::SendAll(fd, Request(command, std::move(args))));
+    const json r = Parse(testutil::ReadLine(fd));
     close(fd);
     return r;
   }
@@ -193,11 +140,11 @@ class ControlServerTest : public testing::Test {
 
 TEST_F(ControlServerTest, AnswersRequestsOnOneConnection) {
   StartServer();
-  const int fd = Connect(path_);
+  const int fd = testutil::ConnectUnix(path_);
   ASSERT_GE(fd, 0);
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(SendAll(fd, Request("tracking")));
-    const json r = Parse(ReadLine(fd));
+    ASSERT_TRUE(testutil::SendAll(fd, Request("tracking")));
+    const json r = Parse(testutil::ReadLine(fd));
     EXPECT_EQ(r["ok"], true);
     EXPECT_EQ(r["version"], 1);
     EXPECT_EQ(r["command"], "tracking");
@@ -208,40 +155,40 @@ TEST_F(ControlServerTest, AnswersRequestsOnOneConnection) {
 
 TEST_F(ControlServerTest, MalformedJsonGetsAnErrorAndTheConnectionStays) {
   StartServer();
-  const int fd = Connect(path_);
-  ASSERT_TRUE(SendAll(fd, "{\"version\":1,\"command\n"));
-  json r = Parse(ReadLine(fd));
+  const int fd = testutil::ConnectUnix(path_);
+  ASSERT_TRUE(testutil::SendAll(fd, "{\"version\":1,\"command\n"));
+  json r = Parse(testutil::ReadLine(fd));
   EXPECT_EQ(r["ok"], false);
   EXPECT_EQ(r["error"]["code"], "bad_request");
-  ASSERT_TRUE(SendAll(fd, "\x01\x02\xff garbage\n"));
-  EXPECT_EQ(Parse(ReadLine(fd))["error"]["code"], "bad_request");
-  ASSERT_TRUE(SendAll(fd, R"({"version":9,"command":"tracking"})"
-                          "\n"));
-  r = Parse(ReadLine(fd));
+  ASSERT_TRUE(testutil::SendAll(fd, "\x01\x02\xff garbage\n"));
+  EXPECT_EQ(Parse(testutil::ReadLine(fd))["error"]["code"], "bad_request");
+  ASSERT_TRUE(testutil::SendAll(fd, R"({"version":9,"command":"tracking"})"
+                                    "\n"));
+  r = Parse(testutil::ReadLine(fd));
   EXPECT_EQ(r["error"]["code"], "unsupported_version");
   EXPECT_NE(r["error"]["message"].get<std::string>().find("version 1"),
             std::string::npos);
-  ASSERT_TRUE(SendAll(fd, Request("trackign")));
-  r = Parse(ReadLine(fd));
+  ASSERT_TRUE(testutil::SendAll(fd, Request("trackign")));
+  r = Parse(testutil::ReadLine(fd));
   EXPECT_EQ(r["error"]["code"], "unknown_command");
-  ASSERT_TRUE(SendAll(fd, Request("tracking", {{"verbose", true}})));
-  EXPECT_EQ(Parse(ReadLine(fd))["error"]["code"], "bad_argument");
-  ASSERT_TRUE(SendAll(fd, Request("tracking")));
-  EXPECT_EQ(Parse(ReadLine(fd))["ok"], true);
+  ASSERT_TRUE(testutil::SendAll(fd, Request("tracking", {{"verbose", true}})));
+  EXPECT_EQ(Parse(testutil::ReadLine(fd))["error"]["code"], "bad_argument");
+  ASSERT_TRUE(testutil::SendAll(fd, Request("tracking")));
+  EXPECT_EQ(Parse(testutil::ReadLine(fd))["ok"], true);
   close(fd);
   EXPECT_EQ(server_->stats().errors.load(), 5u);
 }
 
 TEST_F(ControlServerTest, AOneMebibyteRequestIsRefusedAndCut) {
   StartServer();
-  const int fd = Connect(path_);
+  const int fd = testutil::ConnectUnix(path_);
   std::thread sender([fd] {
     // The server stops reading at 64 KiB: the rest may fail (EPIPE).
-    SendAll(fd, std::string(1 << 20, 'a'));
+    testutil::SendAll(fd, std::string(1 << 20, 'a'));
   });
-  const json r = Parse(ReadLine(fd));
+  const json r = Parse(testutil::ReadLine(fd));
   EXPECT_EQ(r["error"]["code"], "too_large");
-  EXPECT_TRUE(ClosedWithin(fd, absl::Seconds(5)));
+  EXPECT_TRUE(testutil::ClosedWithin(fd, absl::Seconds(5)));
   shutdown(fd, SHUT_RDWR);
   sender.join();
   close(fd);
@@ -262,7 +209,7 @@ TEST_F(ControlServerTest, AThousandConnectionsAtOnce) {
   std::vector<int> fds;
   int connect_refused = 0;
   for (int i = 0; i < 1000; ++i) {
-    const int fd = Connect(path_, /*nonblocking=*/true);
+    const int fd = testutil::ConnectUnix(path_, /*nonblocking=*/true);
     if (fd < 0) {
       ++connect_refused;  // the kernel's backlog was full (EAGAIN)
     } else {
@@ -279,7 +226,7 @@ TEST_F(ControlServerTest, AThousandConnectionsAtOnce) {
   int ok = 0, too_many = 0, other = 0;
   for (int fd : fds) {
     fcntl(fd, F_SETFL, 0);
-    const json r = Parse(ReadLine(fd, absl::Seconds(10)));
+    const json r = Parse(testutil::ReadLine(fd, absl::Seconds(10)));
     if (r.is_object() && r["ok"] == true) {
       ++ok;
     } else if (r.is_object() && r["error"]["code"] == "too_many_connections") {
@@ -300,11 +247,11 @@ TEST_F(ControlServerTest, AThousandConnectionsAtOnce) {
 
 TEST_F(ControlServerTest, AClientThatNeverReadsIsCutOffAndBlocksNoOne) {
   StartServer();
-  const int stuck = Connect(path_);
-  ASSERT_TRUE(SendAll(stuck, Request("big")));
+  const int stuck = testutil::ConnectUnix(path_);
+  ASSERT_TRUE(testutil::SendAll(stuck, Request("big")));
   // Meanwhile others are served.
   EXPECT_EQ(Call("tracking")["ok"], true);
-  EXPECT_TRUE(ClosedWithin(stuck, absl::Seconds(0)) == false);
+  EXPECT_TRUE(testutil::ClosedWithin(stuck, absl::Seconds(0)) == false);
   const absl::Time deadline = absl::Now() + absl::Seconds(10);
   while (server_->stats().write_timeouts.load() == 0 &&
          absl::Now() < deadline) {
@@ -317,8 +264,8 @@ TEST_F(ControlServerTest, AClientThatNeverReadsIsCutOffAndBlocksNoOne) {
 
 TEST_F(ControlServerTest, AClientGoneMidReplyIsCountedAndForgotten) {
   StartServer();
-  const int fd = Connect(path_);
-  ASSERT_TRUE(SendAll(fd, Request("big")));
+  const int fd = testutil::ConnectUnix(path_);
+  ASSERT_TRUE(testutil::SendAll(fd, Request("big")));
   char buf[1024];
   ASSERT_GT(recv(fd, buf, sizeof(buf), 0), 0);  // the reply has begun
   close(fd);
@@ -333,16 +280,16 @@ TEST_F(ControlServerTest, AClientGoneMidReplyIsCountedAndForgotten) {
 
 TEST_F(ControlServerTest, AClientThatNeverSendsIsClosed) {
   StartServer({.idle_timeout_ns = 300'000'000});
-  const int fd = Connect(path_);
-  ASSERT_TRUE(SendAll(fd, "{\"version\":1,"));  // and nothing more
-  EXPECT_TRUE(ClosedWithin(fd, absl::Seconds(10)));
+  const int fd = testutil::ConnectUnix(path_);
+  ASSERT_TRUE(testutil::SendAll(fd, "{\"version\":1,"));  // and nothing more
+  EXPECT_TRUE(testutil::ClosedWithin(fd, absl::Seconds(10)));
   close(fd);
   EXPECT_EQ(server_->stats().idle_timeouts.load(), 1u);
 }
 
 TEST_F(ControlServerTest, PipelinedRequestsAreAnsweredInOrder) {
   StartServer();
-  const int fd = Connect(path_);
+  const int fd = testutil::ConnectUnix(path_);
   std::string many;
   constexpr int kRequests = 1500;  // ~60 KiB: under the request limit
   for (int i = 0; i < kRequests; ++i) {
@@ -350,7 +297,7 @@ TEST_F(ControlServerTest, PipelinedRequestsAreAnsweredInOrder) {
         R"({"version":1,"command":"status","id":)" + std::to_string(i) + "}\n";
   }
   ASSERT_LT(many.size(), kMaxControlRequestBytes);
-  std::thread sender([&] { SendAll(fd, many); });
+  std::thread sender([&] { testutil::SendAll(fd, many); });
   std::string in;
   char buf[65536];
   int i = 0;
@@ -374,12 +321,12 @@ TEST_F(ControlServerTest, PipelinedRequestsAreAnsweredInOrder) {
 
 TEST_F(ControlServerTest, ALastRequestWithoutNewlineBeforeShutdown) {
   StartServer();
-  const int fd = Connect(path_);
+  const int fd = testutil::ConnectUnix(path_);
   const std::string req = Request("tracking");
-  ASSERT_TRUE(SendAll(fd, req.substr(0, req.size() - 1)));
+  ASSERT_TRUE(testutil::SendAll(fd, req.substr(0, req.size() - 1)));
   shutdown(fd, SHUT_WR);
-  EXPECT_EQ(Parse(ReadLine(fd))["ok"], true);
-  EXPECT_TRUE(ClosedWithin(fd, absl::Seconds(5)));
+  EXPECT_EQ(Parse(testutil::ReadLine(fd))["ok"], true);
+  EXPECT_TRUE(testutil::ClosedWithin(fd, absl::Seconds(5)));
   close(fd);
 }
 
