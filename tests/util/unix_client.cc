@@ -47,14 +47,21 @@ bool SendAll(int fd, const std::string& s) {
 std::string ReadLine(int fd, absl::Duration timeout) {
   std::string line;
   const absl::Time deadline = absl::Now() + timeout;
-  char c;
+  char buf[4096];
   while (absl::Now() < deadline) {
     pollfd p{fd, POLLIN, 0};
     if (poll(&p, 1, 50) <= 0) continue;
-    const ssize_t n = recv(fd, &c, 1, 0);
+    // Peek, then take up to the newline: what follows stays for the next
+    // ReadLine.
+    const ssize_t n = recv(fd, buf, sizeof(buf), MSG_PEEK);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-    if (n <= 0 || c == '\n') return line;
-    line.push_back(c);
+    if (n <= 0) return line;
+    const char* nl = static_cast<const char*>(std::memchr(buf, '\n', n));
+    const size_t take = nl != nullptr ? static_cast<size_t>(nl - buf) + 1
+                                      : static_cast<size_t>(n);
+    if (recv(fd, buf, take, 0) != static_cast<ssize_t>(take)) return line;
+    line.append(buf, nl != nullptr ? take - 1 : take);
+    if (nl != nullptr) return line;
   }
   return line;
 }
