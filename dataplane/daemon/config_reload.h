@@ -42,6 +42,7 @@
 #include "dataplane/trust/reload.h"
 #include "dataplane/worker/pipeline.h"
 #include "servo/audit/audit_log.h"
+#include "servo/control/source_change.h"
 
 namespace prometheus {
 class Counter;
@@ -57,6 +58,9 @@ struct ReloadOutcome {
   std::vector<std::string> changed;        // reloadable flags: old -> new
   std::vector<std::string> components;     // what the components staged
   std::vector<std::string> needs_restart;  // changed, not applied
+  // What it did to the reference sources (--source): set by zeitgeberd
+  // when the reload changed them (dataplane/daemon/source_reload.h).
+  std::optional<servo::SourceChangeResult> sources;
 };
 
 class ConfigReloader {

@@ -11,6 +11,7 @@
 #include "core/base/status_macros.h"
 #include "core/ptp/ptp_subscriber_export.h"
 #include "dataplane/daemon/log.h"
+#include "servo/api/source_command.h"
 #include "servo/api/status_commands.h"
 #include "servo/api/status_json.h"
 
@@ -42,9 +43,18 @@ absl::StatusOr<std::unique_ptr<DaemonService>> DaemonService::Start(
   std::unique_ptr<DaemonService> s(
       new DaemonService(std::move(options), std::move(hooks)));
   s->board_.dataplane = dataplane;
+  if (s->hooks_.control != nullptr) {
+    s->board_.control = &s->hooks_.control->snapshots();
+  }
   ZG_RETURN_IF_ERROR(servo::AddStatusCommands(
       s->table_, s->board_, {.audit_log = s->options_.audit_log}));
   ZG_RETURN_IF_ERROR(s->AddChangeCommands());
+  if (s->hooks_.control != nullptr) {
+    ZG_RETURN_IF_ERROR(servo::AddSourceCommand(
+        s->table_, s->hooks_.control,
+        [](const std::string& m) { LogInfo(m); }));
+  }
+  ZG_RETURN_IF_ERROR(s->AddClientsCommand());
   if (!s->options_.socket.path.empty()) {
     ZG_ASSIGN_OR_RETURN(
         s->server_, servo::ControlServer::Start(
@@ -165,6 +175,34 @@ absl::Status DaemonService::AddChangeCommands() {
   return absl::OkStatus();
 }
 
+absl::Status DaemonService::AddClientsCommand() {
+  return table_.Add(
+      {.name = "clients",
+       .summary = "NTP clients: requests, drops, KoD, authentication, last "
+                  "seen (args: top, sort, address)",
+       .run = [this](const servo::CommandCall& c) -> servo::CommandOutcome {
+         absl::StatusOr<core::NtpClientQuery> q =
+             core::ParseNtpClientQuery(c.args);
+         if (!q.ok()) {
+           return servo::Reply::Error(servo::ErrorCode::kBadArgument,
+                                      std::string(q.status().message()));
+         }
+         if (!hooks_.ntp_clients) {
+           return servo::Reply::Error(servo::ErrorCode::kUnavailable,
+                                      "this server keeps no NTP client "
+                                      "records");
+         }
+         // The socket's thread reads the workers' tables (bounded: one
+         // pass, the `top` kept); no worker and no control thread waits.
+         absl::StatusOr<json> r = hooks_.ntp_clients(*q);
+         if (!r.ok()) {
+           return servo::Reply::Error(servo::ErrorCode::kUnavailable,
+                                      std::string(r.status().message()));
+         }
+         return servo::Reply::Ok(std::move(*r));
+       }});
+}
+
 void DaemonService::Audit(
     const std::string& command, const servo::Caller& who,
     std::vector<std::pair<std::string, servo::AuditValue>> values) {
@@ -195,6 +233,9 @@ servo::Reply DaemonService::Reload(const servo::Caller& who) {
   if (hooks_.control != nullptr) {
     data["leap_table"] = hooks_.control->leap_table().Describe();
   }
+  // What it did to the reference sources (--source); null: nothing.
+  data["sources"] =
+      o.sources ? servo::SourceChangeResultJson(*o.sources) : json(nullptr);
   if (o.ok) return servo::Reply::Ok(std::move(data));
   data["error"] = o.error;
   servo::Reply r = servo::Reply::Error(
@@ -260,10 +301,6 @@ void DaemonService::Publish(const servo::TickStats& tick) {
   service_.control_requests = requests_.ran();
   board_.service.Publish(
       std::make_shared<const servo::ServiceStatus>(service_));
-  if (hooks_.control != nullptr) {
-    board_.control.Publish(std::make_shared<const servo::ControlPlaneStatus>(
-        hooks_.control->Snapshot()));
-  }
 }
 
 }  // namespace zg::dataplane

@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// zeitgeberd's operator side: the StatusBoard the control thread publishes
-// to, the control socket (servo/api/control_server.h) on its own thread,
-// the command table it serves (the read commands of servo/api/
-// status_commands.h plus the daemon's changes: reload, drain, undrain,
-// loglevel; and ptp_subscribers, which the workers gather), and the queue
-// that carries those to the control thread.
+// zeitgeberd's operator side: the StatusBoard operator threads read (the
+// control plane's own snapshots, the data plane's, and the service status
+// published here), the control socket (servo/api/control_server.h) on its
+// own thread, the command table it serves (the read commands of servo/api/
+// status_commands.h; clients, read from the workers' client records on the
+// socket's thread; ptp_subscribers, which the workers gather; and the
+// changes: reload, drain, undrain, loglevel, source), and the queue that
+// carries the changes to the control thread.
 //
 // The control loop calls AfterTick() once per pass, after the control
 // plane's tick: it runs the changes zgctl posted (never waiting for the
 // socket thread: servo/api/control_requests.h), moves the drain state on,
-// and publishes the control plane's and the service's snapshots
-// (servo/api/snapshot_slot.h: never waiting for a reader either).
+// and publishes the service's snapshot (servo/control/snapshot_cell.h:
+// never waiting for a reader either). Source changes go to the control
+// plane's own queue (servo/control/source_change.h): the socket's thread
+// builds the new source, the control thread applies it between two ticks.
 //
-// Every change is audited (config_change) with the caller's uid and pid.
+// Every change is audited with the caller's uid (reload, drain, loglevel:
+// config_change with the uid and pid; source: source_change).
 //
 //   ZG_ASSIGN_OR_RETURN(auto service, DaemonService::Start(options, hooks,
 //                                                         &dataplane_view));
@@ -25,6 +30,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "core/ntp/ntp_client_query.h"
 #include "dataplane/daemon/config_reload.h"
 #include "dataplane/daemon/control_socket_flags.h"
 #include "dataplane/worker/pipeline.h"
@@ -54,6 +60,10 @@ class DaemonService {
     // QueryPtpSubscribers); empty: unavailable.
     std::function<void(uint32_t top, PipelineFactory::PtpSubscribersDone)>
         ptp_subscribers;
+    // Any thread (the socket's): zgctl clients (PipelineFactory::
+    // QueryNtpClients); empty: unavailable.
+    std::function<absl::StatusOr<nlohmann::json>(const core::NtpClientQuery&)>
+        ntp_clients;
   };
 
   // Starts the control socket (an error stops zeitgeberd: a live socket at
@@ -67,11 +77,14 @@ class DaemonService {
   void AfterTick(const servo::TickStats& tick);
 
   const servo::StatusBoard& board() const { return board_; }
+  // Control thread: the drain state (for the draining alarm).
+  servo::DrainState drain_state() const { return service_.drain; }
   const servo::CommandTable& commands() const { return table_; }
 
  private:
   DaemonService(Options options, Hooks hooks);
   absl::Status AddChangeCommands();
+  absl::Status AddClientsCommand();
   // Control thread.
   servo::Reply Reload(const servo::Caller& who);
   servo::Reply SetDrain(bool drain, const servo::Caller& who);

@@ -137,6 +137,7 @@ void DataplaneStatusSource::SamplePort(servo::DataplaneStatus& d, double dt_s) {
   p.driver = port.caps().driver;
   p.link_up = port.link().up;
   p.speed_mbps = port.link().speed_mbps;
+  p.hardware_timestamps = port.caps().hardware_rx_stamps();
   p.queues = port.num_queues();
   if (options_.stamps != nullptr) {
     const StampPlan& plan = options_.stamps->plan();
@@ -166,7 +167,8 @@ void DataplaneStatusSource::SamplePort(servo::DataplaneStatus& d, double dt_s) {
   d.ports.push_back(std::move(p));
 }
 
-void DataplaneStatusSource::Sample() {
+void DataplaneStatusSource::Sample(
+    const std::function<void(servo::DataplaneStatus&)>& add) {
   auto d = std::make_shared<servo::DataplaneStatus>();
   const uint64_t tsc = core::ReadTsc();
   const double dt_s =
@@ -197,13 +199,13 @@ void DataplaneStatusSource::Sample() {
   last_tsc_ = tsc;
   SamplePort(*d, dt_s);
   SampleServer(*d);
-  if (options_.factory != nullptr) options_.factory->AddStatus(*d);
-  slot_.Publish(std::move(d));
+  if (add) add(*d);
+  cell_.Publish(std::move(d));
 }
 
 std::shared_ptr<const servo::DataplaneStatus> DataplaneStatusSource::Read()
     const {
-  std::shared_ptr<const servo::DataplaneStatus> sampled = slot_.Read();
+  std::shared_ptr<const servo::DataplaneStatus> sampled = cell_.Load();
   if (sampled == nullptr) return nullptr;
   auto live = std::make_shared<servo::DataplaneStatus>(*sampled);
   const uint64_t tsc = core::ReadTsc();

@@ -6,20 +6,25 @@
 // metrics exporter's update: it reads the workers' counters (single-writer
 // relaxed atomics, worker_stats.h), the port's rte_eth_stats, the protocol
 // modules' exported counters (the Prometheus registry, by prefix:
-// zeitgeber_ntp_*, zeitgeber_nts_ke_*, zeitgeber_ptp_*), and the pipeline's
-// own status (PipelineFactory::AddStatus: the PTP port), computes rates
-// over the interval, and publishes the result through a SnapshotSlot.
+// zeitgeber_ntp_*, zeitgeber_nts_ke_*, zeitgeber_ptp_*), and lets the
+// caller add the pipeline's own part (PipelineFactory::Observe: the PTP
+// port), computes rates over the interval, and publishes the result through
+// a SnapshotCell (the control socket and the SNMP agent read it).
 // Read(), on any operator thread, returns that sample with each worker's
 // counters and progress stamp (heartbeat) read live — atomics only: no
 // worker and no control thread waits.
 //
 //   DataplaneStatusSource source({...});
-//   source.Sample();                      // control thread, each stats tick
+//   source.Sample([&](servo::DataplaneStatus& d) {   // control thread, each
+//     factory->Observe({alarms, mono, &d});          // stats interval
+//   });
+//   source.Flush();                       // control thread, each tick
 //   board.dataplane = &source;            // operator threads: Read()
 #ifndef ZG_DATAPLANE_DAEMON_DATAPLANE_STATUS_SOURCE_H_
 #define ZG_DATAPLANE_DAEMON_DATAPLANE_STATUS_SOURCE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,8 +34,8 @@
 #include "dataplane/port/port.h"
 #include "dataplane/worker/pipeline.h"
 #include "dataplane/worker/worker_stats.h"
-#include "servo/api/snapshot_slot.h"
 #include "servo/api/status_board.h"
+#include "servo/control/snapshot_cell.h"
 
 namespace prometheus {
 class Registry;
@@ -51,7 +56,6 @@ class DataplaneStatusSource final : public servo::DataplaneView {
     const PortStamps* stamps = nullptr;
     const CounterNames* names = nullptr;
     const prometheus::Registry* registry = nullptr;  // may be null
-    const PipelineFactory* factory = nullptr;        // may be null
     // Written by: the control thread. Read here: TSC -> TAI for the
     // progress stamps.
     const core::PublishedClock* tsc_clock = nullptr;
@@ -60,8 +64,11 @@ class DataplaneStatusSource final : public servo::DataplaneView {
   explicit DataplaneStatusSource(Options options)
       : options_(std::move(options)) {}
 
-  // Control thread, every --stats_interval.
-  void Sample();
+  // Control thread, every --stats_interval: `add` fills in what the
+  // pipeline knows (may be empty).
+  void Sample(const std::function<void(servo::DataplaneStatus&)>& add);
+  // Control thread, every tick: installs a sample that found no free slot.
+  void Flush() { cell_.Flush(); }
 
   // Any thread.
   std::shared_ptr<const servo::DataplaneStatus> Read() const override;
@@ -74,7 +81,7 @@ class DataplaneStatusSource final : public servo::DataplaneView {
   void SamplePort(servo::DataplaneStatus& d, double dt_s);
 
   Options options_;
-  servo::SnapshotSlot<servo::DataplaneStatus> slot_;
+  servo::SnapshotCell<servo::DataplaneStatus> cell_;
   // Control thread: the previous sample, for rates.
   uint64_t last_tsc_ = 0;
   std::vector<servo::WorkerStatus> last_workers_;

@@ -102,7 +102,10 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   NtpTxNote note;
   if (auth_ != nullptr && check.trailer.mac == core::NtpMacKind::kSymmetric) {
     const NtpWorkerAuth::Verdict v = auth_->Verify(payload, check);
-    if (!v.ok) return HandleResult::Drop(v.drop_reason);
+    if (!v.ok) {
+      Report(NtpRequestOutcome::Result::kAuthFailed);
+      return HandleResult::Drop(v.drop_reason);
+    }
     note.macer = v.macer;
     note.key_index = v.key_index;
   }
@@ -115,11 +118,16 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
                                         ModelFor(pkt.rx, burst));
       ApplyInterleave(interleave_.get(), payload, xreq, note);
       RaisePoll(payload, verdict.answer_min_poll_log2);
+      if (note.macer != nullptr || interleave_ != nullptr) {
+        Report(NtpRequestOutcome::Result::kAnswered, note.interleaved,
+               check.trailer.mac_key_id);
+      }
       break;
     }
     case NtpPolicyVerdict::Action::kKiss:
       payload_len = core::WriteNtpKissOfDeath(payload, check, verdict.kiss_code,
                                               verdict.kiss_min_poll_log2);
+      Report(NtpRequestOutcome::Result::kKissed);
       break;
     case NtpPolicyVerdict::Action::kDrop:
       return HandleResult::Drop(verdict.drop_reason);
@@ -171,8 +179,10 @@ HandleResult NtpHandler::HandleNts(Packet& pkt, const BurstContext& burst,
                       verdict.action == NtpPolicyVerdict::Action::kAnswer;
   switch (v.action) {
     case NtsWorkerAuth::Verdict::Action::kDrop:
+      Report(NtpRequestOutcome::Result::kAuthFailed);
       return HandleResult::Drop(v.drop_reason);
     case NtsWorkerAuth::Verdict::Action::kNak:
+      Report(NtpRequestOutcome::Result::kAuthFailed);
       payload_len = core::WriteNtsKiss(payload, check, core::kNtpKissNtsNak, 0,
                                        st.fields);
       break;
@@ -180,6 +190,7 @@ HandleResult NtpHandler::HandleNts(Packet& pkt, const BurstContext& burst,
       if (!answer) {  // the policy's KoD
         payload_len = core::WriteNtsKiss(payload, check, verdict.kiss_code,
                                          verdict.kiss_min_poll_log2, st.fields);
+        Report(NtpRequestOutcome::Result::kKissed);
         break;
       }
       {
@@ -189,6 +200,7 @@ HandleResult NtpHandler::HandleNts(Packet& pkt, const BurstContext& burst,
                             ModelFor(pkt.rx, burst));
         ApplyInterleave(interleave_.get(), payload, xreq, note);
       }
+      Report(NtpRequestOutcome::Result::kAnswered, note.interleaved);
       RaisePoll(payload, verdict.answer_min_poll_log2);
       payload_len = nts_->WriteReply(payload, len, st, &slot);
       if (payload_len == 0) return HandleResult::Drop(nts_->reply_too_long());

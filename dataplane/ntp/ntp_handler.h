@@ -39,6 +39,11 @@
 // launch time (send-on-timestamp), it passes that time to
 // NtpWorkerInterleave::SetExactTx for the note's slot, and AfterTx keeps it.
 //
+// A policy that keeps per-client records (NtpRequestPolicy::WantsOutcome)
+// hears what became of each request it let through: authentication failed,
+// KoD sent, or answered (interleaved or not), for authenticated, kissed and
+// interleave-enabled requests.
+//
 //   ZG_ASSIGN_OR_RETURN(NtpDropIndex ntp, RegisterNtpNames(names));
 //   ZG_RETURN_IF_ERROR(pipeline.SetHandler(core::FrameKind::kNtp,
 //       std::make_unique<NtpHandler>(frame_drops, ntp, /*policy=*/nullptr)));
@@ -83,7 +88,8 @@ class NtpHandler final : public FrameHandler {
         policy_(std::move(policy)),
         auth_(std::move(auth)),
         nts_(std::move(nts)),
-        interleave_(std::move(interleave)) {}
+        interleave_(std::move(interleave)),
+        outcome_(policy_ != nullptr && policy_->WantsOutcome()) {}
 
   HandleResult Handle(Packet& pkt, const BurstContext& burst) override;
   void FinaliseTx(Packet& pkt, const TxStamp& tx) override;
@@ -93,6 +99,11 @@ class NtpHandler final : public FrameHandler {
   void Prefetch(Packet& pkt) override {
     policy_->Prefetch(pkt.ParseAs<ParsedFrame>().info);
   }
+  // The policy's per-burst step (client records' new clients).
+  bool HasEndBurst() const override {
+    return policy_ != nullptr && policy_->WantsEndBurst();
+  }
+  void EndBurst() override { policy_->EndBurst(); }
   // Interleaved mode keeps each reply's transmit time.
   bool HasAfterTx() const override { return interleave_ != nullptr; }
   void AfterTx(Packet& pkt, const TxStamp& after, bool sent) override;
@@ -111,11 +122,18 @@ class NtpHandler final : public FrameHandler {
   void FinaliseNts(Packet& pkt, const TxStamp& tx, uint16_t slot,
                    bool software_checksum, bool interleaved,
                    uint32_t xleave_slot);
+  // Tells the policy what became of the request it let through
+  // (NtpRequestPolicy::Outcome), where it wants to know.
+  void Report(NtpRequestOutcome::Result result, bool interleaved = false,
+              uint32_t key_id = 0) {
+    if (outcome_) policy_->Outcome({result, interleaved, key_id});
+  }
 
   std::unique_ptr<NtpWorkerAuth> auth_;  // null: drop requests with MACs
   std::unique_ptr<NtsWorkerAuth> nts_;   // null: drop NTS requests
   // null: basic mode only (no tags, no table)
   std::unique_ptr<NtpWorkerInterleave> interleave_;
+  bool outcome_;  // policy_->WantsOutcome()
   // TSC read for the latest MACed or NTS reply's T3 (FinaliseTx): a batch
   // stamp older than this was read before a MAC or seal ran.
   uint64_t last_mac_tsc_ = 0;

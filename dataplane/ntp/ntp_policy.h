@@ -33,6 +33,7 @@
 #include "core/time/time_types.h"
 #include "dataplane/worker/pipeline.h"
 #include "dataplane/worker/worker_stats.h"
+#include "nlohmann/json.hpp"
 
 namespace zg::dataplane {
 
@@ -59,6 +60,19 @@ struct NtpPolicyVerdict {
   }
 };
 
+// What the NTP handler did with a request its policy let through, once
+// authentication and the reply's mode are known (per-client records).
+struct NtpRequestOutcome {
+  enum class Result : uint8_t {
+    kAnswered,    // a reply (basic or interleaved)
+    kKissed,      // the policy's Kiss-o'-Death was sent
+    kAuthFailed,  // dropped for its MAC or NTS fields, or NTS NAK
+  };
+  Result result = Result::kAnswered;
+  bool interleaved = false;  // kAnswered: the reply was interleaved
+  uint32_t key_id = 0;       // a request with a symmetric MAC: its key id
+};
+
 class NtpRequestPolicy {
  public:
   virtual ~NtpRequestPolicy() = default;
@@ -74,6 +88,17 @@ class NtpRequestPolicy {
   // burst: starts loading what Check(request) will read (its client's
   // table bucket), so the burst's cache misses overlap.
   virtual void Prefetch(const core::FrameInfo& /*request*/) {}
+  // Whether Outcome does anything (asked once, when the handler is built).
+  virtual bool WantsOutcome() const { return false; }
+  // Called after Check for the same request when Check did not drop it and
+  // the request was authenticated (MAC or NTS), kissed, or answered with
+  // interleaved mode on: what became of it. A plain request answered in
+  // basic mode gets no call.
+  virtual void Outcome(const NtpRequestOutcome& /*outcome*/) {}
+  // Whether EndBurst does anything (asked once); EndBurst runs once per
+  // burst after its replies were sent (FrameHandler::EndBurst).
+  virtual bool WantsEndBurst() const { return false; }
+  virtual void EndBurst() {}
 };
 
 class NtpPolicyFactory {
@@ -91,6 +116,12 @@ class NtpPolicyFactory {
   }
   // Workers stopped, EAL still up: see PipelineFactory::Shutdown.
   virtual void Shutdown() {}
+  // Any thread: zgctl clients (PipelineFactory::QueryNtpClients).
+  virtual absl::StatusOr<nlohmann::json> QueryClients(
+      const core::NtpClientQuery& /*query*/,
+      const core::PublishedClock& /*clock*/) const {
+    return absl::UnavailableError("this NTP policy keeps no client records");
+  }
 };
 
 }  // namespace zg::dataplane

@@ -31,6 +31,9 @@
 
 namespace zg::dataplane {
 
+// The one PTP port's name: its alarms' instance and its status row.
+inline constexpr char kPtpPortName[] = "ptp0";
+
 class PtpPlugin final : public ProtocolPlugin {
  public:
   // Configure() reads the --ptp_* flags.
@@ -47,9 +50,10 @@ class PtpPlugin final : public ProtocolPlugin {
   void ControlStep(const ControlTick& tick) override;
   absl::Status AddMetrics(prometheus::Registry& registry) override;
   void UpdateMetrics() override;
-  // status.ptp: port state, the announced dataset, messages and grants
-  // (control thread; ptp_status.cc).
-  void AddStatus(servo::DataplaneStatus& status) const override;
+  // status->ptp (port state, the announced dataset, messages and grants;
+  // ptp_status.cc) and the port's alarms: ptp_port_state_changed,
+  // ptp_tx_budget_saturated (grants over 90% of --ptp_tx_budget).
+  void Observe(const PipelineObservation& observation) override;
   // One query at a time: each worker walks its table (core/ptp/
   // ptp_subscriber_export.h); ControlStep answers when all have (or, after
   // 5 s, says which has not).
@@ -111,8 +115,11 @@ class PtpPlugin final : public ProtocolPlugin {
   };
   std::optional<SubscriberQuery> query_;  // control thread
   void PollSubscriberQuery(uint64_t tsc, double tsc_hz);
+  // The port's part of the operator status (ptp_status.cc).
+  void FillStatus(servo::PtpStatus& status) const;
   std::unique_ptr<PtpMetrics> metrics_;
   std::optional<core::ClockReader> clock_;
+  uint64_t observed_state_changes_ = 0;  // Observe(): at the last call
   bool started_ = false;
 };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// PtpPlugin::AddStatus: the PTP port as zgctl's `ptp` shows it
+// PtpPlugin::FillStatus: the PTP port as zgctl's `ptp` shows it
 // (servo::PtpStatus): state and BMCA decision from the control side's
 // runtime, the grandmaster dataset it announces, and the workers' message
 // and unicast-grant counters (single-writer, read here on the control
@@ -85,17 +85,18 @@ servo::PtpSubscriberStatus SubscriberStatus(const core::PtpSubscriberEntry& e,
 
 }  // namespace
 
-void PtpPlugin::AddStatus(servo::DataplaneStatus& status) const {
-  servo::PtpStatus& p = status.ptp;
+void PtpPlugin::FillStatus(servo::PtpStatus& p) const {
   p.enabled = config_.enabled && runtime_ != nullptr;
   if (!p.enabled) return;
   const PtpPortRuntime& rt = *runtime_;
+  p.port = kPtpPortName;
   p.profile = core::PtpProfileName(config_.port.profile);
   p.domain = config_.port.domain_number;
   p.port_identity =
       absl::StrFormat("%s-%u", PtpClockIdentityText(rt.port().clock_identity),
                       rt.port().port_number);
   p.port_state = core::PtpPortStateName(rt.state());
+  p.port_state_value = static_cast<int>(rt.state());
   p.decision = core::PtpDecisionCodeName(rt.code());
   p.state_changes = rt.state_changes();
   p.foreign_masters = rt.foreign_masters();

@@ -65,12 +65,19 @@
 #include "dataplane/port/interface_address.h"
 #include "dataplane/trust/reload.h"
 #include "dataplane/worker/worker_stats.h"
+#include "nlohmann/json_fwd.hpp"
+#include "servo/alarms/alarm_set.h"
 #include "servo/api/dataplane_status.h"
 #include "servo/audit/audit_log.h"
 
 namespace prometheus {
+class Collectable;
 class Registry;
 }  // namespace prometheus
+
+namespace zg::core {
+struct NtpClientQuery;  // core/ntp/ntp_client_query.h
+}  // namespace zg::core
 
 namespace zg::dataplane {
 
@@ -205,6 +212,11 @@ class FrameHandler {
   virtual bool HasAfterTx() const { return false; }
   virtual void AfterTx(Packet& /*pkt*/, const TxStamp& /*after*/,
                        bool /*sent*/) {}
+  // Optional: once per burst with frames, after its replies were sent, when
+  // HasEndBurst() (asked once, when the worker starts): per-burst work that
+  // the replies need not wait for (the NTP client records' new clients).
+  virtual bool HasEndBurst() const { return false; }
+  virtual void EndBurst() {}
 };
 
 // What the worker hands a FrameSource each time it polls it.
@@ -338,12 +350,23 @@ struct ControlTick {
       audit;
 };
 
+// What the control thread asks a pipeline each stats interval: its alarm
+// conditions (set on `alarms`, servo/alarms/alarm_set.h) and its part of
+// the operator surfaces' snapshot (PTP: status->ptp; servo/api/
+// dataplane_status.h), which zgctl, the SNMP agent and the status page
+// read. Control thread; either pointer may be null.
+struct PipelineObservation {
+  servo::AlarmSet* alarms = nullptr;
+  int64_t mono_ns = 0;
+  servo::DataplaneStatus* status = nullptr;
+};
+
 // Builds the protocol pipeline: names first (once, before any worker), then
 // one Pipeline per worker. zeitgeberd passes the real one; tests pass theirs.
 // The optional hooks give a pipeline a control-plane side (PTP's BMCA):
 // Configure right after flag parsing (an error exits with kExitConfig),
 // ControlStep every --publish_interval on the control thread, AddMetrics
-// once the exporter runs (then UpdateMetrics and AddStatus with every
+// once the exporter runs (then UpdateMetrics and Observe with every
 // exporter update),
 // Reload on SIGHUP, Report then Shutdown at the end.
 class PipelineFactory {
@@ -359,10 +382,14 @@ class PipelineFactory {
     return absl::OkStatus();
   }
   virtual void UpdateMetrics() {}
-  // Control thread, every --stats_interval (after UpdateMetrics): fills the
-  // pipeline's part of the operator status (PTP: status.ptp) that zgctl and
-  // the other operator surfaces read (servo/api/dataplane_status.h).
-  virtual void AddStatus(servo::DataplaneStatus& /*status*/) const {}
+  // Families read when Prometheus scrapes (counters that must equal the
+  // wire); the exporter serves them from AddMetrics on.
+  virtual std::vector<std::shared_ptr<prometheus::Collectable>>
+  ScrapeCollectables() {
+    return {};
+  }
+  // Control thread, every --stats_interval (after UpdateMetrics).
+  virtual void Observe(const PipelineObservation& /*observation*/) {}
   // Control thread: gathers the `top` busiest PTP unicast subscribers from
   // the workers' tables; `done` runs on the control thread, now or at a
   // later ControlStep (the workers walk their tables a slice per poll).
@@ -371,6 +398,11 @@ class PipelineFactory {
   virtual void QueryPtpSubscribers(uint32_t /*top*/, PtpSubscribersDone done) {
     done(absl::UnavailableError("PTP is off (zeitgeberd --ptp)"));
   }
+  // Any thread (the control socket's): zgctl clients, the workers' NTP
+  // client records (core/ntp/ntp_client_query.h) timed by `clock`.
+  virtual absl::StatusOr<nlohmann::json> QueryNtpClients(
+      const core::NtpClientQuery& /*query*/,
+      const core::PublishedClock& /*clock*/) const;
   // The flags (names without "--") Reload applies; a change to any other
   // flag on SIGHUP is reported as needing a restart.
   virtual std::vector<std::string> ReloadableFlags() const { return {}; }

@@ -122,10 +122,17 @@ void ProtocolPipelineFactory::UpdateMetrics() {
   for (ProtocolPlugin* plugin : options_.plugins) plugin->UpdateMetrics();
 }
 
-void ProtocolPipelineFactory::AddStatus(servo::DataplaneStatus& status) const {
-  for (const ProtocolPlugin* plugin : options_.plugins) {
-    plugin->AddStatus(status);
+std::vector<std::shared_ptr<prometheus::Collectable>>
+ProtocolPipelineFactory::ScrapeCollectables() {
+  std::vector<std::shared_ptr<prometheus::Collectable>> out;
+  for (ProtocolPlugin* plugin : options_.plugins) {
+    for (auto& c : plugin->ScrapeCollectables()) out.push_back(std::move(c));
   }
+  return out;
+}
+
+void ProtocolPipelineFactory::Observe(const PipelineObservation& o) {
+  for (ProtocolPlugin* plugin : options_.plugins) plugin->Observe(o);
 }
 
 void ProtocolPipelineFactory::QueryPtpSubscribers(uint32_t top,
@@ -134,6 +141,15 @@ void ProtocolPipelineFactory::QueryPtpSubscribers(uint32_t top,
     if (plugin->QueryPtpSubscribers(top, done)) return;
   }
   PipelineFactory::QueryPtpSubscribers(top, std::move(done));
+}
+
+absl::StatusOr<nlohmann::json> ProtocolPipelineFactory::QueryNtpClients(
+    const core::NtpClientQuery& query,
+    const core::PublishedClock& clock) const {
+  if (options_.ntp_policy == nullptr) {
+    return PipelineFactory::QueryNtpClients(query, clock);
+  }
+  return options_.ntp_policy->QueryClients(query, clock);
 }
 
 std::vector<std::string> ProtocolPipelineFactory::ReloadableFlags() const {

@@ -18,6 +18,7 @@
 #ifndef ZG_DATAPLANE_WORKER_PROTOCOL_PIPELINE_H_
 #define ZG_DATAPLANE_WORKER_PROTOCOL_PIPELINE_H_
 
+#include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -54,7 +55,11 @@ class ProtocolPlugin {
     return absl::OkStatus();
   }
   virtual void UpdateMetrics() {}
-  virtual void AddStatus(servo::DataplaneStatus& /*status*/) const {}
+  virtual std::vector<std::shared_ptr<prometheus::Collectable>>
+  ScrapeCollectables() {
+    return {};
+  }
+  virtual void Observe(const PipelineObservation& /*observation*/) {}
   // PipelineFactory::QueryPtpSubscribers; false: not this plugin's (then
   // `done` is left alone).
   virtual bool QueryPtpSubscribers(
@@ -99,8 +104,14 @@ class ProtocolPipelineFactory final : public PipelineFactory {
   void ControlStep(const ControlTick& tick) override;
   absl::Status AddMetrics(prometheus::Registry& registry) override;
   void UpdateMetrics() override;
-  void AddStatus(servo::DataplaneStatus& status) const override;
+  std::vector<std::shared_ptr<prometheus::Collectable>> ScrapeCollectables()
+      override;
+  void Observe(const PipelineObservation& observation) override;
   void QueryPtpSubscribers(uint32_t top, PtpSubscribersDone done) override;
+  // The NTP policy's client records (NtpPolicyFactory::QueryClients).
+  absl::StatusOr<nlohmann::json> QueryNtpClients(
+      const core::NtpClientQuery& query,
+      const core::PublishedClock& clock) const override;
   // The NTP policy's and the plugins' together.
   std::vector<std::string> ReloadableFlags() const override;
   // The NTP policy first, then the plugins in order; the first error wins.

@@ -23,9 +23,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kAuditEventCount =
-    static_cast<int>(AuditEvent::kSourceHealth) + 1;
-
 struct Cursor {
   uint64_t inode = 0;
   uint64_t offset = 0;

@@ -8,7 +8,7 @@
 //   table.Add({.name = "tracking",
 //              .summary = "the served clock and its reference",
 //              .run = [&](const CommandCall& c) -> CommandOutcome {
-//                return Reply::Ok(TrackingJson(*board.control.Read()));
+//                return Reply::Ok(TrackingJson(*board.control->Status()));
 //              }});
 //   CommandOutcome o = table.Run(request, caller, wake);
 //

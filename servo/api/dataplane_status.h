@@ -3,11 +3,13 @@
 // worker's and each port's counters and rates, the stamping plan, the
 // server's request/reply/drop counts by kind and reason, the protocol
 // modules' counters, and the PTP port — as plain values with no DPDK type,
-// so the control socket, the status page and the SNMP agent can use it
-// without linking the data plane.
+// so the control socket (zgctl), the SNMP agent (dataplane/snmp/) and the
+// status page use it without linking the data plane. One shape for all of
+// them; its JSON is servo/api/status_json.h's.
 //
 // zeitgeberd (dataplane/daemon/dataplane_status_source.h) samples it on the
-// control thread every --stats_interval and publishes it; DataplaneView
+// control thread every --stats_interval and publishes it through a
+// SnapshotCell (servo/control/snapshot_cell.h); DataplaneView
 // (servo/api/status_board.h) hands it to operator threads with the
 // workers' counters and progress stamps read live.
 //
@@ -54,6 +56,7 @@ struct PortStatus {
   // Where each stamp comes from (StampPlan): "ntp_rx" -> "dynfield", ...
   std::vector<std::pair<std::string, std::string>> stamping;
   std::string nic_clock;  // the RX-stamp clock's name ("" when none)
+  bool hardware_timestamps = false;  // the NIC stamps RX in hardware
   uint64_t ipackets = 0, opackets = 0, imissed = 0, ierrors = 0, rx_nombuf = 0,
            oerrors = 0;
   double rx_pps = 0, tx_pps = 0;  // over the last sampling interval
@@ -78,6 +81,14 @@ struct ServerStats {
   std::vector<FrameKindCount> frames;  // named kinds only
   std::vector<NamedCount> drops;       // every named reason
   std::vector<CounterGroup> groups;
+
+  // The frames of `kind` ("ntp"); zeros when it has none.
+  FrameKindCount Frames(const std::string& kind) const {
+    for (const FrameKindCount& f : frames) {
+      if (f.kind == kind) return f;
+    }
+    return {kind, 0, 0};
+  }
 };
 
 struct PtpGrantCounts {
@@ -87,10 +98,12 @@ struct PtpGrantCounts {
 
 struct PtpStatus {
   bool enabled = false;
+  std::string port;  // "ptp0": its alarms' instance, its SNMP row
   std::string profile;
   int domain = 0;
   std::string port_identity;  // "001122.fffe.334455-1"
   std::string port_state;     // "MASTER", "PASSIVE", ...
+  int port_state_value = 0;   // the same as IEEE 1588 portState (SNMP)
   std::string decision;       // the BMCA's state decision code
   uint64_t state_changes = 0;
   uint64_t foreign_masters = 0;

@@ -2,7 +2,7 @@
 // ServiceStatus: the daemon as a service, beside the clock — its version and
 // uptime, the drain state (SERVING / DRAINING / DRAINED), the log level, and
 // how punctually the control thread keeps its tick. Built by zeitgeberd's
-// control loop every tick and published through a SnapshotSlot
+// control loop every tick and published through a SnapshotCell
 // (servo/api/status_board.h); zgctl's `status` and `drain` print it.
 //
 // Drain: `zgctl drain` moves SERVING -> DRAINING; the daemon moves DRAINING ->

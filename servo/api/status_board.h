@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // StatusBoard: every snapshot an operator surface reads, in one place —
-// the control plane's status and the daemon's service status (published by
-// the control thread each tick), and the data plane's (through
-// DataplaneView). The control socket (servo/api/control_server.h), and the
-// status page and SNMP agent after it, take a `const StatusBoard&` and the
-// JSON of servo/api/status_json.h; none of them can make a worker or the
-// servo wait (servo/api/snapshot_slot.h says why).
+// the control plane's status and alarm table (ControlSnapshots: published by
+// the control plane each Tick), the daemon's service status (published by
+// zeitgeberd's control loop each pass) and the data plane's (DataplaneView,
+// sampled each stats interval). All of them go through SnapshotCell
+// (servo/control/snapshot_cell.h), so no reader can make a worker or the
+// servo wait. The control socket (servo/api/control_server.h) takes a
+// `const StatusBoard&` and the JSON of servo/api/status_json.h; the SNMP
+// agent reads the same ControlSnapshots and DataplaneView.
 //
-//   StatusBoard board;                       // owned by the daemon
-//   board.control.Publish(...);  board.service.Publish(...);  // control thread
-//   board.dataplane = &dataplane_view;       // before operator threads start
+//   StatusBoard board;                     // owned by the daemon
+//   board.control = &control->snapshots(); // before operator threads start
+//   board.dataplane = &dataplane_view;
+//   board.service.Publish(...);            // control thread
 //   // any operator thread:
-//   std::shared_ptr<const ControlPlaneStatus> c = board.control.Read();
+//   std::shared_ptr<const ControlPlaneStatus> c = board.control->Status();
 #ifndef ZG_SERVO_API_STATUS_BOARD_H_
 #define ZG_SERVO_API_STATUS_BOARD_H_
 
@@ -19,8 +22,8 @@
 
 #include "servo/api/dataplane_status.h"
 #include "servo/api/service_status.h"
-#include "servo/api/snapshot_slot.h"
-#include "servo/control/control_status.h"
+#include "servo/control/control_snapshots.h"
+#include "servo/control/snapshot_cell.h"
 
 namespace zg::servo {
 
@@ -36,11 +39,11 @@ class DataplaneView {
 };
 
 struct StatusBoard {
-  // Written by: the control thread (each tick). Read by: operator threads.
-  SnapshotSlot<ControlPlaneStatus> control;
-  SnapshotSlot<ServiceStatus> service;
-  // Set before any operator thread starts; null: no data plane (tests).
+  // Set before any operator thread starts; null: none (tests).
+  const ControlSnapshots* control = nullptr;
   const DataplaneView* dataplane = nullptr;
+  // Written by: the control thread (each pass). Read by: operator threads.
+  SnapshotCell<ServiceStatus> service;
 };
 
 }  // namespace zg::servo

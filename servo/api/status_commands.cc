@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
+#include "servo/alarms/alarm_json.h"
 #include "servo/api/audit_query.h"
 #include "servo/api/status_json.h"
 
@@ -30,7 +31,8 @@ Command ControlCommand(std::string name, std::string summary,
           .summary = std::move(summary),
           .run = [&board, to_json](const CommandCall& c) -> CommandOutcome {
             if (auto e = CheckArgs(c.args, {})) return *e;
-            std::shared_ptr<const ControlPlaneStatus> s = board.control.Read();
+            std::shared_ptr<const ControlPlaneStatus> s =
+                board.control != nullptr ? board.control->Status() : nullptr;
             if (s == nullptr) return NotYet("control-plane status");
             return Reply::Ok(to_json(*s));
           }};
@@ -137,9 +139,26 @@ absl::Status AddStatusCommands(CommandTable& table, const StatusBoard& board,
        .summary = "the daemon: version, uptime, drain state, control tick",
        .run = [&board](const CommandCall& c) -> CommandOutcome {
          if (auto e = CheckArgs(c.args, {})) return *e;
-         std::shared_ptr<const ServiceStatus> s = board.service.Read();
+         std::shared_ptr<const ServiceStatus> s = board.service.Load();
          if (s == nullptr) return NotYet("service status");
          return Reply::Ok(ServiceJson(*s));
+       }}));
+  ZG_RETURN_IF_ERROR(table.Add(
+      {.name = "alarms",
+       .summary = "the alarms raised and the latest alarm events (args: "
+                  "all: the cleared alarms too)",
+       .run = [&board](const CommandCall& c) -> CommandOutcome {
+         if (auto e = CheckArgs(c.args, {"all"})) return *e;
+         const auto all = c.args.find("all");
+         if (all != c.args.end() && !all->is_boolean()) {
+           return Reply::Error(ErrorCode::kBadArgument,
+                               "'all' must be true or false");
+         }
+         std::shared_ptr<const AlarmTable> t =
+             board.control != nullptr ? board.control->Alarms() : nullptr;
+         if (t == nullptr) return NotYet("alarm table");
+         return Reply::Ok(AlarmTableJson(
+             *t, /*active_only=*/all == c.args.end() || !all->get<bool>()));
        }}));
   ZG_RETURN_IF_ERROR(
       table.Add({.name = "audit",

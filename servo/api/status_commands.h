@@ -4,6 +4,8 @@
 // the StatusBoard and returns its JSON (servo/api/status_json.h).
 //
 //   tracking, sources, sourcestats, leap   ControlPlaneStatus
+//   alarms                                 AlarmTable (servo/alarms/
+//                                          alarm_json.h's JSON)
 //   status                                 ServiceStatus
 //   workers, ports, serverstats, ptp       DataplaneStatus (DataplaneView)
 //   audit                                  the audit log file (audit_query.h)
@@ -12,8 +14,9 @@
 //   CommandTable table(geteuid());
 //   ZG_RETURN_IF_ERROR(AddStatusCommands(table, board, {.audit_log = path}));
 //
-// The changes (reload, drain, undrain, loglevel) are the daemon's
-// (dataplane/daemon/control_commands.h).
+// The changes (reload, drain, undrain, loglevel, source) and the commands
+// that read the workers' own tables (clients, ptp_subscribers) are the
+// daemon's (dataplane/daemon/daemon_service.h).
 #ifndef ZG_SERVO_API_STATUS_COMMANDS_H_
 #define ZG_SERVO_API_STATUS_COMMANDS_H_
 

@@ -25,6 +25,7 @@ json UtcOrNull(core::UtcNs t) {
 
 const char* SelectionName(const SourceSnapshot& s) {
   if (s.discipline.selected) return "selected";
+  if (!s.enabled) return "disabled";
   if (!s.discipline.up) return "unusable";
   if (s.discipline.falseticker) return "falseticker";
   if (s.discipline.suspect) return "suspect";
@@ -35,7 +36,8 @@ json SourceBase(const SourceSnapshot& s) {
   return {{"name", s.name},
           {"kind", SourceKindName(s.kind)},
           {"spec", s.spec},
-          {"priority", s.priority}};
+          {"priority", s.priority},
+          {"enabled", s.enabled}};
 }
 
 // Seconds from the source's latest sample to the snapshot (null: none).

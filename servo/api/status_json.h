@@ -8,7 +8,7 @@
 // string); counters are unsigned integers since start; absent data is null
 // (never 0 pretending to be a value).
 //
-//   std::shared_ptr<const ControlPlaneStatus> c = board.control.Read();
+//   std::shared_ptr<const ControlPlaneStatus> c = board.control->Status();
 //   nlohmann::json j = TrackingJson(*c);
 //   j["state"] == "LOCKED"
 #ifndef ZG_SERVO_API_STATUS_JSON_H_

@@ -85,6 +85,14 @@ std::string CountsLine(const json& obj) {
   return parts.empty() ? std::string("none") : absl::StrJoin(parts, ", ");
 }
 
+// The `selected` of a source change: the source, or what "" means.
+std::string Selected(const json& change) {
+  const json& s = Get(change, "selected");
+  if (!s.is_string()) return "-";
+  return s.get<std::string>().empty() ? std::string("none (holdover)")
+                                      : s.get<std::string>();
+}
+
 // "#*" mode and state columns of chronyc's sources.
 char StateSymbol(const json& src) {
   const std::string sel = Str(src, "selection");
@@ -92,6 +100,7 @@ char StateSymbol(const json& src) {
   if (sel == "candidate") return '+';
   if (sel == "falseticker") return 'x';
   if (sel == "suspect") return '~';
+  if (sel == "disabled") return '-';
   return '?';
 }
 
@@ -163,7 +172,7 @@ std::string FormatSources(const json& d, bool verbose) {
         "zeitgeberd).\n"
         " / .- Source state '*' = selected, '+' = candidate,\n"
         "| /   'x' = out-voted (falseticker), '~' = suspect (jumps), "
-        "'?' = unusable.\n"
+        "'?' = unusable, '-' = disabled.\n"
         "||                                  .- Priority (lower is "
         "preferred).\n"
         "||                                  |     .- Reach: the last 8 "
@@ -481,6 +490,107 @@ std::string FormatReload(const json& d) {
   list("in_force", "In force");
   list("needs_restart", "Needs restart");
   out += Row("Leap table", Str(d, "leap_table"));
+  const json& src = Get(d, "sources");
+  if (!src.is_object()) {
+    out += Row("Sources", "unchanged");
+  } else {
+    std::vector<std::string> changes;
+    for (const json& c : Get(src, "changes")) {
+      changes.push_back(
+          absl::StrCat(Str(c, "source"), " ", Str(c, "change")));
+    }
+    out += Row("Sources", absl::StrCat(absl::StrJoin(changes, ", "),
+                                       "; selected ", Selected(src)));
+  }
+  return out;
+}
+
+std::string FormatSourceChange(const json& d) {
+  std::string out;
+  const std::string action = Str(d, "action");
+  if (Bool(d, "ok")) {
+    out += Row("Source change",
+               absl::StrCat(action, ": done, ",
+                            Bool(d, "persistent")
+                                ? "kept across restarts (the flagfile's)"
+                                : "lost at the next restart or reload (the "
+                                  "flagfile's --source is what survives)"));
+    out += Row("Selected", Selected(d));
+  } else {
+    out += Row("Source change",
+               absl::StrCat(action, ": refused, the sources in force stay"));
+    out += Row("Error", Str(d, "error"));
+  }
+  for (const json& c : Get(d, "changes")) {
+    out += Row(Str(c, "source"),
+               absl::StrCat(Str(c, "change"), " (", Str(c, "spec"),
+                            ", priority ", Int(c, "priority"),
+                            Bool(c, "enabled") ? "" : ", disabled", ")"));
+  }
+  return out;
+}
+
+std::string FormatClients(const json& d) {
+  std::string out = absl::StrFormat(
+      "%-24s %8s %7s %7s %5s %5s %5s %-8s %-5s %9s %9s\n", "Address", "NTP",
+      "Drop", "RateLim", "ACL", "Auth", "KoD", "AuthBy", "Mode", "Interval",
+      "Last");
+  out += Rule(104);
+  for (const json& c : Get(d, "clients")) {
+    const json& drops = Get(c, "drops");
+    const double dropped = Num(drops, "rate_limit") + Num(drops, "acl") +
+                           Num(drops, "auth");
+    std::string auth = Str(c, "auth");
+    if (auth == "key" && HasNum(c, "key_id")) {
+      auth = absl::StrCat("key ", Int(c, "key_id"));
+    }
+    out += absl::StrFormat(
+        "%-24s %8s %7.0f %7s %5s %5s %5s %-8s %-5s %9s %9s\n",
+        Str(c, "address"), Int(c, "requests"), dropped,
+        Int(drops, "rate_limit"), Int(drops, "acl"), Int(drops, "auth"),
+        Int(c, "kod"), auth,
+        Str(c, "mode") == "interleaved" ? "ilv" : Str(c, "mode"),
+        HasNum(c, "interval_s") ? Seconds(Num(c, "interval_s")) : "-",
+        HasNum(c, "last_seen_ago_s")
+            ? absl::StrCat(Seconds(Num(c, "last_seen_ago_s")), " ago")
+            : std::string("-"));
+  }
+  out += absl::StrCat(Get(d, "clients").size(), " of ", Int(d, "matched"),
+                      " clients by ", Str(d, "sort"),
+                      Get(d, "address").is_string()
+                          ? absl::StrCat(" within ", Str(d, "address"))
+                          : std::string(),
+                      " (tracked ", Int(d, "tracked"), " of ",
+                      Int(d, "capacity"), ", evictions ", Int(d, "evictions"),
+                      ")\n");
+  return out;
+}
+
+std::string FormatAlarms(const json& d) {
+  std::string out =
+      absl::StrFormat("%-8s %-30s %-12s %-30s %s\n", "Severity", "Alarm",
+                      "Instance", "Since (UTC)", "Message");
+  out += Rule(110);
+  for (const json& a : Get(d, "alarms")) {
+    out += absl::StrFormat(
+        "%-8s %-30s %-12s %-30s %s\n",
+        Bool(a, "active") ? Str(a, "severity") : "clear", Str(a, "name"),
+        Str(a, "instance").empty() ? "-" : Str(a, "instance"),
+        Str(a, "since_utc").empty() ? "-" : Str(a, "since_utc"),
+        Str(a, "message"));
+  }
+  out += absl::StrCat(Int(d, "active"), " raised\n");
+  const json& events = Get(d, "events");
+  if (events.is_array() && !events.empty()) {
+    out += "\nLatest events:\n";
+    const size_t first = events.size() > 10 ? events.size() - 10 : 0;
+    for (size_t i = first; i < events.size(); ++i) {
+      const json& e = events[i];
+      out += absl::StrFormat("  #%-5s %-30s %-8s %-24s %s\n", Int(e, "seq"),
+                             Str(e, "utc"), Str(e, "state"), Str(e, "name"),
+                             Str(e, "message"));
+    }
+  }
   return out;
 }
 

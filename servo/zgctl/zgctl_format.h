@@ -3,7 +3,7 @@
 // servo/api/status_json.h) as a table laid out like chronyc's — labels
 // padded to a column and a colon for single records (tracking, leap,
 // status), a header, a rule of '=' and one row per item for lists
-// (sources, sourcestats, workers, ports).
+// (sources, sourcestats, workers, ports, clients, alarms).
 //
 // The formatters read only the JSON, so `zgctl X` and `zgctl --json X` can
 // never disagree, and tolerate missing fields (an older or newer server):
@@ -31,6 +31,9 @@ std::string FormatPtpSubscribers(const nlohmann::json& data);
 // One line per record: "<utc> <event> [source] [old -> new] key=value ...".
 std::string FormatAuditRecords(const nlohmann::json& records);
 std::string FormatReload(const nlohmann::json& data);
+std::string FormatSourceChange(const nlohmann::json& data);
+std::string FormatClients(const nlohmann::json& data);
+std::string FormatAlarms(const nlohmann::json& data);
 std::string FormatDrain(const nlohmann::json& data);
 std::string FormatLogLevel(const nlohmann::json& data);
 std::string FormatHelp(const nlohmann::json& data);

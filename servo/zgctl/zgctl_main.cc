@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// zgctl: ask a running zeitgeberd what it is doing, and tell it to reload,
-// drain or change its log level, over its control socket
+// zgctl: ask a running zeitgeberd what it is doing and whom it serves, and
+// tell it to reload, drain, change its sources or its log level, over its
+// control socket
 // (servo/api/control_server.h). Human tables by default (laid out like
 // chronyc's), the reply's JSON with --json. doc/zgctl.md has every command,
 // the JSON schema and the exit codes.
@@ -81,17 +82,21 @@ std::optional<int64_t> ParseSince(const std::string& text) {
   return std::nullopt;
 }
 
+// "--name=V" or "--name V" at argv[i] (moving i past V).
+std::optional<std::string> FlagValue(const std::vector<std::string>& argv,
+                                     size_t& i, const char* flag) {
+  const std::string eq = absl::StrCat(flag, "=");
+  if (absl::StartsWith(argv[i], eq)) return argv[i].substr(eq.size());
+  if (argv[i] == flag && i + 1 < argv.size()) return argv[++i];
+  return std::nullopt;
+}
+
 std::optional<std::string> ParseAudit(std::vector<std::string>& argv,
                                       Invocation& inv, Options& o) {
   json kinds = json::array();
   for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& a = argv[i];
-    auto value = [&](const char* flag) -> std::optional<std::string> {
-      const std::string eq = absl::StrCat(flag, "=");
-      if (absl::StartsWith(a, eq)) return a.substr(eq.size());
-      if (a == flag && i + 1 < argv.size()) return argv[++i];
-      return std::nullopt;
-    };
+    const std::string a = argv[i];
+    auto value = [&](const char* flag) { return FlagValue(argv, i, flag); };
     if (a == "--follow" || a == "-f") {
       o.follow = true;
     } else if (auto v = value("--since")) {
@@ -117,6 +122,64 @@ std::optional<std::string> ParseAudit(std::vector<std::string>& argv,
     }
   }
   if (!kinds.empty()) inv.args["kind"] = kinds;
+  argv.clear();
+  return std::nullopt;
+}
+
+// clients [--top N] [--sort requests|drops|kod|last] [--address PREFIX]:
+// the server checks the values (core::ParseNtpClientQuery) and names the
+// bad one.
+std::optional<std::string> ParseClients(std::vector<std::string>& argv,
+                                        Invocation& inv, Options&) {
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (auto v = FlagValue(argv, i, "--top")) {
+      int64_t n = 0;
+      if (!absl::SimpleAtoi(*v, &n)) {
+        return absl::StrCat("--top=", *v, ": a number");
+      }
+      inv.args["top"] = n;
+    } else if (auto v = FlagValue(argv, i, "--sort")) {
+      inv.args["sort"] = *v;
+    } else if (auto v = FlagValue(argv, i, "--address")) {
+      inv.args["address"] = *v;
+    } else {
+      return absl::StrCat("unexpected argument \"", argv[i], "\"");
+    }
+  }
+  argv.clear();
+  return std::nullopt;
+}
+
+// source add SPEC | delete NAME | priority NAME N | enable NAME |
+// disable NAME.
+std::optional<std::string> ParseSource(std::vector<std::string>& argv,
+                                       Invocation& inv, Options&) {
+  if (argv.empty()) return "give an action";
+  const std::string action = argv.front();
+  const size_t want = action == "priority" ? 3 : 2;
+  if (action != "add" && action != "delete" && action != "priority" &&
+      action != "enable" && action != "disable") {
+    return absl::StrCat("unknown action \"", action, "\"");
+  }
+  if (argv.size() != want) {
+    return absl::StrCat("source ", action, " takes ",
+                        action == "add"        ? "one SPEC"
+                        : action == "priority" ? "a NAME and a number"
+                                               : "one NAME");
+  }
+  inv.args["action"] = action;
+  if (action == "add") {
+    inv.args["spec"] = argv[1];
+  } else {
+    inv.args["name"] = argv[1];
+  }
+  if (action == "priority") {
+    int64_t n = 0;
+    if (!absl::SimpleAtoi(argv[2], &n)) {
+      return absl::StrCat("priority \"", argv[2], "\": a number");
+    }
+    inv.args["priority"] = n;
+  }
   argv.clear();
   return std::nullopt;
 }
@@ -153,17 +216,13 @@ std::vector<CliCommand> Commands() {
          }
          inv.command = "ptp_subscribers";
          for (size_t i = 1; i < argv.size(); ++i) {
-           std::string v;
-           if (absl::StartsWith(argv[i], "--top=")) {
-             v = argv[i].substr(6);
-           } else if (argv[i] == "--top" && i + 1 < argv.size()) {
-             v = argv[++i];
-           } else {
+           const std::optional<std::string> v = FlagValue(argv, i, "--top");
+           if (!v) {
              return absl::StrCat("unexpected argument \"", argv[i], "\"");
            }
            int64_t n = 0;
-           if (!absl::SimpleAtoi(v, &n) || n < 1) {
-             return absl::StrCat("--top=", v, ": a positive number");
+           if (!absl::SimpleAtoi(*v, &n) || n < 1) {
+             return absl::StrCat("--top=", *v, ": a positive number");
            }
            inv.args["top"] = n;
          }
@@ -174,6 +233,22 @@ std::vector<CliCommand> Commands() {
          return d.contains("subscribers") ? FormatPtpSubscribers(d)
                                           : FormatPtp(d);
        }},
+      {"clients",
+       "[--top N] [--sort requests|drops|kod|last] [--address PREFIX]",
+       &ParseClients, fmt(&FormatClients)},
+      {"alarms", "[--all]",
+       [](std::vector<std::string>& argv, Invocation& inv,
+          Options&) -> std::optional<std::string> {
+         for (const std::string& a : argv) {
+           if (a != "--all") {
+             return absl::StrCat("unexpected argument \"", a, "\"");
+           }
+           inv.args["all"] = true;
+         }
+         argv.clear();
+         return std::nullopt;
+       },
+       fmt(&FormatAlarms)},
       {"workers", "", nullptr, fmt(&FormatWorkers)},
       {"ports", "", nullptr, fmt(&FormatPorts)},
       {"leap", "", nullptr, fmt(&FormatLeap)},
@@ -184,6 +259,9 @@ std::vector<CliCommand> Commands() {
          return FormatAuditRecords(d.value("records", json::array()));
        }},
       {"reload", "", nullptr, fmt(&FormatReload)},
+      {"source",
+       "add SPEC | delete NAME | priority NAME N | enable NAME | disable NAME",
+       &ParseSource, fmt(&FormatSourceChange)},
       {"drain", "", nullptr, fmt(&FormatDrain)},
       {"undrain", "", nullptr, fmt(&FormatDrain)},
       {"loglevel", "[info|warning|error]",

@@ -417,4 +417,24 @@ absl::StatusOr<std::string> InterfaceMac(const std::string& ns,
   return std::string(absl::StripAsciiWhitespace(text));
 }
 
+double TcpdumpDropped(const std::string& tcpdump_stderr) {
+  for (absl::string_view line : absl::StrSplit(tcpdump_stderr, '\n')) {
+    if (absl::EndsWith(line, " packets dropped by kernel")) {
+      double n = 0;
+      return absl::SimpleAtod(line.substr(0, line.find(' ')), &n) ? n : 0;
+    }
+  }
+  return 0;
+}
+
+double FilterReceived(const std::string& tcpdump_stderr) {
+  for (absl::string_view line : absl::StrSplit(tcpdump_stderr, '\n')) {
+    if (absl::EndsWith(line, " packets received by filter")) {
+      double n = -1;
+      return absl::SimpleAtod(line.substr(0, line.find(' ')), &n) ? n : -1;
+    }
+  }
+  return -1;
+}
+
 }  // namespace zg::e2e

@@ -5,6 +5,17 @@
 // stratum, pmc's PTP port state and identity, Prometheus' request counts,
 // the audit log's records of each change (with the caller's uid).
 //
+// `clients`: ntpdig, chronyd -Q, chronyd -Q over NTS and a bounded flood,
+// each from an address of its own in the client namespace, are listed with
+// exactly the requests a tcpdump there saw each send, the flood with its
+// rate-limit drops and KoD, the NTS client as NTS. `source`: a better sim:
+// source added is selected, disabled and enabled, deleted hands back, with
+// the discipline's step counter unchanged; a bad SPEC is refused with the
+// sources in force unchanged; each change (and the refusal) is in the audit
+// log with the caller's uid; `reload` says what it did to --source.
+// `alarms`: the leap table's alarm, raised at start (the table in use has
+// expired), and the draining alarm `drain` raises and `undrain` clears.
+//
 // Then the control socket under bad input from this process (malformed
 // JSON, an unknown version and command, a 1 MiB request, 1000 connections
 // at once, a client that never reads, one that leaves mid-reply): each gets
@@ -15,7 +26,7 @@
 // and under `audit --follow`: both end with exit code 4 and one line.
 //
 // One zeitgeberd serves every case (the fixture starts it once). Needs root
-// (namespaces, XDP, setpriv); skipped otherwise. About 20 s.
+// (namespaces, XDP, setpriv); skipped otherwise. About 30 s.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -26,6 +37,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -44,9 +57,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/e2e/nts_test_util.h"
 #include "tests/e2e/zeitgeberd_rig.h"
 #include "tests/util/deadline.h"
 #include "tests/util/netns.h"
+#include "tests/util/paths.h"
 #include "tests/util/subprocess.h"
 #include "tests/util/temp_dir.h"
 #include "tests/util/unix_client.h"
@@ -63,6 +78,13 @@ using testutil::RigConfig;
 // The control socket's group: a number, so no group has to exist.
 constexpr char kGroup[] = "4242";
 constexpr char kNobody[] = "65534";
+
+// The client namespace's further addresses, one per client, so each has a
+// record of its own (ntpdig sends from the namespace's own address).
+constexpr char kChronyIp[] = "10.99.0.21";
+constexpr char kNtsIp[] = "10.99.0.23";
+constexpr char kFloodIp[] = "10.99.0.22";
+constexpr int kFloodRequests = 300;
 
 struct Zgctl {
   int rc = -1;
@@ -91,7 +113,25 @@ class ZgctlE2eTest : public testing::Test {
     rig_ = rig->release();
     ZeitgeberdOptions options;
     options.nice = -20;
-    options.extra_flags = {
+    absl::StatusOr<TestPki> pki = MakeTestPki(*dir_, {kNtsName4});
+    ASSERT_TRUE(pki.ok()) << pki.status();
+    pki_ = *pki;
+    absl::StatusOr<std::string> key = WriteMasterKey(*dir_, "master.key");
+    ASSERT_TRUE(key.ok()) << key.status();
+    absl::StatusOr<std::unique_ptr<NamespaceHosts>> hosts =
+        NamespaceHosts::Create(rig_->ns(), {{rig_->server_ip(), kNtsName4}});
+    ASSERT_TRUE(hosts.ok()) << hosts.status();
+    hosts_ = hosts->release();
+    for (const char* ip : {kChronyIp, kNtsIp, kFloodIp}) {
+      absl::StatusOr<CommandResult> a =
+          rig_->Run({"ip", "addr", "add", absl::StrCat(ip, "/24"), "dev",
+                     rig_->client_if()},
+                    absl::Seconds(10));
+      ASSERT_TRUE(a.ok() && a->ok());
+    }
+    options.extra_flags = NtsServerFlags(*pki, *key,
+                                         {rig_->server_ip() + ":4460"});
+    for (std::string f : {
         "--source=sim:ref,priority=1,interval=200ms",
         "--source=system",
         "--audit_log=" + dir_->File("audit.jsonl"),
@@ -102,7 +142,13 @@ class ZgctlE2eTest : public testing::Test {
         "--ptp_transport=udp4",
         "--ptp_log_announce_interval=0",
         "--ptp_unicast_negotiation=on",
-    };
+        // 4 a second after a burst of 16: ntpdig and chronyd -Q stay within
+        // it, the flood does not.
+        "--ntp_ratelimit=interval=-2,burst=16,leak=8",
+        "--ntp_ratelimit_kod=true",
+    }) {
+      options.extra_flags.push_back(std::move(f));
+    }
     absl::StatusOr<std::unique_ptr<Zeitgeberd>> zg =
         Zeitgeberd::Start(*rig_, config_, options);
     ASSERT_TRUE(zg.ok()) << zg.status();
@@ -115,9 +161,11 @@ class ZgctlE2eTest : public testing::Test {
   }
   static void TearDownTestSuite() {
     delete zg_;
+    delete hosts_;
     delete rig_;
     delete dir_;
     zg_ = nullptr;
+    hosts_ = nullptr;
     rig_ = nullptr;
     dir_ = nullptr;
   }
@@ -161,14 +209,16 @@ class ZgctlE2eTest : public testing::Test {
     EXPECT_EQ(z.rc, 0) << command << ": " << z.err;
     return z.j;
   }
-  // Polls `zgctl --json command` until pred holds (or the time runs out).
+  // Polls `zgctl --json command [more]` until pred holds (or the time runs
+  // out).
   template <typename Pred>
   static json WaitFor(const std::string& command, Pred pred,
+                      std::vector<std::string> more = {},
                       absl::Duration timeout = absl::Seconds(30)) {
     const absl::Time deadline = testutil::DeadlineIn(timeout);
     json j;
     while (absl::Now() < deadline) {
-      j = Json(command);
+      j = Json(command, more);
       if (pred(j)) return j;
       absl::SleepFor(absl::Milliseconds(200));
     }
@@ -183,8 +233,41 @@ class ZgctlE2eTest : public testing::Test {
     ++ntp_queries_;
     return Ntpdig(*rig_, rig_->server_ip());
   }
+  // Runs `run` with what the client namespace sends zeitgeberd leaving from
+  // `ip` (a host route with that source address).
+  static void FromAddress(const std::string& ip,
+                          const std::function<void()>& run) {
+    const std::string to = rig_->server_ip() + "/32";
+    absl::StatusOr<CommandResult> r =
+        rig_->Run({"ip", "route", "replace", to, "dev", rig_->client_if(),
+                   "src", ip},
+                  absl::Seconds(10));
+    ASSERT_TRUE(r.ok() && r->ok());
+    run();
+    r = rig_->Run({"ip", "route", "del", to}, absl::Seconds(10));
+    EXPECT_TRUE(r.ok() && r->ok());
+  }
+  // chronyd -Q (measures, never sets the clock) with `directives`; true if
+  // it measured an offset.
+  static bool ChronydQ(const std::vector<std::string>& directives) {
+    std::vector<std::string> argv = {
+        "chronyd", "-Q", "-u", "root", "-t", "8", "-f", "/dev/null",
+        "pidfile " + dir_->File("q.pid"),
+        "bindcmdaddress " + dir_->File("q.sock"), "cmdport 0"};
+    argv.insert(argv.end(), directives.begin(), directives.end());
+    absl::StatusOr<CommandResult> r = rig_->Run(argv, absl::Seconds(12));
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok()) return false;
+    const bool measured =
+        r->ok() && absl::StrContains(r->stdout_text + r->stderr_text,
+                                     "System clock wrong by");
+    EXPECT_TRUE(measured) << r->Describe() << r->stdout_text << r->stderr_text;
+    return measured;
+  }
 
   static inline testutil::TempDir* dir_ = nullptr;
+  static inline TestPki pki_;
+  static inline NamespaceHosts* hosts_ = nullptr;
   static inline std::string flagfile_;
   static inline RigConfig config_;
   static inline NetnsRig* rig_ = nullptr;
@@ -272,6 +355,297 @@ TEST_F(ZgctlE2eTest, ServerstatsCountTheRequestsClientsSent) {
   ASSERT_EQ(human.rc, 0);
   EXPECT_THAT(human.out, testing::ContainsRegex(
                              absl::StrCat("\nntp +", sent, " +", sent, "\n")));
+}
+
+// The NTP requests in a capture, by source address.
+std::map<std::string, int> RequestsBySource(const std::string& pcap) {
+  std::map<std::string, int> n;
+  absl::StatusOr<CommandResult> r = testutil::RunCommand(
+      {"tcpdump", "-r", pcap, "-n", "udp dst port 123"}, absl::Seconds(20));
+  EXPECT_TRUE(r.ok() && r->ok());
+  if (!r.ok()) return n;
+  // "12:00:00.000000 IP 10.99.0.2.40000 > 10.99.0.1.123: NTPv4, Client..."
+  for (absl::string_view line : absl::StrSplit(r->stdout_text, '\n')) {
+    const size_t ip = line.find(" IP ");
+    if (ip == absl::string_view::npos) continue;
+    absl::string_view src = line.substr(ip + 4);
+    src = src.substr(0, src.find(' '));
+    src = src.substr(0, src.rfind('.'));  // the port
+    ++n[std::string(src)];
+  }
+  return n;
+}
+
+// The record of `address` in a clients answer (null if absent).
+json ClientOf(const json& answer, const std::string& address) {
+  for (const json& c : answer["clients"]) {
+    if (c["address"] == address) return c;
+  }
+  return nullptr;
+}
+
+TEST_F(ZgctlE2eTest, ClientsShowWhatEachAddressSent) {
+  for (const char* tool : {"chronyd", "tcpdump", "python3"}) {
+    if (!testutil::ProgramAvailable(tool)) GTEST_SKIP() << tool << " missing";
+  }
+  // Every NTP request the client namespace sends from here on.
+  const std::string pcap = dir_->File("ntp.pcap");
+  absl::StatusOr<std::unique_ptr<testutil::Subprocess>> tcpdump =
+      rig_->Start({"tcpdump", "--immediate-mode", "-B", "65536", "-i",
+                   rig_->client_if(), "-n", "-U", "-w", pcap,
+                   "udp dst port 123"});
+  ASSERT_TRUE(tcpdump.ok()) << tcpdump.status();
+  ASSERT_TRUE(testutil::PollUntil(testutil::DeadlineIn(absl::Seconds(20)), [&] {
+    return absl::StrContains((*tcpdump)->Stderr(), "listening on") ||
+           !(*tcpdump)->Running();
+  })) << (*tcpdump)->Stderr();
+  const int ntpdig_before = ntp_queries_;
+  ASSERT_TRUE(QueryNtp().ok());
+  ASSERT_TRUE(QueryNtp().ok());
+  const std::string server = rig_->server_ip();
+  FromAddress(kChronyIp, [&] {
+    ChronydQ({"server " + server + " iburst minpoll -4 maxpoll -4 "
+              "maxsamples 4"});
+  });
+  FromAddress(kNtsIp, [&] {
+    ChronydQ({"ntstrustedcerts " + pki_.ca_pem,
+              absl::StrCat("server ", kNtsName4,
+                           " iburst nts minpoll -4 maxpoll -4 maxsamples 4")});
+  });
+  FromAddress(kFloodIp, [&] {
+    absl::StatusOr<CommandResult> burst = rig_->Run(
+        {"python3", testutil::SourceRoot() + "/tests/e2e/ntp_burst.py", server,
+         absl::StrCat(kFloodRequests), "3000"},
+        absl::Seconds(30));
+    ASSERT_TRUE(burst.ok() && burst->ok());
+  });
+  absl::SleepFor(absl::Milliseconds(300));
+  const CommandResult capture = (*tcpdump)->Stop();
+  ASSERT_EQ(TcpdumpDropped(capture.stderr_text), 0) << capture.stderr_text;
+  std::map<std::string, int> sent = RequestsBySource(pcap);
+  EXPECT_EQ(sent[rig_->client_ip()], ntp_queries_ - ntpdig_before);
+  EXPECT_EQ(sent[kFloodIp], kFloodRequests);
+  EXPECT_GT(sent[kChronyIp], 0);
+  EXPECT_GT(sent[kNtsIp], 0);
+  std::printf("sent: ntpdig %d (%d since start), chronyd %d, chronyd NTS %d, "
+              "flood %d\n",
+              sent[rig_->client_ip()], ntp_queries_, sent[kChronyIp],
+              sent[kNtsIp], sent[kFloodIp]);
+
+  // Each address with exactly what it sent (ntpdig's address: every
+  // ntpdig this test ran); a worker may count a drop or KoD a moment after
+  // the request.
+  const std::vector<std::pair<std::string, int>> expected = {
+      {rig_->client_ip(), ntp_queries_},
+      {kChronyIp, sent[kChronyIp]},
+      {kNtsIp, sent[kNtsIp]},
+      {kFloodIp, kFloodRequests}};
+  const json c = WaitFor(
+      "clients",
+      [&](const json& j) {
+        for (const auto& [address, n] : expected) {
+          const json r = ClientOf(j, address);
+          if (r.is_null() || r["requests"] != n) return false;
+        }
+        const json f = ClientOf(j, kFloodIp);
+        return f["kod"].get<int>() > 0;
+      },
+      {"--top", "10"});
+  for (const char* quiet : {kChronyIp, kNtsIp}) {
+    const json r = ClientOf(c, quiet);
+    EXPECT_EQ(r["drops"], (json{{"rate_limit", 0}, {"acl", 0}, {"auth", 0}}))
+        << r.dump();
+    EXPECT_EQ(r["kod"], 0);
+    EXPECT_EQ(r["mode"], "basic");
+  }
+  const json ntpdig = ClientOf(c, rig_->client_ip());
+  EXPECT_EQ(ntpdig["auth"], "none");
+  EXPECT_EQ(ntpdig["drops"]["rate_limit"], 0);
+  EXPECT_GT(ntpdig["interval_s"].get<double>(), 0.0);
+  EXPECT_EQ(ClientOf(c, kChronyIp)["auth"], "none");
+  EXPECT_EQ(ClientOf(c, kNtsIp)["auth"], "nts");
+  const json flood = ClientOf(c, kFloodIp);
+  const int limited = flood["drops"]["rate_limit"];
+  const int kod = flood["kod"];
+  std::printf("flood: %d requests, %d rate-limit drops, %d KoD\n",
+              kFloodRequests, limited, kod);
+  EXPECT_GT(limited, kFloodRequests / 2) << flood.dump();
+  EXPECT_GE(kod, 1);
+  EXPECT_LE(limited + kod, kFloodRequests - 16) << "the burst was answered";
+  EXPECT_EQ(flood["auth"], "none");
+  EXPECT_GE(c["tracked"].get<int>(), 4);
+
+  // The sort orders and the address filter pick the flood, or only one.
+  for (const char* sort : {"drops", "kod"}) {
+    const Zgctl z = Run({"--json", "clients", "--sort", sort, "--top", "1"});
+    ASSERT_EQ(z.rc, 0) << z.err;
+    ASSERT_EQ(z.j["clients"].size(), 1u);
+    EXPECT_EQ(z.j["clients"][0]["address"], kFloodIp) << sort;
+  }
+  Zgctl z = Run({"--json", "clients", "--address",
+                 absl::StrCat(kNtsIp, "/32")});
+  ASSERT_EQ(z.rc, 0) << z.err;
+  EXPECT_EQ(z.j["matched"], 1);
+  ASSERT_EQ(z.j["clients"].size(), 1u);
+  EXPECT_EQ(z.j["clients"][0]["address"], kNtsIp);
+  const Zgctl human = Run({"clients"});
+  ASSERT_EQ(human.rc, 0) << human.err;
+  EXPECT_THAT(human.out,
+              testing::ContainsRegex(absl::StrCat(
+                  "10\\.99\\.0\\.22 +", kFloodRequests, " +", limited, " +",
+                  limited, " +0 +0 +", kod, " +none +basic")));
+  EXPECT_THAT(human.out, testing::ContainsRegex("10\\.99\\.0\\.23 +[0-9]+ .* "
+                                                "nts +basic"));
+  z = Run({"clients", "--top", "0"});
+  EXPECT_EQ(z.rc, 2);
+  EXPECT_EQ(StderrLines(z), 1) << z.err;
+  EXPECT_THAT(z.err, HasSubstr("top"));
+  z = Run({"clients", "--sort", "name"});
+  EXPECT_EQ(z.rc, 2);
+  EXPECT_THAT(z.err, HasSubstr("sort"));
+}
+
+// The selected source's name in a `sources` answer ("" for none).
+std::string SelectedOf(const json& sources) {
+  for (const json& s : sources["sources"]) {
+    if (s["selected"] == true) return s["name"];
+  }
+  return "";
+}
+
+TEST_F(ZgctlE2eTest, LiveSourcesThroughZgctl) {
+  const json before = WaitFor("tracking", [](const json& j) {
+    return j["state"] == "LOCKED" && j["selected_source"] == "sim:ref";
+  });
+  const int64_t steps = before["steps"];
+
+  // A better source (a lower priority) is selected in the step that adds it.
+  Zgctl z = Run(
+      {"--json", "source", "add", "sim:better,priority=0,interval=200ms"});
+  ASSERT_EQ(z.rc, 0) << z.err;
+  EXPECT_EQ(z.j["ok"], true);
+  EXPECT_EQ(z.j["selected"], "sim:better");
+  EXPECT_EQ(z.j["persistent"], false) << "only the flagfile survives";
+  EXPECT_EQ(z.j["changes"][0]["change"], "added");
+  json s = Json("sources");
+  EXPECT_EQ(s["sources"].size(), 3u);
+  EXPECT_EQ(SelectedOf(s), "sim:better");
+
+  // Disabled, then enabled: the selection follows at once.
+  z = Run({"source", "disable", "sim:better"});
+  ASSERT_EQ(z.rc, 0) << z.err;
+  EXPECT_THAT(z.out, HasSubstr("Source change   : disable: done, lost at "
+                               "the next restart or reload"));
+  EXPECT_THAT(z.out, HasSubstr("Selected        : sim:ref\n"));
+  z = Run({"--json", "source", "enable", "sim:better"});
+  ASSERT_EQ(z.rc, 0) << z.err;
+  EXPECT_EQ(z.j["selected"], "sim:better");
+
+  // Deleted while selected: handed back as on a loss, without a step.
+  z = Run({"--json", "source", "delete", "sim:better"});
+  ASSERT_EQ(z.rc, 0) << z.err;
+  EXPECT_EQ(z.j["selected"], "sim:ref");
+  EXPECT_EQ(z.j["changes"][0]["change"], "removed");
+  const json after = Json("tracking");
+  EXPECT_EQ(after["state"], "LOCKED");
+  EXPECT_EQ(after["selected_source"], "sim:ref");
+  EXPECT_EQ(after["steps"], steps) << "no step for any of the changes";
+
+  // A bad SPEC: refused, one line, the sources in force unchanged.
+  z = Run({"source", "add", "sim:x,bogus=1"});
+  EXPECT_EQ(z.rc, 1);
+  EXPECT_EQ(StderrLines(z), 1) << z.err;
+  EXPECT_THAT(z.err, HasSubstr("unknown option 'bogus'"));
+  EXPECT_THAT(z.out, HasSubstr("add: refused, the sources in force stay"));
+  s = Json("sources");
+  ASSERT_EQ(s["sources"].size(), 2u);
+  EXPECT_EQ(s["sources"][0]["name"], "sim:ref");
+  EXPECT_EQ(SelectedOf(s), "sim:ref");
+  EXPECT_EQ(Run({"source", "delete"}).rc, 2);
+  EXPECT_EQ(Run({"source", "priority", "sim:ref", "high"}).rc, 2);
+
+  // Only root or zeitgeberd's user may change them.
+  z = Run({"source", "delete", "sim:ref"}, AsUser(kNobody, kGroup));
+  EXPECT_EQ(z.rc, 3);
+  EXPECT_EQ(StderrLines(z), 1) << z.err;
+
+  // Each change and the refusal in the audit log, with who asked.
+  const json a = Json("audit", {"--kind", "source_change"});
+  std::vector<std::string> seen;
+  for (const json& r : a["records"]) {
+    const json& v = r["values"];
+    if (v.value("origin", "") != "zgctl") continue;
+    seen.push_back(absl::StrCat(v.value("action", ""), " ",
+                                r.value("source", ""), " ",
+                                v.value("outcome", "")));
+    EXPECT_EQ(v["uid"], 0) << r.dump();
+  }
+  EXPECT_THAT(seen, testing::ElementsAre(
+                        "add sim:better ok", "disable sim:better ok",
+                        "enable sim:better ok", "delete sim:better ok",
+                        testing::StartsWith("add ")));
+  EXPECT_THAT(seen.back(), testing::EndsWith(" rejected"));
+
+  // reload re-reads --source and says what it did to the sources.
+  std::string flags;
+  {
+    std::ifstream in(flagfile_);
+    flags.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  WriteFlagfile(flags + "--source=sim:flag,priority=50,interval=200ms\n");
+  z = Run({"--json", "reload"});
+  ASSERT_EQ(z.rc, 0) << z.err;
+  ASSERT_TRUE(z.j["sources"].is_object()) << z.j.dump();
+  EXPECT_EQ(z.j["sources"]["persistent"], true);
+  EXPECT_EQ(z.j["sources"]["selected"], "sim:ref");
+  EXPECT_EQ(z.j["sources"]["changes"][0]["source"], "sim:flag");
+  EXPECT_EQ(z.j["sources"]["changes"][0]["change"], "added");
+  WriteFlagfile(flags);
+  z = Run({"reload"});
+  ASSERT_EQ(z.rc, 0) << z.err;
+  EXPECT_THAT(z.out, HasSubstr("Sources         : sim:flag removed; selected "
+                               "sim:ref\n"));
+  z = Run({"--json", "reload"});
+  EXPECT_TRUE(z.j["sources"].is_null()) << "nothing changed: " << z.j.dump();
+}
+
+TEST_F(ZgctlE2eTest, AlarmsShowWhatIsRaised) {
+  // The leap table in use has expired (the built-in one, or the
+  // distribution's file at this machine's date): raised from the start.
+  json a = Json("alarms");
+  bool leap = false;
+  for (const json& r : a["alarms"]) {
+    EXPECT_EQ(r["active"], true) << "without --all, only the raised";
+    if (r["name"] == "leap_table_expiring") leap = true;
+  }
+  EXPECT_TRUE(leap) << a.dump();
+  EXPECT_EQ(a["active"], a["alarms"].size());
+  EXPECT_THAT(Run({"alarms"}).out,
+              testing::ContainsRegex("\n[a-z]+ +leap_table_expiring "));
+
+  // drain raises "draining", undrain clears it.
+  auto draining = [](const json& j) {
+    for (const json& r : j["alarms"]) {
+      if (r["name"] == "draining") return r["active"] == true;
+    }
+    return false;
+  };
+  ASSERT_EQ(Run({"drain"}).rc, 0);
+  WaitFor("alarms", draining);
+  ASSERT_EQ(Run({"undrain"}).rc, 0);
+  a = WaitFor("alarms", [&](const json& j) { return !draining(j); },
+              {"--all"});
+  bool cleared = false;
+  for (const json& r : a["alarms"]) {
+    if (r["name"] == "draining") cleared = r["active"] == false;
+  }
+  EXPECT_TRUE(cleared) << "--all lists the cleared ones: " << a.dump();
+  std::vector<std::string> events;
+  for (const json& e : a["events"]) {
+    if (e["name"] == "draining") events.push_back(e["state"]);
+  }
+  EXPECT_THAT(events, testing::ElementsAre("raised", "cleared"));
+  EXPECT_EQ(Run({"alarms", "--bogus"}).rc, 2);
 }
 
 TEST_F(ZgctlE2eTest, WorkersAndPorts) {

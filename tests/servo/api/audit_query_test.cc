@@ -147,6 +147,8 @@ TEST_F(RotatingAuditQueryTest, TheCursorFollowsARotation) {
 TEST(AuditKindTest, KindsAreChecked) {
   EXPECT_TRUE(ValidateAuditKind("source_down").ok());
   EXPECT_TRUE(ValidateAuditKind("source_health").ok());
+  EXPECT_TRUE(ValidateAuditKind("source_change").ok());
+  EXPECT_TRUE(ValidateAuditKind("alarm_cleared").ok()) << "the last kind";
   const absl::Status s = ValidateAuditKind("source_dwn");
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("config_change"), std::string::npos);

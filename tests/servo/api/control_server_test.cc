@@ -55,6 +55,17 @@ json Parse(const std::string& line) {
   return json::parse(line, nullptr, false);
 }
 
+// The control plane's snapshots, fixed.
+class FixedSnapshots : public ControlSnapshots {
+ public:
+  std::shared_ptr<const ControlPlaneStatus> Status() const override {
+    return status;
+  }
+  std::shared_ptr<const AlarmTable> Alarms() const override { return alarms; }
+  std::shared_ptr<const ControlPlaneStatus> status;
+  std::shared_ptr<const AlarmTable> alarms;
+};
+
 class ControlServerTest : public testing::Test {
  protected:
   void SetUp() override {
@@ -64,7 +75,8 @@ class ControlServerTest : public testing::Test {
     path_ = dir_->File("zg.sock");
     auto status = std::make_shared<ControlPlaneStatus>();
     status->discipline.state = core::SyncState::kLocked;
-    board_.control.Publish(status);
+    snapshots_.status = status;
+    board_.control = &snapshots_;
     ASSERT_TRUE(AddStatusCommands(table_, board_, {}).ok());
     // A reply of 3 MiB: more than the socket buffers hold.
     ASSERT_TRUE(
@@ -129,6 +141,7 @@ class ControlServerTest : public testing::Test {
 
   std::unique_ptr<testutil::TempDir> dir_;
   std::string path_;
+  FixedSnapshots snapshots_;
   StatusBoard board_;
   CommandTable table_{geteuid()};
   ControlRequestQueue queue_;

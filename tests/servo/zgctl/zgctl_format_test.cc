@@ -122,6 +122,81 @@ TEST(ZgctlFormatTest, AuditRecordsOnOneLineEach) {
             "n=3 reason=gone\n");
 }
 
+TEST(ZgctlFormatTest, ClientsOneRowEach) {
+  const json d = json::parse(R"({
+    "sort": "drops", "top": 2, "address": "10.99.0.0/24", "workers": 1,
+    "capacity": 1000000, "tracked": 3, "evictions": 0, "matched": 3,
+    "busy": 0,
+    "clients": [
+      {"address": "10.99.0.22", "requests": 300,
+       "drops": {"rate_limit": 283, "acl": 0, "auth": 0}, "kod": 1,
+       "auth": "none", "key_id": null, "mode": "basic",
+       "last_seen_ago_s": 1.5, "interval_s": 0.0003},
+      {"address": "10.99.0.23", "requests": 1,
+       "drops": {"rate_limit": 0, "acl": 0, "auth": 0}, "kod": 0,
+       "auth": "nts", "key_id": null, "mode": "interleaved",
+       "last_seen_ago_s": 3, "interval_s": null}]})");
+  const std::string out = FormatClients(d);
+  EXPECT_THAT(out, testing::ContainsRegex(
+                       "10\\.99\\.0\\.22 +300 +283 +283 +0 +0 +1 +none +basic"));
+  EXPECT_THAT(out, testing::ContainsRegex(
+                       "10\\.99\\.0\\.23 +1 +0 +0 +0 +0 +0 +nts +ilv +-"));
+  EXPECT_THAT(out, HasSubstr("2 of 3 clients by drops within 10.99.0.0/24 "
+                             "(tracked 3 of 1000000, evictions 0)\n"));
+}
+
+TEST(ZgctlFormatTest, AlarmsAndTheirEvents) {
+  const json d = json::parse(R"({
+    "active": 1, "last_seq": 2,
+    "alarms": [{"slot": 9, "id": 10, "name": "leap_table_expiring",
+                "instance": "", "severity": "warning", "active": true,
+                "raises": 1, "since_tai_ns": 1, "since_utc":
+                "2026-12-03T20:00:00.000000000Z",
+                "message": "the leap table expired"}],
+    "events": [{"seq": 2, "slot": 9, "id": 10,
+                "name": "leap_table_expiring", "instance": "",
+                "severity": "warning", "state": "raised", "tai_ns": 1,
+                "utc": "2026-12-03T20:00:00.000000000Z",
+                "message": "the leap table expired"}]})");
+  const std::string out = FormatAlarms(d);
+  EXPECT_THAT(out, testing::ContainsRegex(
+                       "\nwarning +leap_table_expiring +- +2026-12-03T20:00"
+                       ":00.000000000Z +the leap table expired\n"));
+  EXPECT_THAT(out, HasSubstr("1 raised\n"));
+  EXPECT_THAT(out, testing::ContainsRegex("#2 +2026-12-03T20:00:00.000000000Z "
+                                          "+raised +leap_table_expiring"));
+}
+
+TEST(ZgctlFormatTest, SourceChangesAndTheReloadsPart) {
+  const json added = json::parse(R"({
+    "ok": true, "action": "add", "persistent": false,
+    "selected": "sim:better",
+    "changes": [{"source": "sim:better", "change": "added",
+                 "spec": "sim:better,priority=1", "priority": 1,
+                 "enabled": true}]})");
+  std::string out = FormatSourceChange(added);
+  EXPECT_THAT(out, HasSubstr("Source change   : add: done, lost at the next "
+                             "restart or reload"));
+  EXPECT_THAT(out, HasSubstr("Selected        : sim:better\n"));
+  EXPECT_THAT(out, HasSubstr("sim:better      : added (sim:better,priority=1, "
+                             "priority 1)\n"));
+  const json refused = {{"ok", false},
+                        {"action", "add"},
+                        {"persistent", false},
+                        {"changes", json::array()},
+                        {"error", "unknown option 'bogus'"}};
+  out = FormatSourceChange(refused);
+  EXPECT_THAT(out, HasSubstr("add: refused, the sources in force stay"));
+  EXPECT_THAT(out, HasSubstr("Error           : unknown option 'bogus'\n"));
+  json reload = {{"outcome", "ok"}, {"duration_s", 0.01}, {"sources", nullptr}};
+  EXPECT_THAT(FormatReload(reload), HasSubstr("Sources         : unchanged\n"));
+  reload["sources"] = added;
+  reload["sources"]["selected"] = "";
+  EXPECT_THAT(FormatReload(reload),
+              HasSubstr("Sources         : sim:better added; selected none "
+                        "(holdover)\n"));
+}
+
 TEST(ZgctlClientTest, ExitCodesAreDistinct) {
   EXPECT_EQ(ExitCodeFor(servo::ErrorCode::kUnknownCommand), kZgctlUsage);
   EXPECT_EQ(ExitCodeFor(servo::ErrorCode::kPermissionDenied), kZgctlPermission);
