@@ -264,7 +264,7 @@ class Daemon {
   std::optional<core::UtcNs> nts_cert_not_after_;
   // The data plane's status: written by the control thread (each stats
   // interval), read by the SNMP and control socket threads. Reads stats_,
-  // port_, stamps_ and the exporter's registry.
+  // port_, stamps_ and the exporter's module families.
   std::unique_ptr<DataplaneStatusSource> dataplane_status_;
   std::unique_ptr<snmp::SnmpAgent> snmp_;  // --snmp_agentx; stopped first
   // zgctl's control socket; stopped first.
@@ -649,7 +649,7 @@ absl::Status Daemon::SetUpAlarms() {
           .port = port_.get(),
           .stamps = stamps_.get(),
           .names = &names_,
-          .registry = &exporter_->registry(),
+          .exporter = exporter_.get(),
           .tsc_clock = &tsc_clock_,
           .tsc_hz = control_->tsc().calibration().hz});
   UpdateAlarms();
@@ -950,6 +950,10 @@ void Daemon::Report() {
 int RunDaemon(int argc, char** argv, PipelineFactory& factory,
               NtsKeystoreSource nts_keystore) {
   SplitArgs split = SplitArgs::At(argc, argv);
+  if (VersionRequested(split.eal)) {
+    PrintVersion(DaemonHelp());
+    return 0;
+  }
   // zeitgeberd's flags first: a typo stops us before the EAL touches devices.
   absl::StatusOr<DaemonConfig> config = ParseDaemonFlags(split.app);
   if (!config.ok()) {

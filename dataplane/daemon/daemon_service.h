@@ -32,7 +32,7 @@
 #include "absl/status/statusor.h"
 #include "core/ntp/ntp_client_query.h"
 #include "dataplane/daemon/config_reload.h"
-#include "dataplane/daemon/control_socket_flags.h"
+#include "dataplane/daemon/flags/control_socket.h"
 #include "dataplane/worker/pipeline.h"
 #include "servo/api/command_table.h"
 #include "servo/api/control_requests.h"

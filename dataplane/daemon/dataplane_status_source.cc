@@ -13,12 +13,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "core/time/tsc.h"
-#include "prometheus/registry.h"
+#include "prometheus/metric_family.h"
 
 namespace zg::dataplane {
 namespace {
 
-// The registry groups serverstats reports, by metric-name prefix.
+// The modules' counter groups serverstats reports, by metric-name prefix.
 constexpr std::pair<const char*, const char*> kGroups[] = {
     {"zeitgeber_nts_ke_", "nts_ke"},
     {"zeitgeber_ntp_", "ntp"},
@@ -101,10 +101,11 @@ void DataplaneStatusSource::SampleServer(servo::DataplaneStatus& d) const {
       s.drops.push_back({names->DropReasonName(r), total.dropped[r]});
     }
   }
-  if (options_.registry == nullptr) return;
+  if (options_.exporter == nullptr) return;
   // Summed over the per-worker labels, in name order.
   std::map<std::string, std::map<std::string, double>> groups;
-  for (const prometheus::MetricFamily& f : options_.registry->Collect()) {
+  for (const prometheus::MetricFamily& f :
+       options_.exporter->ModuleFamilies()) {
     if (f.type != prometheus::MetricType::Counter &&
         f.type != prometheus::MetricType::Gauge) {
       continue;

@@ -5,7 +5,7 @@
 // The control thread calls Sample() every --stats_interval, after the
 // metrics exporter's update: it reads the workers' counters (single-writer
 // relaxed atomics, worker_stats.h), the port's rte_eth_stats, the protocol
-// modules' exported counters (the Prometheus registry, by prefix:
+// modules' exported counters (MetricsExporter::ModuleFamilies, by prefix:
 // zeitgeber_ntp_*, zeitgeber_nts_ke_*, zeitgeber_ptp_*), and lets the
 // caller add the pipeline's own part (PipelineFactory::Observe: the PTP
 // port), computes rates over the interval, and publishes the result through
@@ -31,15 +31,12 @@
 
 #include "core/time/clock_model.h"
 #include "dataplane/daemon/stamp_setup.h"
+#include "dataplane/metrics/metrics_exporter.h"
 #include "dataplane/port/port.h"
 #include "dataplane/worker/pipeline.h"
 #include "dataplane/worker/worker_stats.h"
 #include "servo/api/status_board.h"
 #include "servo/control/snapshot_cell.h"
-
-namespace prometheus {
-class Registry;
-}  // namespace prometheus
 
 namespace zg::dataplane {
 
@@ -55,7 +52,7 @@ class DataplaneStatusSource final : public servo::DataplaneView {
     Port* port = nullptr;
     const PortStamps* stamps = nullptr;
     const CounterNames* names = nullptr;
-    const prometheus::Registry* registry = nullptr;  // may be null
+    const MetricsExporter* exporter = nullptr;  // may be null
     // Written by: the control thread. Read here: TSC -> TAI for the
     // progress stamps.
     const core::PublishedClock* tsc_clock = nullptr;

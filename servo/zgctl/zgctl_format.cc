@@ -494,13 +494,18 @@ std::string FormatReload(const json& d) {
   if (!src.is_object()) {
     out += Row("Sources", "unchanged");
   } else {
+    // What changed; a reload answers before the next control step, so the
+    // selection that follows is not known yet (then no "selected").
     std::vector<std::string> changes;
     for (const json& c : Get(src, "changes")) {
-      changes.push_back(
-          absl::StrCat(Str(c, "source"), " ", Str(c, "change")));
+      if (Str(c, "change") == "unchanged") continue;
+      changes.push_back(absl::StrCat(Str(c, "source"), " ", Str(c, "change")));
     }
-    out += Row("Sources", absl::StrCat(absl::StrJoin(changes, ", "),
-                                       "; selected ", Selected(src)));
+    std::string line = absl::StrJoin(changes, ", ");
+    if (Get(src, "selected").is_string()) {
+      absl::StrAppend(&line, "; selected ", Selected(src));
+    }
+    out += Row("Sources", line);
   }
   return out;
 }
@@ -531,15 +536,15 @@ std::string FormatSourceChange(const json& d) {
 }
 
 std::string FormatClients(const json& d) {
-  std::string out = absl::StrFormat(
-      "%-24s %8s %7s %7s %5s %5s %5s %-8s %-5s %9s %9s\n", "Address", "NTP",
-      "Drop", "RateLim", "ACL", "Auth", "KoD", "AuthBy", "Mode", "Interval",
-      "Last");
+  std::string out =
+      absl::StrFormat("%-24s %8s %7s %7s %5s %5s %5s %-8s %-5s %9s %9s\n",
+                      "Address", "NTP", "Drop", "RateLim", "ACL", "Auth", "KoD",
+                      "AuthBy", "Mode", "Interval", "Last");
   out += Rule(104);
   for (const json& c : Get(d, "clients")) {
     const json& drops = Get(c, "drops");
-    const double dropped = Num(drops, "rate_limit") + Num(drops, "acl") +
-                           Num(drops, "auth");
+    const double dropped =
+        Num(drops, "rate_limit") + Num(drops, "acl") + Num(drops, "auth");
     std::string auth = Str(c, "auth");
     if (auth == "key" && HasNum(c, "key_id")) {
       auth = absl::StrCat("key ", Int(c, "key_id"));
@@ -555,14 +560,14 @@ std::string FormatClients(const json& d) {
             ? absl::StrCat(Seconds(Num(c, "last_seen_ago_s")), " ago")
             : std::string("-"));
   }
-  out += absl::StrCat(Get(d, "clients").size(), " of ", Int(d, "matched"),
-                      " clients by ", Str(d, "sort"),
-                      Get(d, "address").is_string()
-                          ? absl::StrCat(" within ", Str(d, "address"))
-                          : std::string(),
-                      " (tracked ", Int(d, "tracked"), " of ",
-                      Int(d, "capacity"), ", evictions ", Int(d, "evictions"),
-                      ")\n");
+  out +=
+      absl::StrCat(Get(d, "clients").size(), " of ", Int(d, "matched"),
+                   " clients by ", Str(d, "sort"),
+                   Get(d, "address").is_string()
+                       ? absl::StrCat(" within ", Str(d, "address"))
+                       : std::string(),
+                   " (tracked ", Int(d, "tracked"), " of ", Int(d, "capacity"),
+                   ", evictions ", Int(d, "evictions"), ")\n");
   return out;
 }
 
