@@ -3,6 +3,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <time.h>
 
 #include <atomic>
 #include <csignal>
@@ -21,7 +22,8 @@
 #include "dataplane/clock/nic_clock.h"
 #include "dataplane/daemon/config_reload.h"
 #include "dataplane/daemon/daemon_alarms.h"
-#include "dataplane/daemon/dataplane_status.h"
+#include "dataplane/daemon/daemon_service.h"
+#include "dataplane/daemon/dataplane_status_source.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/fleet_control.h"
 #include "dataplane/daemon/log.h"
@@ -44,7 +46,7 @@
 #include "dataplane/worker/worker_stats.h"
 #include "servo/clock/system_time.h"
 #include "servo/control/control_plane.h"
-#include "servo/control/snapshot_cell.h"
+#include "servo/control/tick_schedule.h"
 #include "servo/holdover/holdover.h"
 
 namespace zg::dataplane {
@@ -84,6 +86,20 @@ void ControlLog(servo::LogLevel level, const std::string& message) {
       LogError(message);
       break;
   }
+}
+
+int64_t MonotonicNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Sleeps until CLOCK_MONOTONIC reaches `deadline_ns`; false if a signal
+// (SIGTERM, SIGHUP) woke it first.
+bool SleepUntil(int64_t deadline_ns) {
+  const timespec ts{static_cast<time_t>(deadline_ns / 1'000'000'000),
+                    static_cast<long>(deadline_ns % 1'000'000'000)};
+  return clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == 0;
 }
 
 uint32_t AutoMbufs(const DaemonConfig& c, unsigned queues) {
@@ -136,6 +152,10 @@ class ReloadTargets : public PipelineFactory {
     ZG_RETURN_IF_ERROR(pipeline_->Reload(reload));
     ZG_RETURN_IF_ERROR(sources_.Reload(reload));
     return nts_ke_ == nullptr ? absl::OkStatus() : nts_ke_->Reload(reload);
+  }
+  // What the latest reload did to the sources (none: nothing).
+  const std::optional<servo::SourceChangeResult>& source_result() const {
+    return sources_.last_result();
   }
 
  private:
@@ -196,15 +216,22 @@ class Daemon {
   absl::Status SetUpNtsKe();
   absl::Status SetUpReload();
   absl::Status StartMetrics();
-  // The alarms only the data plane can judge, and the SNMP subagent.
+  // The alarms only the data plane can judge, the data plane's status
+  // snapshot, and the SNMP subagent.
   absl::Status SetUpAlarms();
   // Feeds DaemonAlarms before each control Tick.
   void UpdateAlarms();
   // Drain files, health, the anycast route (fleet_control.h); before Tick.
   absl::Status SetUpFleet();
   void StepFleet(int64_t mono_ns);
-  // Publishes the ports' and the NTP totals' snapshot for other threads.
+  // Samples and publishes the data plane's status for other threads (the
+  // control socket, SNMP), with the pipeline's alarms and PTP port.
   void PublishDataplane();
+  // The operator side: zgctl's control socket and the snapshots it reads.
+  absl::Status SetUpService();
+  // What SIGHUP does, and zgctl reload: audit log reopen, leap file and
+  // flagfile reload, recorded with `reason`. Control thread.
+  ReloadOutcome Reload(const std::string& reason);
   // Returns why it stopped (for the audit log's stop record).
   std::string ControlLoop();
   // The service manager's side of the control loop (service_notify.h):
@@ -264,10 +291,13 @@ class Daemon {
   // Drain and the anycast route (its BIRD thread); after daemon_alarms_.
   std::unique_ptr<FleetControl> fleet_;
   std::optional<core::UtcNs> nts_cert_not_after_;
-  // Written by: the control thread (stats interval). Read by: the SNMP
-  // thread.
-  servo::SnapshotCell<DataplaneStatus> dataplane_;
+  // The data plane's status: written by the control thread (each stats
+  // interval), read by the SNMP and control socket threads. Reads stats_,
+  // ports_ (their stamps) and the exporter's module families.
+  std::unique_ptr<DataplaneStatusSource> dataplane_status_;
   std::unique_ptr<snmp::SnmpAgent> snmp_;  // --snmp_agentx; stopped first
+  // zgctl's control socket; stopped first.
+  std::unique_ptr<DaemonService> service_;
 };
 
 int Daemon::Run(std::vector<char*> eal_argv) {
@@ -329,6 +359,10 @@ int Daemon::Run(std::vector<char*> eal_argv) {
   if (absl::Status s = SetUpFleet(); !s.ok()) {
     LogError(s.message());
     return kExitConfig;
+  }
+  if (absl::Status s = SetUpService(); !s.ok()) {
+    LogError(s.message());
+    return kExitControlSocket;
   }
   InstallSignalHandlers();
   if (!config_.service.test_stall_file.empty()) {
@@ -422,6 +456,8 @@ int Daemon::Run(std::vector<char*> eal_argv) {
   notifier_.Stopping(why);
   TimedStep("anycast route withdrawn",
             [&] { fleet_->WithdrawForExit(absl::Seconds(1)); });
+  // zgctl sees the daemon gone from here on.
+  TimedStep("control socket closed", [&] { service_.reset(); });
   TimedStep("SNMP subagent stopped", [&] { snmp_.reset(); });
   TimedStep("NTS-KE server stopped", [&] {
     if (nts_ke_ != nullptr) nts_ke_->Stop();
@@ -720,6 +756,28 @@ absl::Status Daemon::SetUpAlarms() {
         CertificateNotAfter(config_.nts_ke.cert_path);
     if (t.ok()) nts_cert_not_after_ = *t;
   }
+  std::vector<DataplaneStatusSource::Worker> workers;
+  for (size_t i = 0; i < lcores_.size(); ++i) {
+    for (size_t k = 0; k < ports_.size(); ++k) {
+      workers.push_back({&StatsOf(i, k), static_cast<unsigned>(i), lcores_[i],
+                         ports_[k].port->name()});
+    }
+  }
+  std::vector<DataplaneStatusSource::PortSource> port_sources;
+  for (const ServingPort& p : ports_) {
+    port_sources.push_back({p.port.get(), p.stamps.get()});
+  }
+  std::vector<std::string> absent;
+  for (const auto& [name, why] : failed_ports_) absent.push_back(name);
+  dataplane_status_ =
+      std::make_unique<DataplaneStatusSource>(DataplaneStatusSource::Options{
+          .workers = std::move(workers),
+          .ports = std::move(port_sources),
+          .absent_ports = std::move(absent),
+          .names = &names_,
+          .exporter = exporter_.get(),
+          .tsc_clock = &tsc_clock_,
+          .tsc_hz = control_->tsc().calibration().hz});
   UpdateAlarms();
   PublishDataplane();
   if (config_.alarms.snmp_agentx.empty()) return absl::OkStatus();
@@ -728,7 +786,7 @@ absl::Status Daemon::SetUpAlarms() {
   o.heartbeat_interval = config_.alarms.snmp_heartbeat_interval;
   o.software_version = ZG_VERSION;
   o.snapshots = control_.get();
-  o.dataplane = [this] { return dataplane_.Load(); };
+  o.dataplane = dataplane_status_.get();
   o.log = [](const std::string& m) { LogInfo(m); };
   ZG_ASSIGN_OR_RETURN(snmp_, snmp::SnmpAgent::Start(std::move(o)));
   return absl::OkStatus();
@@ -744,6 +802,7 @@ void Daemon::UpdateAlarms() {
     beats[i] = StatsOf(i, 0).heartbeat_tsc.Load();
   }
   daemon_alarms_->UpdateWorkers(beats, core::ReadTsc(), mono);
+  // The draining alarm: FleetControl (zgctl drain, the drain files).
   if (nts_ke_ != nullptr) {
     daemon_alarms_->UpdateNtsKe(
         nts_ke_->stats().connections_rejected.load(std::memory_order_relaxed),
@@ -776,31 +835,56 @@ void Daemon::StepFleet(int64_t mono_ns) {
 }
 
 void Daemon::PublishDataplane() {
-  auto d = std::make_shared<DataplaneStatus>();
-  WorkerStatsSnapshot total;
-  for (size_t k = 0; k < ports_.size(); ++k) {
-    WorkerStatsSnapshot port_total;
-    for (size_t i = 0; i < lcores_.size(); ++i) {
-      port_total += WorkerStatsSnapshot::Of(StatsOf(i, k));
-    }
-    const Port& port = *ports_[k].port;
-    d->ports.push_back({port.name(), port.link().up, port.link().speed_mbps,
-                        port.caps().hardware_rx_stamps(), port_total.rx_packets,
-                        port_total.tx_packets});
-    total += port_total;
+  dataplane_status_->Sample([this](servo::DataplaneStatus& d) {
+    factory_->Observe({&control_->alarms(),
+                       servo::MonotonicNs(servo::RealSystemClockOps()), &d});
+  });
+}
+
+absl::Status Daemon::SetUpService() {
+  DaemonService::Hooks hooks;
+  hooks.control = control_.get();
+  hooks.reload = [this](const std::string& reason) { return Reload(reason); };
+  hooks.ptp_subscribers = [this](uint32_t top,
+                                 PipelineFactory::PtpSubscribersDone done) {
+    factory_->QueryPtpSubscribers(top, std::move(done));
+  };
+  hooks.ntp_clients = [this](const core::NtpClientQuery& q) {
+    return factory_->QueryNtpClients(q, tsc_clock_);
+  };
+  hooks.drain = [this](bool drain, const std::string& who) {
+    fleet_->SetOperatorDrain(drain, who);
+    StepFleet(servo::MonotonicNs(servo::RealSystemClockOps()));
+  };
+  hooks.fleet_status = [this](servo::ServiceStatus& s) {
+    s.drain = fleet_->drain_state();
+    s.drain_reason = fleet_->drain().reason();
+    if (!fleet_->config().anycast_enabled()) return;
+    s.anycast = fleet_->policy().announce() ? "announced" : "withdrawn";
+    s.anycast_why = fleet_->withdrawn_why();
+    const std::shared_ptr<const servo::BirdStatus> b = fleet_->bird();
+    s.bird_reachable = b != nullptr && b->reachable;
+  };
+  ZG_ASSIGN_OR_RETURN(service_, DaemonService::Start(
+                                    {.socket = config_.control_socket,
+                                     .audit_log = config_.control.audit.path,
+                                     .version = ZG_VERSION},
+                                    std::move(hooks), dataplane_status_.get()));
+  return absl::OkStatus();
+}
+
+ReloadOutcome Daemon::Reload(const std::string& reason) {
+  control_->Reopen(reason);
+  ReloadOutcome out = reloader_->Reload(reason);
+  daemon_alarms_->OnReload(out.ok, out.error,
+                           servo::MonotonicNs(servo::RealSystemClockOps()));
+  if (config_.nts_ke.enabled() && !config_.nts_ke.cert_path.empty()) {
+    absl::StatusOr<core::UtcNs> t =
+        CertificateNotAfter(config_.nts_ke.cert_path);
+    if (t.ok()) nts_cert_not_after_ = *t;
   }
-  for (const auto& [name, why] : failed_ports_) {
-    d->ports.push_back({name, false, 0, false, 0, 0});
-  }
-  factory_->Observe({&control_->alarms(),
-                     servo::MonotonicNs(servo::RealSystemClockOps()), d.get()});
-  for (size_t k = 0; k < kMaxFrameKinds; ++k) {
-    if (names_.KindNamed(k) && names_.KindName(k) == "ntp") {
-      d->ntp_requests = total.handled[k];
-      d->ntp_replies = total.replied[k];
-    }
-  }
-  dataplane_.Publish(std::move(d));
+  out.sources = reload_targets_->source_result();
+  return out;
 }
 
 std::string Daemon::ControlLoop() {
@@ -808,8 +892,8 @@ std::string Daemon::ControlLoop() {
   absl::Time next_stats = start;
   // Why, once a stop that waits for the drain grace is under way.
   std::string stopping;
-  for (;;) {
-    const absl::Time now = absl::Now();
+  // A signal or --run_for: "" to go on, or why the loop must end now.
+  auto stop_now = [&](absl::Time now) -> std::string {
     std::string why;
     if (const int sig = g_signal.exchange(0, std::memory_order_relaxed);
         sig != 0) {
@@ -840,19 +924,31 @@ std::string Daemon::ControlLoop() {
       LogInfo(absl::StrCat(stopping, ": drained, stopping"));
       return stopping;
     }
+    return "";
+  };
+  servo::TickSchedule schedule(
+      absl::ToInt64Nanoseconds(config_.publish_interval), MonotonicNs());
+  for (;;) {
+    if (!SleepUntil(schedule.deadline_ns())) {  // a signal
+      if (std::string why = stop_now(absl::Now()); !why.empty()) return why;
+      continue;
+    }
+    const uint64_t late_before = schedule.stats().late_ticks;
+    schedule.Begin(MonotonicNs());
+    if (schedule.stats().late_ticks != late_before) {
+      LogWarning(absl::StrCat(
+          "control thread: a tick began ",
+          absl::FormatDuration(
+              absl::Nanoseconds(schedule.stats().last_lateness_ns)),
+          " late; the served model aged that much more than planned"));
+    }
+    const absl::Time now = absl::Now();
+    if (std::string why = stop_now(now); !why.empty()) return why;
     if (g_hangup.exchange(false, std::memory_order_relaxed)) {
       LogInfo(
           "SIGHUP: re-opening the audit log, reloading the leap file and "
           "the flagfile's reloadable flags");
-      control_->Reopen();
-      const ReloadOutcome out = reloader_->Reload();
-      daemon_alarms_->OnReload(out.ok, out.error,
-                               servo::MonotonicNs(servo::RealSystemClockOps()));
-      if (config_.nts_ke.enabled() && !config_.nts_ke.cert_path.empty()) {
-        absl::StatusOr<core::UtcNs> t =
-            CertificateNotAfter(config_.nts_ke.cert_path);
-        if (t.ok()) nts_cert_not_after_ = *t;
-      }
+      Reload("reload (SIGHUP)");
     }
     DataplaneEpochs().Reclaim();  // configs every worker has moved past
     UpdateAlarms();
@@ -876,7 +972,8 @@ std::string Daemon::ControlLoop() {
       if (ready_) notifier_.Status(StatusLine(now));
       next_stats = now + config_.stats_interval;
     }
-    absl::SleepFor(config_.publish_interval);
+    service_->AfterTick(schedule.stats());
+    dataplane_status_->Flush();  // a sample no free slot took, if any
   }
 }
 
@@ -944,8 +1041,11 @@ void Daemon::StopWorkers() {
 void Daemon::TearDown() {
   if (torn_down_) return;
   torn_down_ = true;
+  // Both read the snapshots, the control plane and the factory.
+  TimedStep("control socket freed", [&] { service_.reset(); });
+  TimedStep("SNMP subagent freed", [&] { snmp_.reset(); });
+  TimedStep("data-plane status freed", [&] { dataplane_status_.reset(); });
   // Its keystore source may point into the factory.
-  TimedStep("SNMP subagent freed", [&] { snmp_.reset(); });  // reads snapshots
   TimedStep("NTS-KE server freed", [&] { nts_ke_.reset(); });
   TimedStep("workers stopped", [&] { StopWorkers(); });
   // Before the EAL goes: EAL memory the pipeline's control side holds, and

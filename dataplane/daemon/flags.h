@@ -25,6 +25,7 @@
 #include "dataplane/daemon/command_line.h"
 #include "dataplane/daemon/flag_help.h"
 #include "dataplane/daemon/flags/alarms.h"
+#include "dataplane/daemon/flags/control_socket.h"
 #include "dataplane/daemon/flags/daemon.h"
 #include "dataplane/daemon/flags/fleet.h"
 #include "dataplane/daemon/flags/ntp.h"
@@ -84,6 +85,8 @@ struct DaemonConfig {
   AlarmFlags alarms;
   // --drain_file, --drain_grace, --bird_socket, --anycast_* (flags/fleet.h).
   FleetConfig fleet;
+  // --control_socket, --control_group (flags/control_socket.h).
+  ControlSocketConfig control_socket;
 };
 
 // `zeitgeberd -- --help`: the groups in order, each the flags of one file of

@@ -92,6 +92,8 @@ class FleetControl {
     return bird_ == nullptr ? nullptr : bird_->Status();
   }
   const FleetConfig& config() const { return config_; }
+  // Why the route was last announced or withdrawn.
+  const std::string& withdrawn_why() const { return withdrawn_why_; }
 
  private:
   void ReadFiles(int64_t mono_ns);

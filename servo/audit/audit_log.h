@@ -71,8 +71,10 @@ enum class AuditEvent : uint8_t {
   kSourceChange,   // a source added, removed, replaced, re-prioritised,
                    // enabled or disabled while running (or refused)
   kAlarmRaised,    // servo/alarms/alarm_set.h
-  kAlarmCleared,
+  kAlarmCleared,   // the last: kAuditEventCount
 };
+inline constexpr int kAuditEventCount =
+    static_cast<int>(AuditEvent::kAlarmCleared) + 1;
 // "start", "stop", "source_up", "source_down", "selection_switch",
 // "sample_rejected", "step", "lock", "holdover_enter", "holdover_exit",
 // "class_change", "leap_scheduled", "leap_applied", "config_change",

@@ -19,15 +19,18 @@
 #   3 drain (--drain_file): the route moves within the measured withdrawal
 #     time, zeitgeberd 1 answers through the grace, reaches DRAINED, and its
 #     counters stop rising; undrain (file removed) brings it back;
+#   3b `zgctl drain` the same way, its status JSON saying DRAINED and the
+#     route withdrawn; `zgctl undrain` back; with the force-undrain file,
+#     `zgctl drain` leaves it SERVING;
 #   4 SIGTERM: withdrawn first, answering through the grace, exit 0.
 # Goal: 0 unanswered in the drain and stop phases (the grace); the
 # reference-loss and stall phases report theirs (a stalled worker answers
 # nothing until the route is gone).
-#   tests/e2e/anycast_test.sh ZEITGEBERD ZG_XDP_OBJ
+#   tests/e2e/anycast_test.sh ZEITGEBERD ZG_XDP_OBJ ZGCTL
 # Needs root, bird2, chrony, ntpsec-ntpdate; exits 77 (skip) otherwise.
 # Cleans up on any exit.
 set -uo pipefail
-APP=$(realpath "$1"); OBJ=$(realpath "$2")
+APP=$(realpath "$1"); OBJ=$(realpath "$2"); ZGCTL=$(realpath "$3")
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 . "$ROOT/scripts/netns.sh"
@@ -131,7 +134,7 @@ start_zg() {  # start_zg I [EXTRA FLAGS...]: pid in ZG_PID[I]
     --anycast_announce_after=1s --drain_grace=2s \
     --drain_file="$WORK/drain_$i" --force_undrain_file="$WORK/undrain_$i" \
     --worker_stall_limit=300ms --test_stall_file="$WORK/stall_$i" \
-    --audit_log="$WORK/audit_$i.jsonl" \
+    --audit_log="$WORK/audit_$i.jsonl" --control_socket="$WORK/zg_$i.sock" \
     "$@" >"$WORK/zg$i.log" 2>&1 &
   ZG_PID[$i]=$!
   PIDS+=($!)
@@ -264,6 +267,39 @@ zg_wait 10 "the route via zeitgeberd 1 (undrained)" via_is 10.71.1.2 ||
   fail "not re-announced on undrain"
 zg_wait_log "$WORK/zg1.log" "drain: DRAINED -> SERVING" 5 || fail "no DRAINED -> SERVING"
 phase_end drain
+
+# ---- phase 3b: zgctl drain and undrain -----------------------------------
+zgctl1() { "$ZGCTL" --socket="$WORK/zg_1.sock" "$@"; }
+drain_json() {  # drain_json: "STATE ROUTE" from zgctl status --json
+  zgctl1 --json status 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["drain"]["state"], (d.get("anycast") or {}).get("route", "none"))'
+}
+drained_withdrawn() { [ "$(drain_json)" = "DRAINED withdrawn" ]; }
+phase_begin
+zg_phase "phase 3b: zgctl drain zeitgeberd 1"
+t0=$(date +%s.%N)
+zgctl1 drain | grep -E "Drain state +: DRAINING" || fail "zgctl drain did not answer DRAINING"
+zg_wait 10 "the route via zeitgeberd 2 (zgctl drain)" via_is 10.71.2.2 ||
+  fail "route not withdrawn on zgctl drain"
+echo "withdrawal time (zgctl drain to the router's new route): $(route_change_after "$t0" 10.71.2.2) s"
+zg_wait 10 "zgctl status: DRAINED, route withdrawn" drained_withdrawn ||
+  fail "zgctl status says '$(drain_json)', not 'DRAINED withdrawn'"
+zgctl1 status | grep -E "Drain reason +: zgctl drain" || fail "zgctl status gives no drain reason"
+a=$(ntp_handled 1); sleep 1; a2=$(ntp_handled 1)
+[ "$a" = "$a2" ] || fail "zeitgeberd 1 still gets queries after zgctl drain ($a -> $a2)"
+zgctl1 undrain | grep -E "Drain state +: SERVING" || fail "zgctl undrain did not answer SERVING"
+zg_wait 10 "the route via zeitgeberd 1 (zgctl undrain)" via_is 10.71.1.2 ||
+  fail "not re-announced on zgctl undrain"
+phase_end zgctl_drain
+touch "$WORK/undrain_1"
+sleep 0.6  # the files are read every 0.5 s
+zgctl1 drain | grep -E "Drain state +: SERVING" || fail "zgctl drain drained despite the force-undrain file"
+zgctl1 undrain >/dev/null
+rm -f "$WORK/undrain_1"
+grep -q '"reason":"zgctl drain"' "$WORK/audit_1.jsonl" ||
+  fail "no audit record of zgctl drain"
 for st in DRAINING DRAINED SERVING; do
   grep -q "\"drain_state\":\"$st\"" "$WORK/audit_1.jsonl" ||
     fail "no audit record of drain_state $st"
@@ -292,7 +328,7 @@ echo "--- unanswered per phase (chronyd, ntpdig):"
 cat "$WORK/phases"
 while read -r name lost nd; do
   case $name in
-    drain | stop)
+    drain | zgctl_drain | stop)
       [ "$lost" -eq 0 ] && [ "$nd" -eq 0 ] ||
         fail "$name: $lost chronyd and $nd ntpdig queries unanswered (goal 0 with the grace)" ;;
   esac

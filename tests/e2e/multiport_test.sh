@@ -74,6 +74,7 @@ ip netns exec "$NS" "$APP" --no-huge -m 512 --no-shconf --no-pci \
   --port="net_af_xdp0 address=$A1/24" --port="net_af_xdp1 address=$A2/24" \
   --port="net_af_xdp7 address=10.73.7.1/24" \
   --metrics_address=127.0.0.1:9123 --require_system_clock_sync=false \
+  --control_socket="$WORK/zg.sock" \
   --idle_sleep=50us --stats_interval=200ms >"$WORK/zg.log" 2>&1 &
 ZG=$!
 zg_wait_started "$WORK/zg.log" "zeitgeberd running" 30 "$ZG" ||

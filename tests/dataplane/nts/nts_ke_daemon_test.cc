@@ -90,6 +90,7 @@ TEST(NtsKeDaemonTest, StartsReloadsTheCertificateAndStops) {
       absl::StrCat("--nts_ke_address=127.0.0.1:", port),
       "--require_system_clock_sync=false",
       "--metrics_address=",
+      "--control_socket=",
       "--run_for=60s"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());

@@ -108,6 +108,7 @@ TEST(PtpTimesyncDaemonTest, HardwareStampsMappedByTheTrackedTimesyncClock) {
       "--address=10.99.0.1/24",
       "--require_system_clock_sync=false",
       "--metrics_address=",
+      "--control_socket=",
       "--run_for=60s",
       "--timesync",
       "--ptp",
