@@ -71,7 +71,7 @@ enum class AuditEvent : uint8_t {
   kSourceChange,   // a source added, removed, replaced, re-prioritised,
                    // enabled or disabled while running (or refused)
   kAlarmRaised,    // servo/alarms/alarm_set.h
-  kAlarmCleared,  // the last: kAuditEventCount
+  kAlarmCleared,   // the last: kAuditEventCount
 };
 inline constexpr int kAuditEventCount =
     static_cast<int>(AuditEvent::kAlarmCleared) + 1;

@@ -252,8 +252,8 @@ TEST(ParseDaemonFlagsTest, ControlSocketFlags) {
   }
   {
     absl::FlagSaver saver;
-    auto c = Parse({"--address=192.0.2.10/24", "--control_socket=",
-                    "--control_group=adm"});
+    auto c = Parse({"--address=192.0.2.10/24",
+                    "--control_socket=", "--control_group=adm"});
     ASSERT_TRUE(c.ok()) << c.status();
     EXPECT_EQ(c->control_socket.path, "") << "no control socket";
     EXPECT_EQ(c->control_socket.group, "adm");
