@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AuditLog: the append-only record of every state change of the time
 // service — sources going up or down, selection switches, steps, lock,
 // holdover, clock-class changes, leap seconds, configuration — as JSON Lines.

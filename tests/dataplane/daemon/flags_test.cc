@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's flag parsing and validation, addresses, counter names and
 // devargs parsing (no EAL needed).
 #include "dataplane/daemon/flags.h"
