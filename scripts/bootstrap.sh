@@ -15,7 +15,7 @@ PACKAGES=(
   libbenchmark-dev prometheus-cpp-dev libbpf-dev libxdp-dev libssl-dev
   libnuma-dev libpcap-dev libelf-dev zlib1g-dev linux-libc-dev
   nlohmann-json3-dev
-  nettle-dev  # tests compare our AES-SIV with nettle's (chrony's)
+  nettle-dev  # AES-256-CMAC for NTP keys; our AES-SIV/CMAC tested against it
   # Real peers and tools the tests run against
   iproute2 iputils-ping ethtool chrony ntpsec-ntpdate linuxptp tshark tcpdump
   gpsd gpsd-clients pps-tools prometheus xdp-tools bpftool curl jq procps
