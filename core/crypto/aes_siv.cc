@@ -236,13 +236,14 @@ ZG_AESNI void SetKeysNi(const uint8_t* const* key, uint8_t* const* s2v_rk,
                               a[n > 3 ? 3 : 0]};
   __m128i x[4];
   for (size_t s = 0; s < 4; ++s) x[s] = _mm_setzero_si128();
-  aesni::EncLanes<4>(x, ka);
-  for (size_t s = 0; s < 4; ++s) x[s] = aesni::Dbl(x[s]);
+  const int lanes = n == 1 ? 1 : n == 2 ? 2 : 4;
+  aesni::EncLanesN(x, ka, lanes);
   for (size_t s = 0; s < n; ++s) {
+    x[s] = aesni::Dbl(x[s]);
     _mm_store_si128(reinterpret_cast<__m128i*>(k1[s]), x[s]);
     _mm_store_si128(reinterpret_cast<__m128i*>(k2[s]), aesni::Dbl(x[s]));
   }
-  aesni::EncLanes<4>(x, ka);
+  aesni::EncLanesN(x, ka, lanes);
   for (size_t s = 0; s < n; ++s) {
     _mm_store_si128(reinterpret_cast<__m128i*>(zero[s]), x[s]);
   }
