@@ -133,7 +133,7 @@ ZG_AESNI void S2vNi(S2vJob* jobs, size_t n) {
   aesni::RunMacLanes(lanes, m);
 
   aesni::MacLane fin[kChunk];
-  alignas(16) uint8_t t[kChunk][48];
+  alignas(16) uint8_t first_block[kChunk][16];
   for (size_t i = 0; i < n; ++i) {
     const S2vJob& j = jobs[i];
     const __m128i k1 = LoadAligned(j.k.k1), k2 = LoadAligned(j.k.k2);
@@ -144,29 +144,35 @@ ZG_AESNI void S2vNi(S2vJob* jobs, size_t n) {
     }
     aesni::MacLane& f = fin[i];
     f.keys = aesni::KeysAt(j.k.s2v_rk);
-    f.p = t[i];
+    f.p = first_block[i];
     f.raw = 0;
     f.steps = 1;
     f.x = lanes[first[i] + nad].x;
     if (j.len < 16) {  // T = dbl(D) ^ pad(pt): one complete block
-      f.last = _mm_xor_si128(
-          _mm_xor_si128(aesni::Dbl(d), aesni::PaddedBlock(j.pt, j.len)), k1);
+      const __m128i padded = aesni::PaddedTail(j.pt, j.len, j.len);
+      f.last = _mm_xor_si128(_mm_xor_si128(aesni::Dbl(d), padded), k1);
       continue;
     }
     // T's blocks from the prefix on: the rest of pt (16..31 bytes) with D
-    // xored into its last 16 bytes.
+    // xored into its last 16 bytes: one complete block, or a block whose
+    // last 16 - r bytes take D's first ones and a padded block of r.
     const size_t prefix = (j.len - 16) / 16;
-    const size_t rest = j.len - 16 * prefix;
-    std::memcpy(t[i], j.pt + 16 * prefix, rest);
-    aesni::Store(t[i] + rest - 16,
-                 _mm_xor_si128(aesni::Load(t[i] + rest - 16), d));
-    if (rest == 16) {
-      f.last = _mm_xor_si128(aesni::Load(t[i]), k1);
-    } else {
-      f.raw = 1;
-      f.steps = 2;
-      f.last = _mm_xor_si128(aesni::PaddedBlock(t[i] + 16, rest - 16), k2);
+    const size_t r = j.len - 16 * prefix - 16;
+    const __m128i end = _mm_xor_si128(aesni::Load(j.pt + j.len - 16), d);
+    if (r == 0) {
+      f.last = _mm_xor_si128(end, k1);
+      continue;
     }
+    _mm_store_si128(
+        reinterpret_cast<__m128i*>(first_block[i]),
+        _mm_xor_si128(aesni::Load(j.pt + 16 * prefix), aesni::ShiftUp(d, r)));
+    f.raw = 1;
+    f.steps = 2;
+    f.last = _mm_xor_si128(
+        _mm_or_si128(
+            _mm_shuffle_epi8(end, aesni::Table(aesni::kPadTables.down[r])),
+            aesni::Table(aesni::kPadTables.pad[r])),
+        k2);
   }
   aesni::RunMacLanes(fin, n);
   for (size_t i = 0; i < n; ++i) jobs[i].v = fin[i].x;

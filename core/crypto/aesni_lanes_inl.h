@@ -62,12 +62,79 @@ ZG_AESNI_INLINE void EncLanesN(__m128i* b, const Keys* const* k, int n) {
   }
 }
 
-// A padded final block: p[0..n) (n < 16), 0x80, zeros.
-ZG_AESNI_INLINE __m128i PaddedBlock(const uint8_t* p, size_t n) {
-  alignas(16) uint8_t b[16] = {0};
-  if (n != 0) std::memcpy(b, p, n);
-  b[n] = 0x80;
-  return _mm_load_si128(reinterpret_cast<const __m128i*>(b));
+// Byte-shuffle tables for padded blocks built in registers: a partial
+// block copied to a buffer and loaded back would stall the load (a store
+// cannot forward to a wider load), once per message.
+//   down[n]  the last n of 16 bytes to the front, zeros after (pshufb)
+//   up[n]    the 16 - n first bytes moved up by n, zeros before
+//   pad[n]   0x80 at byte n
+//   small[n] for 8 <= n < 16: bytes of (p[0..8) || p[n-8..n)) to
+//            p[0..n) and zeros; for 4 <= n < 8 the same with
+//            (p[0..4) || p[n-4..n) || 0)
+struct PadTables {
+  alignas(16) uint8_t down[16][16];
+  alignas(16) uint8_t up[16][16];
+  alignas(16) uint8_t pad[16][16];
+  alignas(16) uint8_t small[16][16];
+};
+inline constexpr PadTables MakePadTables() {
+  PadTables t{};
+  for (int n = 0; n < 16; ++n) {
+    for (int i = 0; i < 16; ++i) {
+      t.down[n][i] = static_cast<uint8_t>(i < n ? 16 - n + i : 0x80);
+      t.up[n][i] = static_cast<uint8_t>(i >= n ? i - n : 0x80);
+      t.pad[n][i] = static_cast<uint8_t>(i == n ? 0x80 : 0);
+      uint8_t src = 0x80;
+      if (n >= 8 && i < n) src = static_cast<uint8_t>(i < 8 ? i : i + 16 - n);
+      if (n >= 4 && n < 8 && i < n) {
+        src = static_cast<uint8_t>(i < 4 ? i : i + 8 - n);
+      }
+      t.small[n][i] = src;
+    }
+  }
+  return t;
+}
+inline constexpr PadTables kPadTables = MakePadTables();
+
+ZG_AESNI_INLINE __m128i Table(const uint8_t (&row)[16]) {
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(row));
+}
+
+// p[0..n) for n < 16, zeros after, without reading past p + n.
+ZG_AESNI_INLINE __m128i LoadShort(const uint8_t* p, size_t n) {
+  if (n >= 8) {
+    uint64_t lo, hi;
+    std::memcpy(&lo, p, 8);
+    std::memcpy(&hi, p + n - 8, 8);
+    return _mm_shuffle_epi8(
+        _mm_set_epi64x(static_cast<int64_t>(hi), static_cast<int64_t>(lo)),
+        Table(kPadTables.small[n]));
+  }
+  if (n >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return _mm_shuffle_epi8(
+        _mm_set_epi32(0, 0, static_cast<int>(hi), static_cast<int>(lo)),
+        Table(kPadTables.small[n]));
+  }
+  uint32_t v = 0;
+  for (size_t i = 0; i < n; ++i) v |= uint32_t{p[i]} << (8 * i);
+  return _mm_cvtsi32_si128(static_cast<int>(v));
+}
+
+// The last n < 16 bytes of m[0..len), padded (0x80, zeros): CMAC's
+// incomplete final block.
+ZG_AESNI_INLINE __m128i PaddedTail(const uint8_t* m, size_t len, size_t n) {
+  const __m128i bytes = len >= 16 ? _mm_shuffle_epi8(Load(m + len - 16),
+                                                     Table(kPadTables.down[n]))
+                                  : LoadShort(m + len - n, n);
+  return _mm_or_si128(bytes, Table(kPadTables.pad[n]));
+}
+
+// v's bytes moved up by n < 16 (byte i to i + n), zeros below.
+ZG_AESNI_INLINE __m128i ShiftUp(__m128i v, size_t n) {
+  return _mm_shuffle_epi8(v, Table(kPadTables.up[n]));
 }
 
 // One CBC-MAC chain: `raw` blocks read at p absorbed as they are, then
@@ -94,7 +161,7 @@ ZG_AESNI_INLINE MacLane CmacLane(const Keys* keys, const uint8_t* m, size_t len,
   l.steps = nblocks;
   const size_t tail = len - 16 * l.raw;
   l.last = tail == 16 ? _mm_xor_si128(Load(m + 16 * l.raw), k1)
-                      : _mm_xor_si128(PaddedBlock(m + 16 * l.raw, tail), k2);
+                      : _mm_xor_si128(PaddedTail(m, len, tail), k2);
   l.x = _mm_setzero_si128();
   return l;
 }

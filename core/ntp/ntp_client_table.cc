@@ -15,7 +15,7 @@ namespace zg::core {
 
 // One tracked client: 16 bytes (chrony's Record is about 128).
 struct NtpClientTable::Entry {
-  uint32_t tag;       // the address's fingerprint (Hash() >> 32)
+  uint32_t tag;       // the address's fingerprint (HashOf().value >> 32)
   uint32_t last_hit;  // Stamp() of the latest request
   uint16_t tokens;
   // Low 16 bits of the Stamp() of the latest KoD (valid with kKodSent):
@@ -137,8 +137,8 @@ void NtpClientTable::SetLimit(const NtpRateLimitConfig& limit, bool kod) {
 // Lookup, Refill and Limit are forced inline into Check: GCC kept them as
 // calls, which cost about 10 ns a request in BM_RandomClients.
 [[gnu::always_inline]] inline NtpClientTable::Entry& NtpClientTable::Lookup(
-    const NtpClientKey& key, uint32_t now, bool& fresh) {
-  const uint64_t h = Hash(key);
+    NtpClientHash hash, uint32_t now, bool& fresh) {
+  const uint64_t h = hash.value;
   Bucket& b = buckets_[BucketOf(h)];
   const uint32_t tag = static_cast<uint32_t>(h >> 32);
   // The client's way, found without a branch per way: which way holds a
@@ -246,10 +246,10 @@ bool NtpClientTable::Leak() {
   return {NtpRateDecision::kDrop, poll};
 }
 
-NtpRateVerdict NtpClientTable::Check(const NtpClientKey& key, TaiNs rx_time) {
+NtpRateVerdict NtpClientTable::Check(NtpClientHash hash, TaiNs rx_time) {
   const uint32_t now = Stamp(rx_time);
   bool fresh = false;
-  Entry& e = Lookup(key, now, fresh);
+  Entry& e = Lookup(hash, now, fresh);
   if (!fresh) Refill(e, now);
   return Limit(e, now);
 }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "core/base/status_macros.h"
+#include "core/nts/nts_server.h"
 
 ABSL_FLAG(std::string, nts_master_key, "",
           "NTS cookie master key file (>= 32 random bytes, e.g. `head -c 32 "
@@ -21,6 +22,9 @@ ABSL_FLAG(std::string, nts_key_period, "86400",
 ABSL_FLAG(std::string, nts_key_window, "2,1",
           "PAST,FUTURE: cookie-key periods accepted before and after the "
           "current one (0..16 each).");
+ABSL_FLAG(int32_t, nts_max_cookies_per_reply, 8,
+          "New NTS cookies in a reply at most (1..8): one per cookie and "
+          "placeholder the request carries, up to this.");
 
 namespace zg::dataplane {
 
@@ -67,6 +71,14 @@ absl::StatusOr<NtsConfig> ReadNtsFlags() {
                       ParseNtsKeyWindow(absl::GetFlag(FLAGS_nts_key_window)));
   c.keystore.window_past = window.first;
   c.keystore.window_future = window.second;
+  const int32_t cookies = absl::GetFlag(FLAGS_nts_max_cookies_per_reply);
+  if (cookies < 1 ||
+      cookies > static_cast<int32_t>(core::kNtsMaxReplyCookies)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--nts_max_cookies_per_reply=", cookies, ": must be 1..",
+                     core::kNtsMaxReplyCookies));
+  }
+  c.max_cookies_per_reply = static_cast<uint32_t>(cookies);
   return c;
 }
 

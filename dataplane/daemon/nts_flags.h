@@ -10,6 +10,11 @@
 //                              or an absl duration ("24h"); >= 1 s
 //   --nts_key_window=2,1       periods accepted before and after the current
 //                              one (each 0..16)
+//   --nts_max_cookies_per_reply=8   new cookies in a reply at most (1..8):
+//                              one per cookie and placeholder received, as
+//                              RFC 8915 5.7 says, up to this; every cookie
+//                              costs a seal, so a request of many
+//                              placeholders costs more (fewer here: less)
 //
 // Window default 2,1: a client that got its cookies just before a boundary
 // (they last as long as it keeps polling: every reply brings new ones)
@@ -21,6 +26,7 @@
 #ifndef ZG_DATAPLANE_DAEMON_NTS_FLAGS_H_
 #define ZG_DATAPLANE_DAEMON_NTS_FLAGS_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/flags/declare.h"
@@ -30,12 +36,14 @@
 ABSL_DECLARE_FLAG(std::string, nts_master_key);
 ABSL_DECLARE_FLAG(std::string, nts_key_period);
 ABSL_DECLARE_FLAG(std::string, nts_key_window);
+ABSL_DECLARE_FLAG(int32_t, nts_max_cookies_per_reply);
 
 namespace zg::dataplane {
 
 struct NtsConfig {
-  std::string master_key;            // --nts_master_key ("": NTS off)
-  core::NtsKeystoreConfig keystore;  // --nts_key_period, --nts_key_window
+  std::string master_key;              // --nts_master_key ("": NTS off)
+  core::NtsKeystoreConfig keystore;    // --nts_key_period, --nts_key_window
+  uint32_t max_cookies_per_reply = 8;  // --nts_max_cookies_per_reply
   bool enabled() const { return !master_key.empty(); }
 };
 

@@ -59,6 +59,14 @@ struct NtpPolicyVerdict {
   }
 };
 
+// What a policy's Prefetch learnt about a request for its Check of the
+// same request (the rate limiter's client hash), so that it is computed
+// once. Opaque to the handler, which passes it back.
+struct NtpPolicyHint {
+  uint64_t value = 0;
+  bool valid = false;  // false: Check computes it
+};
+
 class NtpRequestPolicy {
  public:
   virtual ~NtpRequestPolicy() = default;
@@ -68,12 +76,23 @@ class NtpRequestPolicy {
   virtual NtpPolicyVerdict Check(const core::FrameInfo& request,
                                  const core::NtpRequestCheck& check,
                                  core::TaiNs rx_time) = 0;
+  // Check with what Prefetch returned for the same request (the handler
+  // calls this one; the default ignores the hint).
+  virtual NtpPolicyVerdict CheckHinted(const core::FrameInfo& request,
+                                       const core::NtpRequestCheck& check,
+                                       core::TaiNs rx_time,
+                                       NtpPolicyHint /*hint*/) {
+    return Check(request, check, rx_time);
+  }
   // Whether Prefetch does anything (asked once, when the worker starts).
   virtual bool WantsPrefetch() const { return false; }
   // Called for every NTP frame of a burst before the first Check of that
   // burst: starts loading what Check(request) will read (its client's
-  // table bucket), so the burst's cache misses overlap.
-  virtual void Prefetch(const core::FrameInfo& /*request*/) {}
+  // table bucket), so the burst's cache misses overlap, and returns what
+  // CheckHinted may reuse.
+  virtual NtpPolicyHint Prefetch(const core::FrameInfo& /*request*/) {
+    return {};
+  }
 };
 
 class NtpPolicyFactory {

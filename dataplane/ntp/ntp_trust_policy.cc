@@ -36,19 +36,19 @@ absl::StatusOr<NtpTrustConfig> BuildNtpTrustConfig(absl::string_view ratelimit,
   return c;
 }
 
-NtpPolicyVerdict NtpTrustPolicy::Check(const core::FrameInfo& request,
-                                       const core::NtpRequestCheck& /*check*/,
-                                       core::TaiNs rx_time) {
+NtpPolicyVerdict NtpTrustPolicy::CheckHinted(
+    const core::FrameInfo& request, const core::NtpRequestCheck& /*check*/,
+    core::TaiNs rx_time, NtpPolicyHint hint) {
   if (acl_ != nullptr) {
     const AccessPolicy* acl = acl_->Current();
     const core::AccessVerdict v = request.ip_version == 6
                                       ? acl->list->Check(request.src_ipv6)
                                       : acl->list->Check(request.src_ipv4);
     stats_->acl[static_cast<size_t>(v)].Add(1);
-    if (!core::IsAllowed(v)) return Denied(*acl, request, rx_time);
+    if (!core::IsAllowed(v)) return Denied(*acl, request, rx_time, hint);
   }
   if (table_ == nullptr) return NtpPolicyVerdict::Answer();
-  const core::NtpRateVerdict v = RateLimit(request, rx_time);
+  const core::NtpRateVerdict v = RateLimit(request, rx_time, hint);
   switch (v.decision) {
     case core::NtpRateDecision::kAnswer:
       break;
@@ -73,10 +73,11 @@ NtpPolicyVerdict NtpTrustPolicy::Check(const core::FrameInfo& request,
 // KoD RATE): the same budget, so denied floods get no more than allowed ones.
 NtpPolicyVerdict NtpTrustPolicy::Denied(const AccessPolicy& acl,
                                         const core::FrameInfo& request,
-                                        core::TaiNs rx) {
+                                        core::TaiNs rx, NtpPolicyHint hint) {
   if (acl.deny_action == NtpDenyAction::kKod) {
-    const bool budget = table_ == nullptr || RateLimit(request, rx).decision !=
-                                                 core::NtpRateDecision::kDrop;
+    const bool budget =
+        table_ == nullptr ||
+        RateLimit(request, rx, hint).decision != core::NtpRateDecision::kDrop;
     if (budget) {
       stats_->kod_deny.Add(1);
       return NtpPolicyVerdict::Kiss(core::kNtpKissDeny, 0);
@@ -86,14 +87,18 @@ NtpPolicyVerdict NtpTrustPolicy::Denied(const AccessPolicy& acl,
 }
 
 core::NtpRateVerdict NtpTrustPolicy::RateLimit(const core::FrameInfo& request,
-                                               core::TaiNs rx) {
+                                               core::TaiNs rx,
+                                               NtpPolicyHint hint) {
   // Reloaded parameters: one load of a line that changes only on SIGHUP.
   const NtpRateParams* params = rate_->Current();
   if (params->generation != rate_generation_) {
     table_->SetLimit(params->limit, params->kod);
     rate_generation_ = params->generation;
   }
-  const core::NtpRateVerdict v = table_->Check(KeyOf(request), rx);
+  // The hash Prefetch computed, or (no prefetch) computed now: once.
+  const core::NtpClientHash h = hint.valid ? core::NtpClientHash{hint.value}
+                                           : table_->HashOf(KeyOf(request));
+  const core::NtpRateVerdict v = table_->Check(h, rx);
   const core::NtpClientTableStats& t = table_->stats();
   if (t.inserted != seen_inserted_) {  // a new client, perhaps an eviction
     seen_inserted_ = t.inserted;

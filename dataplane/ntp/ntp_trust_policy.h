@@ -121,10 +121,19 @@ class NtpTrustPolicy final : public NtpRequestPolicy {
 
   NtpPolicyVerdict Check(const core::FrameInfo& request,
                          const core::NtpRequestCheck& check,
-                         core::TaiNs rx_time) override;
+                         core::TaiNs rx_time) override {
+    return CheckHinted(request, check, rx_time, {});
+  }
+  // The hint is the client's NtpClientHash from Prefetch.
+  NtpPolicyVerdict CheckHinted(const core::FrameInfo& request,
+                               const core::NtpRequestCheck& check,
+                               core::TaiNs rx_time,
+                               NtpPolicyHint hint) override;
   bool WantsPrefetch() const override { return prefetch_ && table_; }
-  void Prefetch(const core::FrameInfo& request) override {
-    table_->Prefetch(KeyOf(request));
+  NtpPolicyHint Prefetch(const core::FrameInfo& request) override {
+    const core::NtpClientHash h = table_->HashOf(KeyOf(request));
+    table_->Prefetch(h);
+    return {h.value, true};
   }
 
   static core::NtpClientKey KeyOf(const core::FrameInfo& f) {
@@ -134,10 +143,11 @@ class NtpTrustPolicy final : public NtpRequestPolicy {
   const core::NtpClientTable* table() const { return table_.get(); }
 
  private:
-  core::NtpRateVerdict RateLimit(const core::FrameInfo& request,
-                                 core::TaiNs rx);
+  core::NtpRateVerdict RateLimit(const core::FrameInfo& request, core::TaiNs rx,
+                                 NtpPolicyHint hint);
   NtpPolicyVerdict Denied(const AccessPolicy& acl,
-                          const core::FrameInfo& request, core::TaiNs rx);
+                          const core::FrameInfo& request, core::TaiNs rx,
+                          NtpPolicyHint hint);
 
   const ReloadableAccessList* acl_;              // null: no access list
   const SwappableConfig<NtpRateParams>* rate_;   // null: no rate limit

@@ -44,6 +44,7 @@
 #include "dataplane/worker/protocol_pipeline.h"
 #include "dataplane/worker/worker.h"
 #include "tests/dataplane/testing/frames.h"
+#include "tests/dataplane/testing/pipeline_burst.h"
 
 namespace zg::dataplane {
 namespace {
@@ -69,8 +70,7 @@ struct XleaveRig {
   Pipeline pipeline;
   std::unique_ptr<Timestamper> stamper;
   std::array<rte_mbuf*, kBurstSize> mbufs = {};
-  std::array<Packet, kBurstSize> packets = {};
-  std::array<FrameHandler*, kBurstSize> finalise = {};
+  std::unique_ptr<testing::PipelineBurst> burst;
   std::array<uint64_t, kBurstSize> origin = {};  // per mbuf, next burst
   std::vector<uint8_t> request;
   uint64_t answered = 0;
@@ -102,6 +102,8 @@ struct XleaveRig {
     request[kUdpChecksumAt] = request[kUdpChecksumAt + 1] = 0;  // none
     rte_mempool* mp = *Pools().ForSocket(SOCKET_ID_ANY);
     for (auto& mb : mbufs) mb = testing::ToMbuf(mp, request);
+    burst = std::make_unique<testing::PipelineBurst>(&pipeline, stamper.get(),
+                                                     kPortId);
   }
 
   void Restore() {
@@ -120,33 +122,13 @@ struct XleaveRig {
 
   // What a worker does to one burst between rx_burst and after tx_burst.
   void Process() {
-    stamper->BeginBurst();
-    const BurstContext burst{
-        &stamper->tsc_model(), nullptr, stamper->burst_tsc(), kPortId, 0, {}};
-    FrameClassifier* classifier = pipeline.classifier();
-    for (size_t i = 0; i < kBurstSize; ++i) {
-      Packet& pkt = packets[i];
-      pkt.mbuf = mbufs[i];
-      pkt.port_id = kPortId;
-      pkt.rx = stamper->Stamp(pkt.mbuf);
-      const Verdict v = classifier->Classify(pkt);
-      FrameHandler* h = v.drop ? nullptr : pipeline.handler(v.value);
-      finalise[i] = nullptr;
-      if (h != nullptr &&
-          h->Handle(pkt, burst).action == Action::kTransmitFinalise) {
-        finalise[i] = h;
-      }
-    }
-    const TxStamp tx = stamper->TxNow();
-    for (size_t i = 0; i < kBurstSize; ++i) {
-      if (finalise[i] != nullptr) finalise[i]->FinaliseTx(packets[i], tx);
-    }
+    burst->Process(mbufs.data(), kBurstSize);
     const TxStamp after = stamper->TxNow();
     for (size_t i = 0; i < kBurstSize; ++i) {
-      FrameHandler* h = finalise[i];
+      FrameHandler* h = burst->finalised(i);
       if (h == nullptr) continue;
       ++answered;
-      if (mode != 0) h->AfterTx(packets[i], after, true);
+      if (mode != 0) h->AfterTx(burst->packet(i), after, true);
       if (mode == 2) {  // the client's next origin: our T2
         origin[i] = core::LoadBe64(rte_pktmbuf_mtod(mbufs[i], uint8_t*) +
                                    kPayloadAt + core::kNtpOffsetReceiveTime);

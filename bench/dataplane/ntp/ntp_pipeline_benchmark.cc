@@ -32,6 +32,7 @@
 #include "dataplane/worker/protocol_pipeline.h"
 #include "dataplane/worker/worker.h"
 #include "tests/dataplane/testing/frames.h"
+#include "tests/dataplane/testing/pipeline_burst.h"
 
 namespace zg::dataplane {
 namespace {
@@ -52,8 +53,7 @@ struct BurstRig {
   Pipeline pipeline;
   std::unique_ptr<Timestamper> stamper;
   std::array<rte_mbuf*, kBurstSize> mbufs = {};
-  std::array<Packet, kBurstSize> packets = {};
-  std::array<FrameHandler*, kBurstSize> finalise = {};
+  std::unique_ptr<testing::PipelineBurst> burst;
   std::vector<uint8_t> request;
   uint64_t answered = 0;
 
@@ -80,6 +80,8 @@ struct BurstRig {
     for (auto& m : mbufs) {
       m = testing::ToMbuf(mp, request);
     }
+    burst = std::make_unique<testing::PipelineBurst>(&pipeline, stamper.get(),
+                                                     kPortId);
   }
 
   // Re-arms every mbuf with the request, as received.
@@ -93,32 +95,7 @@ struct BurstRig {
   }
 
   // What a worker does to one burst between rx_burst and tx_burst.
-  void Process() {
-    stamper->BeginBurst();
-    const BurstContext burst{
-        &stamper->tsc_model(), nullptr, stamper->burst_tsc(), kPortId, 0, {}};
-    FrameClassifier* classifier = pipeline.classifier();
-    for (size_t i = 0; i < kBurstSize; ++i) {
-      Packet& pkt = packets[i];
-      pkt.mbuf = mbufs[i];
-      pkt.port_id = kPortId;
-      pkt.rx = stamper->Stamp(pkt.mbuf);
-      const Verdict v = classifier->Classify(pkt);
-      FrameHandler* h = v.drop ? nullptr : pipeline.handler(v.value);
-      finalise[i] = nullptr;
-      if (h != nullptr &&
-          h->Handle(pkt, burst).action == Action::kTransmitFinalise) {
-        finalise[i] = h;
-      }
-    }
-    const TxStamp tx = stamper->TxNow();
-    for (size_t i = 0; i < kBurstSize; ++i) {
-      if (finalise[i] != nullptr) {
-        finalise[i]->FinaliseTx(packets[i], tx);
-        ++answered;
-      }
-    }
-  }
+  void Process() { answered += burst->Process(mbufs.data(), kBurstSize); }
 };
 
 BurstRig& Rig(bool ipv6) {

@@ -46,6 +46,7 @@
 #include "dataplane/worker/worker.h"
 #include "tests/core/nts/nts_test_request.h"
 #include "tests/dataplane/testing/frames.h"
+#include "tests/dataplane/testing/pipeline_burst.h"
 
 namespace zg::dataplane {
 namespace {
@@ -92,8 +93,7 @@ struct NtsRig {
   Pipeline pipeline;
   std::unique_ptr<Timestamper> stamper;
   std::array<rte_mbuf*, kBurstSize> mbufs = {};
-  std::array<Packet, kBurstSize> packets = {};
-  std::array<FrameHandler*, kBurstSize> finalise = {};
+  std::unique_ptr<testing::PipelineBurst> burst;
   std::vector<uint8_t> request;
   uint64_t answered = 0;
   // TSC ticks from the batch's first FinaliseTx to where tx_burst would
@@ -121,6 +121,8 @@ struct NtsRig {
     request = testing::UdpFrame(testing::ClientFlow::V4(kServerMac), ntp);
     rte_mempool* mp = *Pools().ForSocket(SOCKET_ID_ANY);
     for (auto& mb : mbufs) mb = testing::ToMbuf(mp, request);
+    burst = std::make_unique<testing::PipelineBurst>(&pipeline, stamper.get(),
+                                                     kPortId);
   }
 
   void Restore() {
@@ -134,32 +136,8 @@ struct NtsRig {
 
   // What a worker does to one burst between rx_burst and tx_burst.
   void Process() {
-    stamper->BeginBurst();
-    const BurstContext burst{
-        &stamper->tsc_model(), nullptr, stamper->burst_tsc(), kPortId, 0, {}};
-    FrameClassifier* classifier = pipeline.classifier();
-    for (size_t i = 0; i < kBurstSize; ++i) {
-      Packet& pkt = packets[i];
-      pkt.mbuf = mbufs[i];
-      pkt.port_id = kPortId;
-      pkt.rx = stamper->Stamp(pkt.mbuf);
-      const Verdict v = classifier->Classify(pkt);
-      FrameHandler* h = v.drop ? nullptr : pipeline.handler(v.value);
-      finalise[i] = nullptr;
-      if (h != nullptr &&
-          h->Handle(pkt, burst).action == Action::kTransmitFinalise) {
-        finalise[i] = h;
-      }
-    }
-    const TxStamp tx = stamper->TxNow();
-    const uint64_t t0 = core::ReadTsc();
-    for (size_t i = 0; i < kBurstSize; ++i) {
-      if (finalise[i] != nullptr) {
-        finalise[i]->FinaliseTx(packets[i], tx);
-        ++answered;
-      }
-    }
-    finalise_ticks += core::ReadTsc() - t0;
+    answered += burst->Process(mbufs.data(), kBurstSize);
+    finalise_ticks += burst->finalise_ticks();
   }
 };
 
