@@ -48,6 +48,11 @@ struct NtpRateLimitConfig {
 // omitted keys take chrony's defaults, "" is all defaults. Integers only,
 // within the ranges above. Errors say which key and what range.
 absl::StatusOr<NtpRateLimitConfig> ParseNtpRateLimit(absl::string_view text);
+// The same with other defaults for the omitted keys, errors naming `flag`
+// (chrony's ntsratelimit: interval 6).
+absl::StatusOr<NtpRateLimitConfig> ParseNtpRateLimit(
+    absl::string_view text, const NtpRateLimitConfig& defaults,
+    absl::string_view flag);
 
 // "interval=3,burst=8,leak=2": parses back to the same config.
 std::string FormatNtpRateLimit(const NtpRateLimitConfig& config);

@@ -30,12 +30,19 @@ ABSL_FLAG(int32_t, nts_ntp_port, 0,
           "Port sent in the NTPv4 Port record (0: no record, clients use "
           "123).");
 ABSL_FLAG(int32_t, nts_ke_max_connections, 256,
-          "Concurrent NTS-KE connections; more are accepted and closed at "
-          "once (counted).");
-ABSL_FLAG(absl::Duration, nts_ke_handshake_timeout, absl::Seconds(5),
+          "Concurrent NTS-KE connections, shared fairly between sources: "
+          "when all are taken, the source holding the most gives up an idle "
+          "one to a newcomer; otherwise the newcomer is closed at once "
+          "(counted).");
+ABSL_FLAG(std::string, nts_ke_ratelimit, "on",
+          "NTS-KE connections per source (IPv4 address, IPv6 /64), as "
+          "chrony's ntsratelimit: on (interval=6,burst=8,leak=2: one per "
+          "64 s, bursts of 8, 1 in 4 past that let through), off, or "
+          "interval=I,burst=B,leak=L (omitted keys: those defaults).");
+ABSL_FLAG(absl::Duration, nts_ke_handshake_timeout, absl::Seconds(2),
           "An NTS-KE connection still in its TLS handshake after this long "
-          "is closed.");
-ABSL_FLAG(absl::Duration, nts_ke_request_timeout, absl::Seconds(5),
+          "is closed (2 s: chrony's NTS-KE session timeout).");
+ABSL_FLAG(absl::Duration, nts_ke_request_timeout, absl::Seconds(2),
           "An NTS-KE connection not answered this long after its handshake "
           "(request not complete) is closed.");
 
@@ -123,6 +130,13 @@ absl::StatusOr<NtsKeConfig> ParseNtsKeFlags(
         "--nts_ke_max_connections must be 1..65536");
   }
   c.max_connections = static_cast<uint32_t>(max);
+  const std::string rate = absl::GetFlag(FLAGS_nts_ke_ratelimit);
+  c.rate_limit = rate != "off";
+  if (c.rate_limit && rate != "on") {
+    ZG_ASSIGN_OR_RETURN(
+        c.rate, core::ParseNtpRateLimit(rate, core::NtpRateLimitConfig{6, 8, 2},
+                                        "--nts_ke_ratelimit"));
+  }
   c.handshake_timeout = absl::GetFlag(FLAGS_nts_ke_handshake_timeout);
   c.request_timeout = absl::GetFlag(FLAGS_nts_ke_request_timeout);
   if (c.handshake_timeout <= absl::ZeroDuration() ||

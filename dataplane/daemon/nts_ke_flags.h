@@ -10,8 +10,12 @@
 //                                NTP (the workers' address when KE runs on
 //                                a management address); unset: none
 //   --nts_ntp_port=PORT          NTPv4 Port record (0: none, clients use 123)
-//   --nts_ke_max_connections=N   concurrent connections (default 256)
-//   --nts_ke_handshake_timeout / --nts_ke_request_timeout   (default 5s)
+//   --nts_ke_max_connections=N   concurrent connections (default 256),
+//                                shared fairly between sources
+//   --nts_ke_ratelimit=on        connections per source, chrony's
+//                                ntsratelimit (off, or interval=I,burst=B,
+//                                leak=L; on: interval=6,burst=8,leak=2)
+//   --nts_ke_handshake_timeout / --nts_ke_request_timeout   (default 2s)
 //
 //   ZG_ASSIGN_OR_RETURN(c.nts_ke, ParseNtsKeFlags(args));  // ParseDaemonFlags
 #ifndef ZG_DATAPLANE_DAEMON_NTS_KE_FLAGS_H_
