@@ -67,7 +67,7 @@ absl::StatusOr<NtpDropIndex> RegisterNtpNames(CounterNames& names) {
 
 void NtpHandler::BeginBurst(std::span<Packet* const> frames,
                             const BurstContext& burst) {
-  Prepare(frames, burst);
+  Prepare(frames, burst, /*prefetched=*/prefetch_);
   next_request_ = 0;
 }
 
@@ -75,9 +75,10 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   if (next_request_ < n_requests_ && requests_[next_request_].pkt == &pkt) {
     return requests_[next_request_++].result;
   }
-  // Not seen by BeginBurst: this frame alone, the same way.
+  // Not seen by BeginBurst: this frame alone, the same way (its note holds
+  // no hint: the policy hashes the client itself).
   Packet* const one[] = {&pkt};
-  Prepare(one, burst);
+  Prepare(one, burst, /*prefetched=*/false);
   n_requests_ = 0;
   return requests_[0].result;
 }
@@ -86,14 +87,9 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
 // prefetched before the validation, and the MACs and NTS crypto of the
 // burst run interleaved.
 void NtpHandler::Prepare(std::span<Packet* const> frames,
-                         const BurstContext& burst) {
+                         const BurstContext& burst, bool prefetched) {
   const size_t n = frames.size();
   n_requests_ = n;
-  if (prefetch_) {
-    for (size_t i = 0; i < n; ++i) {
-      hints_[i] = policy_->Prefetch(frames[i]->ParseAs<ParsedFrame>().info);
-    }
-  }
   const auto macs = auth_ != nullptr ? core::NtpMacHandling::kReport
                                      : core::NtpMacHandling::kDrop;
   const auto nts = nts_ != nullptr ? core::NtpNtsHandling::kReport
@@ -101,6 +97,8 @@ void NtpHandler::Prepare(std::span<Packet* const> frames,
   for (size_t i = 0; i < n; ++i) {
     Request& r = requests_[i];
     r.pkt = frames[i];
+    // Prefetch's hint, before the note is written.
+    r.hint = prefetched ? r.pkt->NoteAs<NtpPolicyHint>() : NtpPolicyHint{};
     const core::FrameInfo& info = r.pkt->ParseAs<ParsedFrame>().info;
     r.check = core::ValidateNtpRequest(r.pkt->data() + info.payload_offset,
                                        info.payload_len, macs, nts);
@@ -114,8 +112,7 @@ void NtpHandler::Prepare(std::span<Packet* const> frames,
     r.verdict = NtpPolicyVerdict::Answer();
     if (policy_ == nullptr) continue;
     r.verdict = policy_->CheckHinted(r.pkt->ParseAs<ParsedFrame>().info,
-                                     r.check, r.pkt->rx.tai,
-                                     prefetch_ ? hints_[i] : NtpPolicyHint{});
+                                     r.check, r.pkt->rx.tai, r.hint);
     if (r.verdict.action == NtpPolicyVerdict::Action::kDrop) {
       r.done = true;
       r.result = HandleResult::Drop(r.verdict.drop_reason);

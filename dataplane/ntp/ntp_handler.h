@@ -2,9 +2,10 @@
 // reply in the same mbuf, and its transmit timestamp is written as late as
 // the worker allows, just before tx_burst.
 //
+// Prefetch() (per frame, as it is classified):
+//   NtpRequestPolicy::Prefetch   (optional) the client's table line
 // BeginBurst() (the burst's NTP frames together, each step over all of
 // them before the next, so per-client lookups and AES blocks overlap):
-//   NtpRequestPolicy::Prefetch   (optional) each client's table line
 //   ValidateNtpRequest           bad version, mode != 3, short/malformed,
 //                                MAC/NTS, zero transmit -> "ntp_<reason>"
 //   NtpRequestPolicy (optional)  answer / drop / Kiss-o'-Death
@@ -102,6 +103,13 @@ class NtpHandler final : public FrameHandler {
 
   HandleResult Handle(Packet& pkt, const BurstContext& burst) override;
   void FinaliseTx(Packet& pkt, const TxStamp& tx) override;
+  // The policy's per-client line, while the burst is classified; the hint
+  // (the client's hash) waits in pkt.note for BeginBurst.
+  bool HasPrefetch() const override { return prefetch_; }
+  void Prefetch(Packet& pkt) override {
+    pkt.NoteAs<NtpPolicyHint>() =
+        policy_->Prefetch(pkt.ParseAs<ParsedFrame>().info);
+  }
   // A policy, MACs or NTS: the burst's requests are prepared together.
   bool HasBurstSteps() const override {
     return policy_ != nullptr || auth_ != nullptr || nts_ != nullptr;
@@ -132,6 +140,7 @@ class NtpHandler final : public FrameHandler {
   struct Request {
     Packet* pkt = nullptr;
     core::NtpRequestCheck check;
+    NtpPolicyHint hint;  // from Prefetch
     NtpPolicyVerdict verdict;
     bool done = false;  // `result` is final (a drop so far)
     HandleResult result;
@@ -148,8 +157,10 @@ class NtpHandler final : public FrameHandler {
     uint8_t before[8 + 4 + core::kNtpMaxDigestSize];
   };
 
-  // BeginBurst's work for frames[0..n) (n <= kBurstSize) into requests_.
-  void Prepare(std::span<Packet* const> frames, const BurstContext& burst);
+  // BeginBurst's work for frames[0..n) (n <= kBurstSize) into requests_;
+  // `prefetched`: Prefetch left each frame's policy hint in its note.
+  void Prepare(std::span<Packet* const> frames, const BurstContext& burst,
+               bool prefetched);
   void VerifyMacs(size_t n);
   void CheckNts(size_t n);
   // The reply of a request that passed the checks: its result.
@@ -178,7 +189,6 @@ class NtpHandler final : public FrameHandler {
   // The burst BeginBurst prepared (Handle takes them in order).
   std::array<Request, kBurstSize> requests_;
   std::array<core::NtsRequestState, kBurstSize> nts_states_;
-  std::array<NtpPolicyHint, kBurstSize> hints_;
   size_t n_requests_ = 0;
   size_t next_request_ = 0;
   // Replies FinaliseTx left for EndFinalise.

@@ -7,6 +7,7 @@
 // Per burst, the worker (dataplane/worker/worker.cc) does:
 //   per frame: pkt.rx = timestamper.Stamp(mbuf)  // TAI receive time
 //              Verdict v = classifier->Classify(pkt)  // kind, or a drop
+//   per frame whose handler HasPrefetch(): handler->Prefetch(pkt)
 //   per kind whose handler HasBurstSteps(): handler->BeginBurst(that kind's
 //     frames of the burst, in order, burst)
 //   per frame: HandleResult r = handlers[v.kind]->Handle(pkt, burst)
@@ -195,6 +196,15 @@ class FrameHandler {
   // Runs just before tx_burst for frames Handle() returned
   // kTransmitFinalise for, with one fresh stamp for the whole TX batch.
   virtual void FinaliseTx(Packet& /*pkt*/, const TxStamp& /*tx*/) {}
+  // Optional, when HasPrefetch() (asked once, when the worker starts):
+  // called for every frame of this kind in a burst after the whole burst
+  // is classified and before BeginBurst and the first Handle, so that the
+  // burst's per-client lookups' cache misses overlap. It starts loads and
+  // may leave what it computed in pkt.note for BeginBurst and Handle of
+  // the same frame (before they write the note); whoever drives the
+  // handler calls it for every frame of its kind.
+  virtual bool HasPrefetch() const { return false; }
+  virtual void Prefetch(Packet& /*pkt*/) {}
   // Optional burst-level steps, when HasBurstSteps() (asked once, when the
   // worker starts). BeginBurst gets every frame of this handler's kind in
   // the burst, in order, after the whole burst is classified and before

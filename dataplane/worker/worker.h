@@ -6,6 +6,8 @@
 //   rte_eth_rx_burst
 //   -> Timestamper::BeginBurst (TSC read, ClockReader::Refresh)
 //   -> per frame: stamp, classify
+//   -> per frame whose handler has one: Prefetch (the whole burst's
+//      per-client lookups start before the first is used)
 //   -> per kind whose handler has burst steps: BeginBurst with that kind's
 //      frames (NTP: the burst's per-client lookups start before the first
 //      is used; its MAC and NTS crypto runs interleaved)
@@ -147,6 +149,8 @@ class Worker {
   FrameSource* source_;          // owned by pipeline_; may be null
   std::array<FrameHandler*, kMaxFrameKinds> handlers_ =
       {};                                           // owned by pipeline_
+  std::array<bool, kMaxFrameKinds> prefetch_ = {};  // handler HasPrefetch()
+  bool any_prefetch_ = false;
   std::array<bool, kMaxFrameKinds> after_tx_ = {};  // handler HasAfterTx()
   // The kinds whose handler HasBurstSteps(), and how many.
   std::array<uint8_t, kMaxFrameKinds> burst_kinds_ = {};

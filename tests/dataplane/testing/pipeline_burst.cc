@@ -27,6 +27,10 @@ size_t PipelineBurst::Process(rte_mbuf* const* mbufs, size_t n) {
     kinds_[classified] = v.value;
     classified_[classified++] = &pkt;
   }
+  for (size_t i = 0; i < classified; ++i) {
+    FrameHandler* h = pipeline_->handler(kinds_[i]);
+    if (h->HasPrefetch()) h->Prefetch(*classified_[i]);
+  }
   for (size_t k = 0; k < kMaxFrameKinds; ++k) {
     FrameHandler* h = pipeline_->handler(static_cast<uint8_t>(k));
     if (h == nullptr || !h->HasBurstSteps()) continue;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // TEST-ONLY: what a worker (dataplane/worker/worker.h) does to one burst
 // between rx_burst and tx_burst, for the benchmarks that drive a Pipeline
-// without a ring or NIC: stamp, classify, each kind's BeginBurst, Handle,
+// without a ring or NIC: stamp, classify (and Prefetch), each kind's
+// BeginBurst, Handle,
 // then FinaliseTx in groups of kFinaliseCheckEvery with the handlers'
 // EndFinalise after each, as Worker::PollQueue and Flush do (no chunking
 // by time, no tx_burst).
