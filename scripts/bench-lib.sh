@@ -11,15 +11,11 @@ stop_pid() {
   STOP_RC=$ZG_STOP_RC
 }
 
-# wait_for LOG PATTERN WHAT: until LOG has PATTERN (30 s); the server dying
+# wait_for LOG REGEX WHAT: until LOG has REGEX (30 s); the server dying
 # first fails the run with its log.
 wait_for() {
-  ready() {
-    grep -q -e "$2" "$1" 2>/dev/null && return 0
-    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$1"; zg_die "$3 exited during start-up"; }
-    return 1
-  }
-  zg_wait 30 "$3 to start" ready "$@" || { cat "$1"; zg_die "$3 not ready after 30 s"; }
+  zg_wait_started "$1" "$2" 30 "$SERVER_PID" ||
+    { cat "$1"; zg_die "$3 did not start (exited, or not ready after 30 s)"; }
 }
 
 # stop_server NAME: stop it; a server that crashed fails the run.

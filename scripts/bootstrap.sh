@@ -16,11 +16,19 @@ PACKAGES=(
   libnuma-dev libpcap-dev libelf-dev zlib1g-dev linux-libc-dev
   nlohmann-json3-dev
   nettle-dev  # AES-256-CMAC for NTP keys; our AES-SIV/CMAC tested against it
+  libsystemd-dev  # sd_notify, the watchdog, the journal's priorities
+  # The service: systemd-analyze verify/security on the unit, and the Debian
+  # package built (dpkg-buildpackage, debhelper) and installed by the tests
+  systemd debhelper dpkg-dev
   # Real peers and tools the tests run against
   iproute2 iputils-ping ethtool chrony ntpsec-ntpdate linuxptp tshark tcpdump
   gpsd gpsd-clients pps-tools prometheus xdp-tools bpftool curl jq procps
   tzdata util-linux kmod
   openssl  # the NTS-KE tests make a test CA and certificates with its CLI
+  # SNMP: the AgentX subagent (libsnmp-dev), the master agent, walk/set/trap
+  # tools and the MIB check (pysmi with pysnmp's compiled base MIBs)
+  libsnmp-dev snmpd snmptrapd snmp python3-pysmi python3-pysnmp4
+  prometheus-alertmanager  # amtool checks doc/alerts/alertmanager.yml
 )
 
 # ntpsec's ntpd, a second independent NTS client for the e2e tests. Its
@@ -73,7 +81,8 @@ $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 # Debian's chrony/gpsd packages start their services on install; the tests
 # start their own instances in namespaces, so stop the system ones if they
 # started (harmless where there is no init system).
-for svc in chrony gpsd gpsd.socket; do
+for svc in chrony gpsd gpsd.socket snmpd snmptrapd snmptrapd.socket \
+    prometheus-alertmanager; do
   $SUDO systemctl stop "$svc" >/dev/null 2>&1 || true
 done
 install_private_ntpsec

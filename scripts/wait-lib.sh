@@ -18,6 +18,9 @@
 #                     for it to exit, SIGKILL after; its status in ZG_STOP_RC
 #   zg_wait_log LOG REGEX SECONDS
 #                     until LOG has a line matching the extended REGEX
+#   zg_wait_started LOG REGEX SECONDS PID
+#                     the same for a process starting up: returns 1 at once
+#                     when PID exits before LOG has the line
 #   zg_metric FILE NAME [LABEL_REGEX]
 #                     prints the sum of NAME's samples in the Prometheus
 #                     text FILE whose labels match LABEL_REGEX (0 if none)
@@ -96,6 +99,13 @@ zg__log_has() { grep -Eq -e "$2" "$1" 2>/dev/null; }
 
 zg_wait_log() {
   zg_wait "$3" "'$2' in $(basename "$1")" zg__log_has "$1" "$2"
+}
+
+zg__started_or_gone() { zg__log_has "$1" "$2" || ! kill -0 "$3" 2>/dev/null; }
+
+zg_wait_started() {
+  zg_wait "$3" "'$2' in $(basename "$1")" zg__started_or_gone "$1" "$2" "$4" &&
+    zg__log_has "$1" "$2"
 }
 
 zg_metric() {

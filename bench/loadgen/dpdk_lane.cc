@@ -244,7 +244,7 @@ void DpdkLane::Build(uint64_t now_tsc) {
     core::FrameInfo info;
     const uint32_t len = core::BuildUdpFrame(data, rte_pktmbuf_tailroom(m),
                                              spec_, r.payload_len, &info);
-    core::FinalizeUdpChecksum(data, info);
+    core::FinaliseUdpChecksum(data, info);
     m->data_len = static_cast<uint16_t>(len);
     m->pkt_len = len;
   }

@@ -6,7 +6,7 @@
 //   - refresh the clock model (GeneratorClock's SeqLock), once;
 //   - TX: as many requests as the pace allows (at most one burst): mbufs from
 //     the pool, LaneEngine::Next writes the payload, core::BuildUdpFrame the
-//     headers, FinalizeUdpChecksum; a TSC read right before tx_burst is T1;
+//     headers, FinaliseUdpChecksum; a TSC read right before tx_burst is T1;
 //     what a full TX ring refuses stays built and goes first next time;
 //   - RX: rx_burst, one TSC read right after it is T4 for the burst; each
 //     frame goes through core::ClassifyFrame against the generator's own

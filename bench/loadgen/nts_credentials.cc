@@ -1,16 +1,16 @@
 #include "bench/loadgen/nts_credentials.h"
 
-#include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <span>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "bench/loadgen/nts_ke_client.h"
+#include "core/base/hex.h"
 #include "core/nts/nts_client.h"
 
 namespace zg::bench {
@@ -23,14 +23,13 @@ absl::StatusOr<std::string> ReadNtsMasterKey(const std::string& path) {
   }
   std::string key((std::istreambuf_iterator<char>(in)),
                   std::istreambuf_iterator<char>());
-  // zeitgeberd takes the file raw or as hex (doc/nts.md): hex digits only,
-  // an even count of at least 64, trailing whitespace ignored.
-  std::string text = key;
-  while (!text.empty() && absl::ascii_isspace(text.back())) text.pop_back();
-  if (text.size() >= 2 * core::kNtsMasterKeyMinSize && text.size() % 2 == 0 &&
-      std::all_of(text.begin(), text.end(),
-                  [](char c) { return absl::ascii_isxdigit(c); })) {
-    key = absl::HexStringToBytes(text);
+  // As zeitgeberd reads it (dataplane/trust/nts_master_key.h): hex text
+  // (an even number of hex digits, then only whitespace) or raw bytes.
+  const absl::string_view digits = absl::StripTrailingAsciiWhitespace(key);
+  if (!digits.empty()) {
+    if (std::optional<std::string> decoded = core::DecodeHex(digits)) {
+      key = *std::move(decoded);
+    }
   }
   if (key.size() < core::kNtsMasterKeyMinSize) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -21,7 +21,7 @@ uint32_t FramePtpSubscriberMessage(const PtpSubscriberMessage& m,
   if (payload != nullptr) {
     std::memcpy(buf + info.payload_offset, payload, m.payload_len);
   }
-  core::FinalizeUdpChecksum(buf, info);
+  core::FinaliseUdpChecksum(buf, info);
   return len;
 }
 

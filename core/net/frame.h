@@ -5,7 +5,7 @@
 // addressing against our LocalAddresses (core/net/local_addresses.h), and
 // says what the frame is (a FrameKind) or why it is dropped (a FrameDrop,
 // one Prometheus counter each). The FrameInfo it fills is what the reply
-// builders of core/net/frame_build.h (PrepareUdpReply, FinalizeUdpChecksum,
+// builders of core/net/frame_build.h (PrepareUdpReply, FinaliseUdpChecksum,
 // UpdateUdpChecksum) and the L2/L3 responders work from. No allocation,
 // exceptions, locks or I/O; a few ns per frame.
 //

@@ -103,7 +103,7 @@ uint16_t UdpPseudoSum(const FrameInfo& f) {
 }
 }  // namespace
 
-void FinalizeUdpChecksum(uint8_t* frame, const FrameInfo& reply) {
+void FinaliseUdpChecksum(uint8_t* frame, const FrameInfo& reply) {
   // The header from `reply` (just written: re-reading it with wide loads
   // would stall on store forwarding), the payload from the frame.
   uint8_t* u = frame + reply.l4_offset;

@@ -1,6 +1,6 @@
 // Building the frames we send: in-place UDP replies to classified requests
 // (PrepareUdpReply), frames we originate (BuildUdpFrame, BuildL2Frame), and
-// their UDP checksums (FinalizeUdpChecksum, the RFC 1624 UpdateUdpChecksum
+// their UDP checksums (FinaliseUdpChecksum, the RFC 1624 UpdateUdpChecksum
 // for a late rewrite such as the NTP transmit timestamp, and the
 // pseudo-header sum for NIC offload). The per-packet back end of every
 // data-plane worker, after ClassifyFrame (core/net/frame.h). No allocation,
@@ -10,7 +10,7 @@
 //   FrameInfo reply;
 //   uint32_t reply_len = PrepareUdpReply(data, info, local, n, &reply);
 //   if (reply_len != 0) {
-//     FinalizeUdpChecksum(data, reply);
+//     FinaliseUdpChecksum(data, reply);
 //     ... write T3 at reply.payload_offset + 40, then
 //     UpdateUdpChecksum(data, reply, 40, old_t3, new_t3, 8);
 //   }
@@ -38,7 +38,7 @@ namespace zg::core {
 //  - IPv4 options and IPv6 extension headers are not echoed: the reply has
 //    a bare 20/40-byte header, and the first reply_payload_len bytes at
 //    req.payload_offset are moved to the reply's payload offset.
-//  - UDP: ports swapped, length set, checksum 0 (FinalizeUdpChecksum).
+//  - UDP: ports swapped, length set, checksum 0 (FinaliseUdpChecksum).
 // Returns the reply's frame length, which never exceeds req.frame_len (short
 // replies are not padded: the NIC pads to 60 bytes), and describes it in
 // *reply (may be &req). Returns 0 and leaves the frame untouched when the
@@ -51,7 +51,7 @@ uint32_t PrepareUdpReply(uint8_t* frame, const FrameInfo& req,
 // its payload is written). The pseudo-header and UDP header are taken from
 // `reply` (as PrepareUdpReply or BuildUdpFrame left it and the frame), only
 // the payload from the frame. A computed 0 is sent as 0xFFFF.
-void FinalizeUdpChecksum(uint8_t* frame, const FrameInfo& reply);
+void FinaliseUdpChecksum(uint8_t* frame, const FrameInfo& reply);
 
 // For NIC checksum offload (DPDK RTE_MBUF_F_TX_UDP_CKSUM): stores the
 // pseudo-header sum the NIC expects in the UDP checksum field.
@@ -60,7 +60,7 @@ void PrepareUdpChecksumOffload(uint8_t* frame, const FrameInfo& reply);
 // Updates the stored UDP checksum after `len` payload bytes at
 // `payload_offset` (from reply.payload_offset) changed from `old_bytes` to
 // `new_bytes` (RFC 1624). The caller writes the new bytes; the frame's
-// payload is not read. Equals FinalizeUdpChecksum on the new payload.
+// payload is not read. Equals FinaliseUdpChecksum on the new payload.
 void UpdateUdpChecksum(uint8_t* frame, const FrameInfo& reply,
                        uint32_t payload_offset, const uint8_t* old_bytes,
                        const uint8_t* new_bytes, uint32_t len);
@@ -83,7 +83,7 @@ struct UdpFrameSpec {
 // Writes Ethernet (+802.1Q) + IPv4/IPv6 + UDP headers for `payload_len`
 // bytes into `out` (capacity `cap`) and describes the frame in *info (kind
 // kOther; payload at info->payload_offset). The payload is not touched; call
-// FinalizeUdpChecksum once it is written. Returns the frame length, or 0 if
+// FinaliseUdpChecksum once it is written. Returns the frame length, or 0 if
 // it exceeds `cap` or the spec is inconsistent (mixed families, VLAN id or
 // PCP or DSCP out of range).
 uint32_t BuildUdpFrame(uint8_t* out, uint32_t cap, const UdpFrameSpec& spec,

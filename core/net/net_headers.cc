@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <cstring>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -11,16 +13,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/base/hex.h"
 
 namespace zg::core {
 namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  c = absl::ascii_tolower(c);
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
 
 bool HasNul(absl::string_view text) {
   return text.find('\0') != absl::string_view::npos;
@@ -65,13 +61,14 @@ absl::StatusOr<MacAddr> ParseMacAddr(absl::string_view text) {
   if (text.size() != 17) return bad();
   const char sep = text[2];
   if (sep != ':' && sep != '-') return bad();
+  std::string digits;
   for (int i = 0; i < 6; ++i) {
-    const int hi = HexValue(text[3 * i]);
-    const int lo = HexValue(text[3 * i + 1]);
-    if (hi < 0 || lo < 0) return bad();
     if (i < 5 && text[3 * i + 2] != sep) return bad();
-    mac.b[i] = static_cast<uint8_t>(hi << 4 | lo);
+    digits.append(text.data() + 3 * i, 2);
   }
+  const std::optional<std::string> bytes = DecodeHex(digits);
+  if (!bytes || bytes->size() != mac.b.size()) return bad();
+  std::memcpy(mac.b.data(), bytes->data(), mac.b.size());
   return mac;
 }
 

@@ -65,11 +65,24 @@ struct NtpClientKey {
   friend bool operator==(const NtpClientKey&, const NtpClientKey&) = default;
 };
 
-// Where a client lives in one table: its bucket (low 32 bits) and its
-// fingerprint (high 32 bits), from NtpClientTable::HashOf.
+// Where a client lives in a table of 4-way buckets: its bucket (low 32
+// bits, scaled to the table's size) and its fingerprint (high 32 bits).
 struct NtpClientHash {
   uint64_t value = 0;
 };
+
+// The client's hash keyed by `seed` (a per-start secret, so a client cannot
+// aim at a bucket). The rate limiter's table and the client records
+// (core/ntp/ntp_client_records.h) both place clients by it: given one seed,
+// a request's hash is computed once for both.
+inline NtpClientHash HashNtpClient(const NtpClientKey& key, uint64_t seed) {
+  uint64_t h = (key.lo ^ seed) * 0x9E3779B97F4A7C15ull;
+  h ^= (key.hi + (key.ipv6 ? 0x5bd1e995u : 0u)) * 0xC2B2AE3D27D4EB4Full;
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 32;
+  return {h};
+}
 
 enum class NtpRateDecision : uint8_t {
   kAnswer,       // within the bucket
@@ -120,13 +133,9 @@ class NtpClientTable {
   // The client's place in this table (the hash is keyed by the table's
   // seed): what Prefetch and Check take, so a burst computes it once.
   NtpClientHash HashOf(const NtpClientKey& key) const {
-    uint64_t h = (key.lo ^ seed_) * 0x9E3779B97F4A7C15ull;
-    h ^= (key.hi + (key.ipv6 ? 0x5bd1e995u : 0u)) * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 32;
-    return {h};
+    return HashNtpClient(key, seed_);
   }
+  uint64_t seed() const { return seed_; }
   // Starts loading the client's bucket into the cache (no effect on
   // state): a prefetch instruction, no load, so a burst's misses overlap
   // and Prefetch does not wait for any. An asm statement, not
@@ -179,7 +188,6 @@ class NtpClientTable {
   }
   Entry& Lookup(NtpClientHash hash, uint32_t now, bool& fresh);
   void Refill(Entry& e, uint32_t now) const;
-  bool Leak();
   NtpRateVerdict Limit(Entry& e, uint32_t now);
 
   Bucket* buckets_ = nullptr;
@@ -187,7 +195,7 @@ class NtpClientTable {
   size_t alloc_bytes_ = 0;
   size_t huge_bytes_ = 0;
   uint64_t seed_ = 0;
-  uint64_t rng_ = 0;  // xorshift64 state of the leak
+  NtpLeakRandom leak_;
   NtpRateLimitConfig limit_;
   NtpTokenBucket bucket_;
   bool kod_ = false;

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "core/base/hex.h"
 
 namespace zg::core {
 namespace {
@@ -41,13 +42,6 @@ size_t CmacKeyLength(NtpKeyType type) {
   }
 }
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // chrony's decode_key + UTI_HexToBytes: "HEX:" pairs of hex digits,
 // "ASCII:" or bare text as it is.
 absl::StatusOr<std::string> DecodeKey(absl::string_view key) {
@@ -57,16 +51,11 @@ absl::StatusOr<std::string> DecodeKey(absl::string_view key) {
     return absl::InvalidArgumentError(
         "HEX: key has an odd number of hex digits");
   }
-  std::string out;
-  out.reserve(key.size() / 2);
-  for (size_t i = 0; i < key.size(); i += 2) {
-    const int hi = HexDigit(key[i]), lo = HexDigit(key[i + 1]);
-    if (hi < 0 || lo < 0) {
-      return absl::InvalidArgumentError("HEX: key has a non-hex character");
-    }
-    out.push_back(static_cast<char>(hi * 16 + lo));
+  std::optional<std::string> bytes = DecodeHex(key);
+  if (!bytes) {
+    return absl::InvalidArgumentError("HEX: key has a non-hex character");
   }
-  return out;
+  return *std::move(bytes);
 }
 
 absl::StatusOr<NtpKeyType> ParseType(absl::string_view name) {

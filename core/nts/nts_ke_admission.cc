@@ -50,7 +50,7 @@ const char* NtsKeRefusalName(NtsKeRefusal r) {
 NtsKeAdmission::NtsKeAdmission(const Config& config)
     : config_(config),
       bucket_(NtpTokenBucket::For(config.rate)),
-      rng_((config.seed != 0 ? config.seed : 0x9E3779B97F4A7C15ull) | 1) {
+      leak_{(config.seed != 0 ? config.seed : 0x9E3779B97F4A7C15ull) | 1} {
   if (config_.max_sources == 0) config_.max_sources = 1;
 }
 
@@ -73,40 +73,19 @@ NtsKeAdmission::Record& NtsKeAdmission::Find(const NtsKeSource& source,
 // chrony clientlog.c update_record (the tokens for the time since the last
 // connection) and CLG_LimitServiceRate (a token, or the leak).
 bool NtsKeAdmission::RateLimited(Record& r, uint32_t now) {
-  const uint32_t prev = r.last;
+  r.tokens = bucket_.Refill(r.tokens, r.last, now);
   r.last = now;
-  const uint32_t interval = now - prev;
-  if (static_cast<int32_t>(interval) >= 0) {
-    const int shift = bucket_.token_shift;
-    uint32_t tokens;
-    if (shift >= 0) {
-      tokens = (now >> shift) - (prev >> shift);
-    } else if (interval > bucket_.max_tokens) {
-      tokens = bucket_.max_tokens;
-    } else {
-      tokens = interval << -shift;
-    }
-    r.tokens = static_cast<uint16_t>(
-        std::min<uint32_t>(r.tokens + tokens, bucket_.max_tokens));
-  }
   if (r.tokens >= bucket_.tokens_per_hit) {
     r.tokens = static_cast<uint16_t>(r.tokens - bucket_.tokens_per_hit);
     return false;
   }
-  if (Leak()) {
+  if (leak_.Leak(config_.rate.leak_log2)) {
     r.tokens = 0;
     return false;
   }
   return true;
 }
 
-// True on average once per 2^leak calls (chrony limit_response_random).
-bool NtsKeAdmission::Leak() {
-  rng_ ^= rng_ << 13;
-  rng_ ^= rng_ >> 7;
-  rng_ ^= rng_ << 17;
-  return (rng_ >> (64 - config_.rate.leak_log2)) == 0;
-}
 
 NtsKeAdmission::Decision NtsKeAdmission::Admit(const NtsKeSource& source,
                                                int64_t mono_ns) {

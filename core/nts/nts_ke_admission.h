@@ -126,13 +126,12 @@ class NtsKeAdmission {
   };
   Record& Find(const NtsKeSource& source, uint32_t now);
   bool RateLimited(Record& r, uint32_t now);
-  bool Leak();
 
   Config config_;
   NtpTokenBucket bucket_;
   absl::flat_hash_map<NtsKeSource, Record> sources_;
   uint32_t connections_ = 0;
-  uint64_t rng_;
+  NtpLeakRandom leak_;
 };
 
 }  // namespace zg::core

@@ -8,7 +8,9 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/base/status_macros.h"
@@ -92,19 +94,6 @@ std::optional<int64_t> DigitsValue(absl::string_view digits, int64_t max) {
   return v;
 }
 
-uint32_t HexValue(absl::string_view hex) {
-  uint32_t v = 0;
-  for (char c : hex) {
-    const uint32_t d = IsDigit(c) ? c - '0' : (c | 0x20) - 'a' + 10;
-    v = (v << 4) | d;
-  }
-  return v;
-}
-
-bool IsHexDigit(char c) {
-  return IsDigit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
-}
-
 // What Parse collects before validating the table.
 struct ParsedFile {
   std::vector<LeapEntry> entries;
@@ -168,13 +157,14 @@ absl::Status ParseHashLine(absl::string_view line, int line_no, ParsedFile* f) {
   size_t i = 2;
   for (uint32_t& word : f->hash) {
     const size_t start = SkipSpaces(line, i);
-    const absl::string_view hex = TakeWhile(line, start, IsHexDigit);
-    if (start == i || hex.empty() || hex.size() > 8) {
+    const absl::string_view hex =
+        TakeWhile(line, start, [](char c) { return absl::ascii_isxdigit(c); });
+    if (start == i || hex.empty() || hex.size() > 8 ||
+        !absl::SimpleHexAtoi(hex, &word)) {
       return LineError(line_no, line,
                        "expected '#h' and five words of 1 to 8 hexadecimal "
                        "digits (the SHA-1)");
     }
-    word = HexValue(hex);
     i = start + hex.size();
   }
   if (SkipSpaces(line, i) != line.size()) {

@@ -17,7 +17,11 @@
 #include "servo/leap/leap_file.h"
 #include "servo/sources/source_spec.h"
 
-ABSL_FLAG(std::string, source, "system",
+namespace {
+constexpr char kDefaultSource[] = "system";  // without any --source
+}  // namespace
+
+ABSL_FLAG(std::string, source, kDefaultSource,
           "Reference source, repeatable: system, gpsd[:HOST:PORT], "
           "phc:/dev/ptpN, pps:/dev/ppsN, sim[:NAME], each with ,KEY=VALUE "
           "options (priority=N: lower is preferred; see doc/sources.md).");
@@ -109,9 +113,8 @@ absl::StatusOr<int64_t> DurationIn(const char* flag, absl::Duration d,
 
 absl::Status ParseSources(const std::vector<std::string>& args,
                           servo::ControlPlaneConfig* c) {
-  ZG_ASSIGN_OR_RETURN(std::vector<std::string> values,
-                      CollectRepeatedFlag(args, "source"));
-  if (values.empty()) values.push_back(absl::GetFlag(FLAGS_source));
+  ZG_ASSIGN_OR_RETURN(const std::vector<std::string> values,
+                      SourceFlagValues(args));
   for (const std::string& v : values) {
     ZG_ASSIGN_OR_RETURN(servo::SourceSpec spec, servo::ParseSourceSpec(v));
     c->sources.push_back(std::move(spec));
@@ -131,10 +134,13 @@ absl::Status ApplySystemTrust(servo::ControlPlaneConfig* c) {
                      absl::FormatDuration(absl::Nanoseconds(freerun)),
                      "): a larger error is never served as synchronised"));
   }
-  for (servo::SourceSpec& s : c->sources) {
-    s.system.require_synchronized = require;
-    s.system.unsynchronized_error_ns = Ns(assumed);
-  }
+  // Also for sources added while running (zgctl source add, a reload).
+  c->prepare_source = [require,
+                       assumed_ns = Ns(assumed)](servo::SourceSpec* s) {
+    s->system.require_synchronized = require;
+    s->system.unsynchronized_error_ns = assumed_ns;
+  };
+  for (servo::SourceSpec& s : c->sources) c->prepare_source(&s);
   return absl::OkStatus();
 }
 
@@ -329,6 +335,14 @@ absl::StatusOr<servo::OscillatorProfile> ParseCustomOscillator(
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<std::string>> SourceFlagValues(
+    const std::vector<std::string>& args) {
+  ZG_ASSIGN_OR_RETURN(std::vector<std::string> values,
+                      CollectRepeatedFlag(args, "source"));
+  if (values.empty()) values.push_back(kDefaultSource);
+  return values;
+}
 
 absl::StatusOr<servo::OscillatorProfile> ParseOscillatorFlag(
     absl::string_view text) {

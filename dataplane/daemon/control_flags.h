@@ -31,6 +31,12 @@ namespace zg::dataplane {
 absl::StatusOr<servo::ControlPlaneConfig> ParseControlFlags(
     const std::vector<std::string>& args);
 
+// Every --source in `args` (flagfiles expanded, in order), or the default
+// source without any: the sources zeitgeberd runs with, at start and after
+// a reload (dataplane/daemon/source_reload.h).
+absl::StatusOr<std::vector<std::string>> SourceFlagValues(
+    const std::vector<std::string>& args);
+
 // --oscillator: "tcxo", "ocxo", "rubidium", or
 // "custom:floor_ppb=F,aging_ppb_per_day=A,temperature_ppb_per_k=T,
 //  random_walk_ppb2_per_s=Q,category=1|2|3" (every field required).

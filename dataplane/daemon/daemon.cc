@@ -17,22 +17,33 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "core/base/status_macros.h"
+#include "core/net/frame.h"
 #include "dataplane/clock/nic_clock.h"
 #include "dataplane/daemon/config_reload.h"
+#include "dataplane/daemon/daemon_alarms.h"
+#include "dataplane/daemon/dataplane_status.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
 #include "dataplane/daemon/nic_check.h"
+#include "dataplane/daemon/service_notify.h"
+#include "dataplane/daemon/source_reload.h"
 #include "dataplane/daemon/stamp_setup.h"
+#include "dataplane/daemon/test_stall_hook.h"
+#include "dataplane/daemon/worker_watch.h"
 #include "dataplane/metrics/metrics_exporter.h"
 #include "dataplane/nts/nts_ke_server.h"
 #include "dataplane/port/eal.h"
 #include "dataplane/port/mempools.h"
 #include "dataplane/port/port.h"
+#include "dataplane/port/port_claim.h"
 #include "dataplane/port/xdp_hwts.h"
 #include "dataplane/port/xdp_steering.h"
+#include "dataplane/snmp/snmp_agent.h"
 #include "dataplane/worker/worker.h"
 #include "dataplane/worker/worker_stats.h"
+#include "servo/clock/system_time.h"
 #include "servo/control/control_plane.h"
+#include "servo/control/snapshot_cell.h"
 #include "servo/holdover/holdover.h"
 
 namespace zg::dataplane {
@@ -82,12 +93,30 @@ uint32_t AutoMbufs(const DaemonConfig& c, unsigned queues) {
   return n;
 }
 
-// What the SIGHUP reloader sees: the pipeline's reloadable flags and, with
-// an NTS-KE server, its certificate and key (--nts_cert, --nts_key).
+// How long a start waits for a port that a stopping zeitgeberd still holds
+// (its shutdown takes well under a second).
+constexpr absl::Duration kPortClaimWait = absl::Seconds(5);
+
+// Runs one shutdown step and logs its time at debug level.
+template <typename Step>
+void TimedStep(absl::string_view what, Step step) {
+  const absl::Time start = absl::Now();
+  step();
+  if (LogEnabled(LogLevel::kDebug)) {
+    LogDebug(absl::StrCat("shutdown: ", what, " in ",
+                          absl::FormatDuration(absl::Trunc(
+                              absl::Now() - start, absl::Microseconds(100)))));
+  }
+}
+
+// What the SIGHUP reloader sees: the pipeline's reloadable flags, the
+// reference sources (--source) and, with an NTS-KE server, its certificate
+// and key (--nts_cert, --nts_key).
 class ReloadTargets : public PipelineFactory {
  public:
-  ReloadTargets(PipelineFactory* pipeline, NtsKeServer* nts_ke)
-      : pipeline_(pipeline), nts_ke_(nts_ke) {}
+  ReloadTargets(PipelineFactory* pipeline, servo::ControlPlane* control,
+                NtsKeServer* nts_ke)
+      : pipeline_(pipeline), sources_(control), nts_ke_(nts_ke) {}
   absl::Status RegisterNames(CounterNames& names) override {
     return pipeline_->RegisterNames(names);
   }
@@ -96,6 +125,7 @@ class ReloadTargets : public PipelineFactory {
   }
   std::vector<std::string> ReloadableFlags() const override {
     std::vector<std::string> f = pipeline_->ReloadableFlags();
+    for (std::string& n : sources_.ReloadableFlags()) f.push_back(n);
     if (nts_ke_ != nullptr) {
       for (std::string& n : nts_ke_->ReloadableFlags()) f.push_back(n);
     }
@@ -103,11 +133,13 @@ class ReloadTargets : public PipelineFactory {
   }
   absl::Status Reload(const ReloadArgs& reload) override {
     ZG_RETURN_IF_ERROR(pipeline_->Reload(reload));
+    ZG_RETURN_IF_ERROR(sources_.Reload(reload));
     return nts_ke_ == nullptr ? absl::OkStatus() : nts_ke_->Reload(reload);
   }
 
  private:
   PipelineFactory* pipeline_;
+  SourceReload sources_;
   NtsKeServer* nts_ke_;
 };
 
@@ -119,14 +151,7 @@ class Daemon {
         factory_(factory),
         app_args_(std::move(app_args)),
         nts_keystore_(std::move(nts_keystore)) {}
-  ~Daemon() {
-    nts_ke_.reset();  // its keystore source may point into the factory
-    StopWorkers();
-    // Before the members (the EAL last) go: EAL memory the pipeline's
-    // control side holds, and configs replaced by reloads.
-    factory_->Shutdown();
-    DataplaneEpochs().Reclaim();
-  }
+  ~Daemon() { TearDown(); }
 
   int Run(std::vector<char*> eal_argv);
 
@@ -145,9 +170,23 @@ class Daemon {
   absl::Status SetUpNtsKe();
   absl::Status SetUpReload();
   absl::Status StartMetrics();
+  // The alarms only the data plane can judge, and the SNMP subagent.
+  absl::Status SetUpAlarms();
+  // Feeds DaemonAlarms before each control Tick.
+  void UpdateAlarms();
+  // Publishes the ports' and the NTP totals' snapshot for other threads.
+  void PublishDataplane();
   // Returns why it stopped (for the audit log's stop record).
   std::string ControlLoop();
+  // The service manager's side of the control loop (service_notify.h):
+  // READY=1 once, STATUS= each stats interval, WATCHDOG=1 while every
+  // worker progresses.
+  void NotifyServiceManager(absl::Time now);
+  std::string StatusLine(absl::Time now);
   void StopWorkers();
+  // Stops and frees everything in teardown order, each step timed (debug
+  // log); the destructor calls it for the paths that return early.
+  void TearDown();
   void Report();
   void ReportClock();
 
@@ -159,7 +198,8 @@ class Daemon {
   std::unique_ptr<NtsKeServer> nts_ke_;
   std::unique_ptr<ReloadTargets> reload_targets_;
   // Declaration order is teardown order, reversed: workers stop first, the
-  // EAL is cleaned up last.
+  // EAL is cleaned up last, and the ports' claim released after it.
+  std::unique_ptr<PortClaim> claim_;
   std::unique_ptr<Eal> eal_;
   std::vector<unsigned> lcores_;
   std::unique_ptr<MbufPools> pools_;
@@ -183,9 +223,34 @@ class Daemon {
   std::atomic<bool> stop_{false};
   std::unique_ptr<WorkerGroup> group_;
   std::unique_ptr<MetricsExporter> exporter_;
+  // systemd: notifications and the watchdog's view of the workers.
+  ServiceNotifier notifier_ = ServiceNotifier::FromEnvironment();
+  std::unique_ptr<WorkerWatch> watch_;
+  std::unique_ptr<TestStallHook> stall_hook_;  // --test_stall_file only
+  bool ready_ = false;                         // READY=1 sent
+  absl::Time next_watchdog_;                   // when WATCHDOG=1 is next due
+  absl::Time last_status_ = absl::InfinitePast();  // request counts' time
+  uint64_t last_ntp_ = 0, last_ptp_ = 0;           // requests handled by then
+  absl::Time stop_requested_;  // the signal or --run_for, for the total
+  bool torn_down_ = false;
+  std::unique_ptr<DaemonAlarms> daemon_alarms_;
+  std::optional<core::UtcNs> nts_cert_not_after_;
+  // Written by: the control thread (stats interval). Read by: the SNMP
+  // thread.
+  servo::SnapshotCell<DataplaneStatus> dataplane_;
+  std::unique_ptr<snmp::SnmpAgent> snmp_;  // --snmp_agentx; stopped first
 };
 
 int Daemon::Run(std::vector<char*> eal_argv) {
+  SendDpdkLogToJournal();
+  // Before the EAL opens the devices: one zeitgeberd per port.
+  absl::StatusOr<std::unique_ptr<PortClaim>> claim = PortClaim::Acquire(
+      absl::MakeConstSpan(eal_argv).subspan(1), kPortClaimWait);
+  if (!claim.ok()) {
+    LogError(claim.status().message());
+    return kExitPort;
+  }
+  claim_ = std::move(*claim);
   absl::StatusOr<std::unique_ptr<Eal>> eal =
       Eal::Init(static_cast<int>(eal_argv.size()), eal_argv.data());
   if (!eal.ok()) {
@@ -233,7 +298,15 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     LogError(s.message());
     return kExitMetrics;
   }
+  if (absl::Status s = SetUpAlarms(); !s.ok()) {
+    LogError(s.message());
+    return kExitConfig;
+  }
   InstallSignalHandlers();
+  if (!config_.service.test_stall_file.empty()) {
+    stall_hook_ = std::make_unique<TestStallHook>(
+        config_.service.test_stall_file, lcores_.size());
+  }
   group_ = std::make_unique<WorkerGroup>();
   std::vector<std::unique_ptr<Worker>> workers;
   for (size_t i = 0; i < lcores_.size(); ++i) {
@@ -265,6 +338,8 @@ int Daemon::Run(std::vector<char*> eal_argv) {
         std::move(*pipeline), &stats_[i], &stop_));
     workers.back()->SetIdleSleep(
         static_cast<uint64_t>(absl::ToInt64Nanoseconds(config_.idle_sleep)));
+    if (stall_hook_ != nullptr)
+      workers.back()->SetTestStall(stall_hook_->flag(i));
     if (absl::Status s = workers.back()->AttachEpochs(&DataplaneEpochs(), i);
         !s.ok()) {
       LogError(s.message());
@@ -276,19 +351,36 @@ int Daemon::Run(std::vector<char*> eal_argv) {
     LogError(s.message());
     return kExitMetrics;
   }
+  for (auto& c : factory_->ScrapeCollectables()) {
+    exporter_->AddCollectable(std::move(c));
+  }
   if (absl::Status s = group_->Launch(std::move(workers)); !s.ok()) {
     LogError(s.message());
     StopWorkers();
     return kExitPipeline;
   }
+  std::vector<const WorkerStats*> watched;
+  for (size_t i = 0; i < lcores_.size(); ++i) watched.push_back(&stats_[i]);
+  watch_ = std::make_unique<WorkerWatch>(std::move(watched), lcores_,
+                                         control_->tsc().calibration().hz,
+                                         config_.service.worker_stall_limit);
   LogInfo(absl::StrCat("zeitgeberd running: ", lcores_.size(),
                        " worker(s) on lcore(s) ", absl::StrJoin(lcores_, ","),
                        ", port ", port_->name()));
   const std::string why = ControlLoop();
-  if (nts_ke_ != nullptr) nts_ke_->Stop();
-  StopWorkers();
-  control_->Stop(why);
-  Report();
+  stop_requested_ = absl::Now();
+  notifier_.Stopping(why);
+  TimedStep("SNMP subagent stopped", [&] { snmp_.reset(); });
+  TimedStep("NTS-KE server stopped", [&] {
+    if (nts_ke_ != nullptr) nts_ke_->Stop();
+  });
+  TimedStep("workers drained and stopped", [&] { StopWorkers(); });
+  TimedStep("control plane stopped", [&] { control_->Stop(why); });
+  TimedStep("final report", [&] { Report(); });
+  TearDown();
+  LogInfo(absl::StrCat("stopped in ", absl::FormatDuration(absl::Trunc(
+                                          absl::Now() - stop_requested_,
+                                          absl::Milliseconds(1)))));
   return kExitOk;
 }
 
@@ -330,6 +422,8 @@ absl::Status Daemon::SetUpXdpSteering() {
         ". Use xdp_prog=<builddir>/dataplane/zg_xdp.o"));
     return absl::OkStatus();
   }
+  // Which program is ours, should this process be killed (port_claim.h).
+  if (iface.has_value()) claim_->RecordXdpProgram(*iface);
   if (!config_.xdp_steering || !iface.has_value()) return absl::OkStatus();
   if (config_.addresses.empty()) {
     LogWarning("XDP steering: no --address given, so nothing is steered");
@@ -451,7 +545,8 @@ absl::Status Daemon::SetUpNtsKe() {
 }
 
 absl::Status Daemon::SetUpReload() {
-  reload_targets_ = std::make_unique<ReloadTargets>(factory_, nts_ke_.get());
+  reload_targets_ =
+      std::make_unique<ReloadTargets>(factory_, control_.get(), nts_ke_.get());
   ZG_ASSIGN_OR_RETURN(
       reloader_,
       ConfigReloader::Create({.args = app_args_,
@@ -498,6 +593,66 @@ absl::Status Daemon::StartMetrics() {
   return absl::OkStatus();
 }
 
+absl::Status Daemon::SetUpAlarms() {
+  exporter_->AttachAlarms(control_.get());
+  daemon_alarms_ = std::make_unique<DaemonAlarms>(
+      &control_->alarms(), std::vector<std::string>{port_->name()},
+      lcores_.size(), static_cast<double>(rte_get_tsc_hz()));
+  if (config_.nts_ke.enabled() && !config_.nts_ke.cert_path.empty()) {
+    absl::StatusOr<core::UtcNs> t =
+        CertificateNotAfter(config_.nts_ke.cert_path);
+    if (t.ok()) nts_cert_not_after_ = *t;
+  }
+  UpdateAlarms();
+  PublishDataplane();
+  if (config_.alarms.snmp_agentx.empty()) return absl::OkStatus();
+  snmp::SnmpAgent::Options o;
+  o.agentx_socket = config_.alarms.snmp_agentx;
+  o.heartbeat_interval = config_.alarms.snmp_heartbeat_interval;
+  o.software_version = ZG_VERSION;
+  o.snapshots = control_.get();
+  o.dataplane = [this] { return dataplane_.Load(); };
+  o.log = [](const std::string& m) { LogInfo(m); };
+  ZG_ASSIGN_OR_RETURN(snmp_, snmp::SnmpAgent::Start(std::move(o)));
+  return absl::OkStatus();
+}
+
+void Daemon::UpdateAlarms() {
+  const int64_t mono = servo::MonotonicNs(servo::RealSystemClockOps());
+  daemon_alarms_->UpdateLinks({port_->link().up}, mono);
+  std::vector<uint64_t> beats(lcores_.size());
+  for (size_t i = 0; i < lcores_.size(); ++i) {
+    beats[i] = stats_[i].heartbeat_tsc.Load();
+  }
+  daemon_alarms_->UpdateWorkers(beats, core::ReadTsc(), mono);
+  if (nts_ke_ != nullptr) {
+    NtsKeServer::Refusals r = nts_ke_->refusals();
+    daemon_alarms_->UpdateNtsKe({r.rate_limited, r.full, std::move(r.top_source)},
+                                nts_cert_not_after_,
+                                core::UtcNs{absl::GetCurrentTimeNanos()}, mono);
+  }
+}
+
+void Daemon::PublishDataplane() {
+  auto d = std::make_shared<DataplaneStatus>();
+  WorkerStatsSnapshot total;
+  for (size_t i = 0; i < lcores_.size(); ++i) {
+    total += WorkerStatsSnapshot::Of(stats_[i]);
+  }
+  d->ports.push_back({port_->name(), port_->link().up, port_->link().speed_mbps,
+                      port_->caps().hardware_rx_stamps(), total.rx_packets,
+                      total.tx_packets});
+  factory_->Observe({&control_->alarms(),
+                     servo::MonotonicNs(servo::RealSystemClockOps()), d.get()});
+  for (size_t k = 0; k < kMaxFrameKinds; ++k) {
+    if (names_.KindNamed(k) && names_.KindName(k) == "ntp") {
+      d->ntp_requests = total.handled[k];
+      d->ntp_replies = total.replied[k];
+    }
+  }
+  dataplane_.Publish(std::move(d));
+}
+
 std::string Daemon::ControlLoop() {
   const absl::Time start = absl::Now();
   absl::Time next_stats = start;
@@ -515,21 +670,33 @@ std::string Daemon::ControlLoop() {
           "SIGHUP: re-opening the audit log, reloading the leap file and "
           "the flagfile's reloadable flags");
       control_->Reopen();
-      reloader_->Reload();
+      const ReloadOutcome out = reloader_->Reload();
+      daemon_alarms_->OnReload(out.ok, out.error,
+                               servo::MonotonicNs(servo::RealSystemClockOps()));
+      if (config_.nts_ke.enabled() && !config_.nts_ke.cert_path.empty()) {
+        absl::StatusOr<core::UtcNs> t =
+            CertificateNotAfter(config_.nts_ke.cert_path);
+        if (t.ok()) nts_cert_not_after_ = *t;
+      }
     }
     DataplaneEpochs().Reclaim();  // configs every worker has moved past
+    UpdateAlarms();
     control_->Tick();
     factory_->ControlStep({&tsc_clock_, core::ReadTsc(),
                            control_->tsc().calibration().hz,
                            [this](auto values) {
                              control_->RecordConfigChange(std::move(values));
                            }});
+    if (stall_hook_ != nullptr) stall_hook_->Poll();
+    NotifyServiceManager(now);
     if (now >= next_stats) {
       port_->PollLink();
       factory_->UpdateMetrics();
       reloader_->UpdateMetrics();
       if (nts_ke_ != nullptr) nts_ke_->UpdateMetrics();
       exporter_->Update();
+      PublishDataplane();
+      if (ready_) notifier_.Status(StatusLine(now));
       next_stats = now + config_.stats_interval;
     }
     absl::SleepFor(config_.publish_interval);
@@ -541,12 +708,90 @@ std::string Daemon::ControlLoop() {
   return why;
 }
 
+void Daemon::NotifyServiceManager(absl::Time now) {
+  // Always checked: a stalled worker is logged with or without systemd.
+  const bool progressing = watch_->Check(core::ReadTsc());
+  if (!notifier_.enabled()) return;
+  if (!ready_) {
+    if (!watch_->AllPolling() || tsc_clock_.Generation() == 0) return;
+    notifier_.Ready(StatusLine(now));
+    ready_ = true;
+    next_watchdog_ = now;
+    LogInfo(absl::StrCat(
+        "ready (systemd notified)",
+        notifier_.watchdog_timeout() > absl::ZeroDuration()
+            ? absl::StrCat("; watchdog ",
+                           absl::FormatDuration(notifier_.watchdog_timeout()))
+            : ""));
+  }
+  if (notifier_.watchdog_timeout() <= absl::ZeroDuration() ||
+      now < next_watchdog_) {
+    return;
+  }
+  // Withheld while a worker is stalled (WorkerWatch logged why); fed again
+  // on the first tick every worker progresses.
+  if (progressing) {
+    notifier_.Watchdog();
+    next_watchdog_ = now + notifier_.watchdog_timeout() / 2;
+  }
+}
+
+std::string Daemon::StatusLine(absl::Time now) {
+  uint64_t ntp = 0, ptp = 0;
+  for (size_t i = 0; i < lcores_.size(); ++i) {
+    const auto& handled = stats_[i].handled;
+    ntp += handled[static_cast<size_t>(core::FrameKind::kNtp)].Load();
+    for (core::FrameKind k :
+         {core::FrameKind::kPtpEvent, core::FrameKind::kPtpGeneral,
+          core::FrameKind::kPtpL2}) {
+      ptp += handled[static_cast<size_t>(k)].Load();
+    }
+  }
+  const double dt = last_status_ == absl::InfinitePast()
+                        ? 0
+                        : absl::ToDoubleSeconds(now - last_status_);
+  const double ntp_rate =
+      dt > 0 ? static_cast<double>(ntp - last_ntp_) / dt : 0;
+  const double ptp_rate =
+      dt > 0 ? static_cast<double>(ptp - last_ptp_) / dt : 0;
+  last_status_ = now;
+  last_ntp_ = ntp;
+  last_ptp_ = ptp;
+  return ServiceStatusLine(control_->Snapshot(), ntp_rate, ptp_rate,
+                           lcores_.size());
+}
+
 void Daemon::StopWorkers() {
   if (group_ == nullptr) return;
   stop_.store(true, std::memory_order_relaxed);
   group_->Join();
   group_.reset();
   DataplaneEpochs().Reclaim();  // every worker is offline: frees them all
+}
+
+void Daemon::TearDown() {
+  if (torn_down_) return;
+  torn_down_ = true;
+  // Its keystore source may point into the factory.
+  TimedStep("SNMP subagent freed", [&] { snmp_.reset(); });  // reads snapshots
+  TimedStep("NTS-KE server freed", [&] { nts_ke_.reset(); });
+  TimedStep("workers stopped", [&] { StopWorkers(); });
+  // Before the EAL goes: EAL memory the pipeline's control side holds, and
+  // configs replaced by reloads.
+  TimedStep("pipeline shut down", [&] {
+    factory_->Shutdown();
+    DataplaneEpochs().Reclaim();
+  });
+  TimedStep("metrics exporter stopped", [&] { exporter_.reset(); });
+  TimedStep("control plane freed", [&] {
+    reloader_.reset();  // audits through control_
+    control_.reset();   // reads stamps_->nic()
+  });
+  TimedStep("stamps freed", [&] { stamps_.reset(); });
+  TimedStep("port closed", [&] { port_.reset(); });
+  TimedStep("mbuf pools freed", [&] { pools_.reset(); });
+  TimedStep("EAL cleaned up", [&] { eal_.reset(); });
+  claim_.reset();
 }
 
 void Daemon::ReportClock() {
@@ -629,6 +874,7 @@ int RunDaemon(int argc, char** argv, PipelineFactory& factory,
     LogError(config.status().message());
     return kExitConfig;
   }
+  SetLogLevel(config->service.log_level);
   if (absl::Status s = factory.Configure(*config); !s.ok()) {
     LogError(s.message());
     return kExitConfig;

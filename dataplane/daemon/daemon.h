@@ -13,7 +13,8 @@
 //   0  stopped by SIGINT/SIGTERM or --run_for, after workers drained
 //   1  invalid flags or configuration (abseil's own flag errors also exit 1)
 //   2  EAL initialisation failed (hugepages, devices, lcores, privileges)
-//   3  port or XDP-steering setup failed
+//   3  port or XDP-steering setup failed, or another zeitgeberd holds the
+//      port (dataplane/port/port_claim.h)
 //   4  the metrics exporter could not start (address in use or invalid)
 //   5  the protocol pipeline could not be built
 //   6  the control plane could not start (a reference source, the audit

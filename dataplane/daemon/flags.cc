@@ -253,6 +253,9 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   ZG_RETURN_IF_ERROR(ReadTxStampFlags(c.stamps));
   c.nic_check = NicCheckFlag();
   ZG_ASSIGN_OR_RETURN(c.ntp_interleave, ReadNtpInterleaveFlags());
+  ZG_ASSIGN_OR_RETURN(c.service, ReadServiceFlags());
+  ZG_ASSIGN_OR_RETURN(c.alarms, ReadAlarmFlags());
+  c.control.alarms.hysteresis = c.alarms.hysteresis;
   return c;
 }
 

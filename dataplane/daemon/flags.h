@@ -20,8 +20,10 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "dataplane/clock/stamp_plan.h"
+#include "dataplane/daemon/alarm_flags.h"
 #include "dataplane/daemon/ntp_interleave_flags.h"
 #include "dataplane/daemon/nts_flags.h"
+#include "dataplane/daemon/service_flags.h"
 #include "dataplane/nts/nts_ke_config.h"
 #include "dataplane/port/interface_address.h"
 #include "dataplane/trust/access_config.h"
@@ -64,6 +66,11 @@ struct DaemonConfig {
   bool nic_check = false;  // --nic_check (nic_check.h)
   // --ntp_interleave, --ntp_interleave_slots (ntp_interleave_flags.h).
   NtpInterleaveConfig ntp_interleave;
+  // --log_level, --worker_stall_limit, --test_stall_file (service_flags.h).
+  ServiceConfig service;
+  // --snmp_agentx, --snmp_heartbeat_interval (alarm_flags.h); the
+  // --alarm_hysteresis goes to control.alarms.
+  AlarmFlags alarms;
 };
 
 // argv split at the first "--": EAL options before it, zeitgeberd flags

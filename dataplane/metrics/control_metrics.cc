@@ -20,6 +20,10 @@ constexpr Def kDefs[] = {
     {"zeitgeber_source_up",
      "1 while the source delivers samples within the source timeout.", false},
     {"zeitgeber_source_selected", "1 for the source the clock follows.", false},
+    {"zeitgeber_source_enabled",
+     "0 while the source is disabled (zgctl source disable): measured, never "
+     "selected.",
+     false},
     {"zeitgeber_source_health",
      "1 for the source's own health (unknown, up, degraded, down).", false},
     {"zeitgeber_source_priority", "Configured priority (lower preferred).",
@@ -117,17 +121,47 @@ ControlMetrics::ControlMetrics(prometheus::Registry& registry)
 
 prometheus::Gauge& ControlMetrics::G(const std::string& name,
                                      const Labels& labels) {
+  if (recording_ != nullptr) recording_->series.insert({name, labels});
   return gauges_.at(name)->Add(labels);
 }
 
 void ControlMetrics::C(const std::string& name, const Labels& labels,
                        double total) {
+  if (recording_ != nullptr) recording_->series.insert({name, labels});
   prometheus::Counter& c = counters_.at(name)->Add(labels);
   if (total > c.Value()) c.Increment(total - c.Value());
 }
 
+void ControlMetrics::RemoveSourceSeries(const std::string& source) {
+  const auto it = sources_.find(source);
+  if (it == sources_.end()) return;
+  for (const auto& [name, labels] : it->second.series) {
+    if (const auto g = gauges_.find(name); g != gauges_.end()) {
+      g->second->Remove(&g->second->Add(labels));
+    } else if (const auto c = counters_.find(name); c != counters_.end()) {
+      c->second->Remove(&c->second->Add(labels));
+    }
+  }
+  sources_.erase(it);
+}
+
 void ControlMetrics::Update(const servo::ControlPlaneStatus& st) {
-  for (const servo::SourceSnapshot& s : st.sources) UpdateSource(s);
+  std::set<std::string> current;
+  for (const servo::SourceSnapshot& s : st.sources) {
+    current.insert(s.name);
+    if (const auto it = sources_.find(s.name);
+        it != sources_.end() && it->second.spec != s.spec) {
+      RemoveSourceSeries(s.name);  // rebuilt: its counters start again
+    }
+    recording_ = &sources_[s.name];
+    recording_->spec = s.spec;
+    UpdateSource(s);
+    recording_ = nullptr;
+  }
+  for (auto it = sources_.begin(); it != sources_.end();) {
+    const std::string name = (it++)->first;
+    if (current.count(name) == 0) RemoveSourceSeries(name);
+  }
   UpdateDiscipline(st);
   for (const servo::NicClockStatus& n : st.nics) UpdateNic(n);
   G("zeitgeber_tsc_frequency_hz", {}).Set(st.tsc.hz);
@@ -156,6 +190,7 @@ void ControlMetrics::UpdateSource(const servo::SourceSnapshot& s) {
   const servo::SourceStatus& d = s.discipline;
   G("zeitgeber_source_up", l).Set(d.up ? 1 : 0);
   G("zeitgeber_source_selected", l).Set(d.selected ? 1 : 0);
+  G("zeitgeber_source_enabled", l).Set(s.enabled ? 1 : 0);
   G("zeitgeber_source_falseticker", l).Set(d.falseticker ? 1 : 0);
   G("zeitgeber_source_suspect", l).Set(d.suspect ? 1 : 0);
   G("zeitgeber_source_priority", l).Set(s.priority);

@@ -1,7 +1,7 @@
 // Prometheus series of the control plane (servo::ControlPlaneStatus), in the
 // metrics exporter's registry. All names start with zeitgeber_:
 //
-//   source_up, source_selected, source_health{health},
+//   source_up, source_selected, source_enabled, source_health{health},
 //   source_priority, source_offset_seconds,
 //   source_samples_total, source_samples_accepted_total,
 //   source_samples_rejected_total{reason}, source_poll_errors_total,
@@ -20,6 +20,8 @@
 //   audit_records_total, audit_write_errors_total, audit_rotations_total,
 //   audit_suppressed_total, leap_table_expiry_timestamp_seconds
 // (doc/alerting.md lists what each is for and the alerts built on them.)
+// A source deleted while running loses its series; one rebuilt from a new
+// spec under the same name starts them afresh (a counter reset).
 //
 //   ControlMetrics m(registry);
 //   m.Update(control->Snapshot());   // control thread, with the exporter
@@ -29,7 +31,9 @@
 #define ZG_DATAPLANE_METRICS_CONTROL_METRICS_H_
 
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "prometheus/counter.h"
@@ -55,9 +59,20 @@ class ControlMetrics {
   void UpdateDiscipline(const servo::ControlPlaneStatus& st);
   void UpdateNic(const servo::NicClockStatus& n);
 
+  // Drops every series recorded for `source`.
+  void RemoveSourceSeries(const std::string& source);
+
   prometheus::Registry& registry_;
   std::map<std::string, prometheus::Family<prometheus::Gauge>*> gauges_;
   std::map<std::string, prometheus::Family<prometheus::Counter>*> counters_;
+  // The series of each source exported (family name, labels), and the spec
+  // they were exported for.
+  struct SourceSeries {
+    std::string spec;
+    std::set<std::pair<std::string, Labels>> series;
+  };
+  std::map<std::string, SourceSeries> sources_;
+  SourceSeries* recording_ = nullptr;  // during UpdateSource
 };
 
 }  // namespace zg::dataplane

@@ -1,16 +1,25 @@
 #include "dataplane/metrics/metrics_exporter.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <rte_ethdev.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <exception>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "core/time/tsc.h"
 #include "dataplane/clock/tx_scheduler.h"
+#include "dataplane/metrics/alarm_collector.h"
 #include "dataplane/metrics/control_metrics.h"
+#include "dataplane/metrics/worker_collector.h"
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/family.h"
@@ -24,47 +33,6 @@ namespace {
 using prometheus::Counter;
 using prometheus::Gauge;
 using prometheus::Labels;
-
-// Worker counters that map one-to-one onto a snapshot field.
-struct WorkerCounterDef {
-  const char* name;
-  const char* help;
-  uint64_t WorkerStatsSnapshot::*field;
-};
-constexpr WorkerCounterDef kWorkerCounters[] = {
-    {"zeitgeber_rx_packets_total", "Frames received by the worker.",
-     &WorkerStatsSnapshot::rx_packets},
-    {"zeitgeber_rx_bytes_total", "Frame bytes received (no FCS).",
-     &WorkerStatsSnapshot::rx_bytes},
-    {"zeitgeber_tx_packets_total", "Frames accepted by tx_burst.",
-     &WorkerStatsSnapshot::tx_packets},
-    {"zeitgeber_tx_bytes_total", "Frame bytes accepted by tx_burst.",
-     &WorkerStatsSnapshot::tx_bytes},
-    {"zeitgeber_tx_dropped_total",
-     "Replies tx_burst did not accept (queue full), freed.",
-     &WorkerStatsSnapshot::tx_dropped},
-    {"zeitgeber_tx_finalise_splits_total",
-     "TX batches sent in more than one tx_burst so that late-written "
-     "transmit times (NTS, MAC replies) stay within 1 us of departure.",
-     &WorkerStatsSnapshot::tx_finalise_splits},
-    {"zeitgeber_tx_scheduled_total",
-     "Frames sent with a send-on-timestamp launch time (--tx_schedule): "
-     "their transmit timestamp is exact.",
-     &WorkerStatsSnapshot::tx_scheduled},
-    {"zeitgeber_tx_schedule_late_total",
-     "Scheduled frames whose launch time had passed when handed to tx_burst "
-     "(--tx_schedule_lead too short): they left at once, stamp early.",
-     &WorkerStatsSnapshot::tx_schedule_late},
-    {"zeitgeber_worker_bursts_total", "rx_burst calls that returned frames.",
-     &WorkerStatsSnapshot::bursts},
-    {"zeitgeber_worker_empty_polls_total",
-     "rx_burst calls that returned no frames.",
-     &WorkerStatsSnapshot::empty_polls},
-    {"zeitgeber_clock_model_refresh_failures_total",
-     "Per-burst ClockModel reads that were torn or found nothing published.",
-     &WorkerStatsSnapshot::model_refresh_failures},
-};
-constexpr size_t kNumWorkerCounters = std::size(kWorkerCounters);
 
 constexpr const char* kSyncStates[] = {
     "freerun", "locking", "locked", "holdover_in_spec", "holdover_out_of_spec"};
@@ -80,19 +48,6 @@ void Advance(Counter* c, uint64_t now, uint64_t before) {
 }
 
 }  // namespace
-
-struct MetricsExporter::WorkerSeries {
-  WorkerSource src;
-  Labels labels;
-  WorkerStatsSnapshot last;
-  std::array<Counter*, kNumWorkerCounters> counters = {};
-  Counter* hw_stamps = nullptr;
-  Counter* sw_stamps = nullptr;
-  std::array<Counter*, kMaxFrameKinds> handled = {};
-  std::array<Counter*, kMaxFrameKinds> replied = {};
-  std::array<Counter*, kMaxDropReasons> dropped = {};
-  Gauge* heartbeat_age = nullptr;
-};
 
 struct MetricsExporter::ClockSeries {
   ClockSource src;
@@ -129,14 +84,8 @@ absl::StatusOr<std::unique_ptr<MetricsExporter>> MetricsExporter::Start(
   e->tsc_hz_ = tsc_hz;
   e->registry_ = std::make_shared<prometheus::Registry>();
   e->BuildFamilies();
-  for (WorkerSource& w : workers) {
-    auto s = std::make_unique<WorkerSeries>();
-    s->src = std::move(w);
-    s->labels = {{"worker", s->src.worker},
-                 {"lcore", s->src.lcore},
-                 {"port", s->src.port}};
-    e->workers_.push_back(std::move(s));
-  }
+  e->workers_ =
+      std::make_shared<WorkerCollector>(names, std::move(workers), tsc_hz);
   for (ClockSource& c : clocks) {
     auto s = std::make_unique<ClockSeries>();
     s->src = std::move(c);
@@ -159,11 +108,64 @@ absl::StatusOr<std::unique_ptr<MetricsExporter>> MetricsExporter::Start(
           "--metrics_address= to disable the exporter"));
     }
     e->exposer_->RegisterCollectable(e->registry_);
+    e->host_ = address.substr(0, address.rfind(':'));
+    e->exposer_->RegisterCollectable(e->workers_);
   }
   return e;
 }
 
-MetricsExporter::~MetricsExporter() = default;
+namespace {
+
+// Opens and closes one TCP connection to HOST:PORT ("127.0.0.1", "[::1]";
+// an unspecified address means loopback), without waiting for it.
+void Knock(std::string host, int port) {
+  if (host.size() >= 2 && host.front() == '[') {
+    host = host.substr(1, host.size() - 2);
+  }
+  sockaddr_storage ss{};
+  socklen_t len = 0;
+  if (host.find(':') == std::string::npos) {
+    auto* a = reinterpret_cast<sockaddr_in*>(&ss);
+    a->sin_family = AF_INET;
+    a->sin_port = htons(static_cast<uint16_t>(port));
+    if (inet_pton(AF_INET, host.c_str(), &a->sin_addr) != 1) return;
+    if (a->sin_addr.s_addr == htonl(INADDR_ANY)) {
+      a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    }
+    len = sizeof(*a);
+  } else {
+    auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
+    a->sin6_family = AF_INET6;
+    a->sin6_port = htons(static_cast<uint16_t>(port));
+    if (inet_pton(AF_INET6, host.c_str(), &a->sin6_addr) != 1) return;
+    if (IN6_IS_ADDR_UNSPECIFIED(&a->sin6_addr)) a->sin6_addr = in6addr_loopback;
+    len = sizeof(*a);
+  }
+  const int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  if (fd < 0) return;
+  (void)connect(fd, reinterpret_cast<sockaddr*>(&ss), len);
+  close(fd);
+}
+
+}  // namespace
+
+MetricsExporter::~MetricsExporter() {
+  if (exposer_ == nullptr) return;
+  // civetweb's listening thread polls its sockets for up to 2 s
+  // (SOCKET_TIMEOUT_QUANTUM) before it sees the stop request, and the
+  // Exposer's destructor waits for it: a connection ends the poll at once.
+  const int port = listening_port();
+  std::atomic<bool> stopped{false};
+  std::thread stopper([this, &stopped] {
+    exposer_.reset();
+    stopped.store(true, std::memory_order_release);
+  });
+  while (!stopped.load(std::memory_order_acquire)) {
+    Knock(host_, port);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  stopper.join();
+}
 
 void MetricsExporter::BuildFamilies() {
   auto counter = [&](const std::string& name, const std::string& help) {
@@ -174,16 +176,6 @@ void MetricsExporter::BuildFamilies() {
     gauges_[name] =
         &prometheus::BuildGauge().Name(name).Help(help).Register(*registry_);
   };
-  for (const WorkerCounterDef& d : kWorkerCounters) counter(d.name, d.help);
-  counter("zeitgeber_rx_timestamps_total",
-          "Receive timestamps by raw clock: nic (hardware) or tsc (software).");
-  counter("zeitgeber_frames_handled_total",
-          "Frames dispatched to the handler of their kind.");
-  counter("zeitgeber_frames_replied_total",
-          "Replies queued for transmission, by the kind of frame answered.");
-  counter("zeitgeber_frames_dropped_total", "Frames dropped, by reason.");
-  gauge("zeitgeber_worker_heartbeat_age_seconds",
-        "Time since the worker's last loop iteration.");
   gauge("zeitgeber_clock_sync_state",
         "1 for the published clock's current state, 0 for the others.");
   gauge("zeitgeber_clock_synchronized",
@@ -215,7 +207,6 @@ void MetricsExporter::BuildFamilies() {
 }
 
 void MetricsExporter::Update() {
-  for (auto& w : workers_) UpdateWorker(*w);
   core::ClockModel tsc_model;
   if (!clocks_.empty()) clocks_.front()->src.clock->TryRead(&tsc_model);
   for (auto& c : clocks_) UpdateClock(*c, tsc_model);
@@ -231,56 +222,18 @@ void MetricsExporter::AttachControlPlane(const servo::ControlPlane* control) {
   if (control_ != nullptr) Update();
 }
 
-void MetricsExporter::UpdateWorker(WorkerSeries& w) {
-  const WorkerStatsSnapshot now = WorkerStatsSnapshot::Of(*w.src.stats);
-  const bool first = w.counters[0] == nullptr;
-  for (size_t i = 0; i < kNumWorkerCounters; ++i) {
-    if (first)
-      w.counters[i] = &counters_[kWorkerCounters[i].name]->Add(w.labels);
-    Advance(w.counters[i], now.*kWorkerCounters[i].field,
-            w.last.*kWorkerCounters[i].field);
-  }
-  auto& stamps = *counters_["zeitgeber_rx_timestamps_total"];
-  if (first) {
-    w.hw_stamps = &stamps.Add(With(w.labels, "source", "nic"));
-    w.sw_stamps = &stamps.Add(With(w.labels, "source", "tsc"));
-  }
-  Advance(w.hw_stamps, now.hw_stamped, w.last.hw_stamped);
-  Advance(w.sw_stamps, now.sw_stamped, w.last.sw_stamped);
-  auto& handled = *counters_["zeitgeber_frames_handled_total"];
-  for (size_t k = 0; k < kMaxFrameKinds; ++k) {
-    if (w.handled[k] == nullptr && (names_->KindNamed(k) || now.handled[k])) {
-      w.handled[k] = &handled.Add(With(w.labels, "kind", names_->KindName(k)));
-    }
-    Advance(w.handled[k], now.handled[k], w.last.handled[k]);
-  }
-  auto& replied = *counters_["zeitgeber_frames_replied_total"];
-  for (size_t k = 0; k < kMaxFrameKinds; ++k) {
-    if (w.replied[k] == nullptr && (names_->KindNamed(k) || now.replied[k])) {
-      w.replied[k] = &replied.Add(With(w.labels, "kind", names_->KindName(k)));
-    }
-    Advance(w.replied[k], now.replied[k], w.last.replied[k]);
-  }
-  auto& dropped = *counters_["zeitgeber_frames_dropped_total"];
-  for (size_t r = 0; r < kMaxDropReasons; ++r) {
-    if (w.dropped[r] == nullptr &&
-        (r < names_->num_drop_reasons() || now.dropped[r])) {
-      w.dropped[r] =
-          &dropped.Add(With(w.labels, "reason", names_->DropReasonName(r)));
-    }
-    Advance(w.dropped[r], now.dropped[r], w.last.dropped[r]);
-  }
-  if (first) {
-    w.heartbeat_age =
-        &gauges_["zeitgeber_worker_heartbeat_age_seconds"]->Add(w.labels);
-  }
-  const uint64_t beat = w.src.stats->heartbeat_tsc.Load();
-  const uint64_t tsc = core::ReadTsc();
-  w.heartbeat_age->Set(beat == 0 || tsc < beat
-                           ? 0.0
-                           : static_cast<double>(tsc - beat) / tsc_hz_);
-  w.last = now;
+void MetricsExporter::AttachAlarms(const servo::ControlSnapshots* snapshots) {
+  alarms_ = std::make_shared<AlarmCollector>(snapshots);
+  if (exposer_ != nullptr) exposer_->RegisterCollectable(alarms_);
 }
+
+void MetricsExporter::AddCollectable(
+    std::shared_ptr<prometheus::Collectable> c) {
+  if (exposer_ != nullptr) exposer_->RegisterCollectable(c);
+  collectables_.push_back(std::move(c));
+}
+
+void MetricsExporter::StopServing() { exposer_.reset(); }
 
 void MetricsExporter::UpdateClock(ClockSeries& c,
                                   const core::ClockModel& tsc_model) {
@@ -358,8 +311,22 @@ int MetricsExporter::listening_port() const {
 }
 
 std::string MetricsExporter::Serialize() const {
+  std::vector<prometheus::MetricFamily> families = registry_->Collect();
+  for (const prometheus::Collectable* c :
+       {static_cast<const prometheus::Collectable*>(workers_.get()),
+        static_cast<const prometheus::Collectable*>(alarms_.get())}) {
+    if (c == nullptr) continue;
+    for (prometheus::MetricFamily& f : c->Collect()) {
+      families.push_back(std::move(f));
+    }
+  }
+  for (const auto& c : collectables_) {
+    for (prometheus::MetricFamily& f : c->Collect()) {
+      families.push_back(std::move(f));
+    }
+  }
   std::ostringstream out;
-  prometheus::TextSerializer().Serialize(out, registry_->Collect());
+  prometheus::TextSerializer().Serialize(out, families);
   return out.str();
 }
 

@@ -2,20 +2,17 @@
 // --metrics_address (loopback by default: metrics reveal load and clock
 // state, so exposing them on the network is an operator's decision).
 //
-// The control thread calls Update() periodically (about once a second): it
-// reads every worker's WorkerStats (relaxed loads; see worker_stats.h),
-// advances the Prometheus counters by what changed, and refreshes the gauges
-// of the published clocks and ports. Scrapes are served by prometheus-cpp's
-// own HTTP threads from the registry, never touching worker memory.
+// Scrapes are served by prometheus-cpp's own HTTP thread. The per-worker
+// packet counters are read at scrape time (WorkerCollector, relaxed loads of
+// each worker's WorkerStats; worker_collector.h lists them), and so is the
+// alarm table (AlarmCollector, alarm_collector.h): a scrape right after
+// traffic stops equals the final counters. The control thread calls
+// Update() periodically (about once a second) for the rest: the gauges of
+// the published clocks and ports and the control plane's series.
 //
 // Metrics (all prefixed zeitgeber_; labels in braces):
-//   rx_packets_total, rx_bytes_total, tx_packets_total, tx_bytes_total,
-//   tx_dropped_total, worker_bursts_total, worker_empty_polls_total,
-//   clock_model_refresh_failures_total            {worker, lcore, port}
-//   rx_timestamps_total                           {..., source=nic|tsc}
-//   frames_handled_total                          {..., kind}
-//   frames_dropped_total                          {..., reason}
-//   worker_heartbeat_age_seconds                  {worker, lcore, port}
+//   the worker counters                           (worker_collector.h)
+//   the alarms                                    (alarm_collector.h)
 //   clock_sync_state {clock, state} (1 for the current state, else 0),
 //   clock_synchronized, clock_error_bound_seconds, clock_stratum,
 //   clock_model_age_seconds, clock_utc_offset_seconds, clock_class,
@@ -41,6 +38,8 @@
 
 #include "absl/status/statusor.h"
 #include "core/time/clock_model.h"
+#include "dataplane/metrics/alarm_collector.h"
+#include "dataplane/metrics/worker_collector.h"
 #include "dataplane/port/port.h"
 #include "dataplane/worker/worker_stats.h"
 #include "servo/control/control_plane.h"
@@ -60,12 +59,7 @@ class ControlMetrics;
 
 class MetricsExporter {
  public:
-  struct WorkerSource {
-    const WorkerStats* stats;
-    std::string worker;  // "0"..
-    std::string lcore;
-    std::string port;  // name(s) of the port(s) it polls
-  };
+  using WorkerSource = WorkerStatsSource;
   struct ClockSource {
     const core::PublishedClock* clock;
     std::string name;  // "tsc", "nic:port0"
@@ -78,11 +72,21 @@ class MetricsExporter {
       const std::string& address, const CounterNames* names,
       std::vector<WorkerSource> workers, std::vector<ClockSource> clocks,
       std::vector<Port*> ports, double tsc_hz);
+  // Stops serving promptly (well under the listener's 2 s poll).
   ~MetricsExporter();
 
   // Exports the control plane's status from the next Update() on. `control`
   // must outlive the exporter (or be detached with nullptr).
   void AttachControlPlane(const servo::ControlPlane* control);
+
+  // Serves the alarm table's series (read from `snapshots` at each scrape;
+  // it must outlive the exporter, or StopServing be called first).
+  void AttachAlarms(const servo::ControlSnapshots* snapshots);
+  // Serves `c`'s families too, read at each scrape (a pipeline module's
+  // counters: PipelineFactory::ScrapeCollectables).
+  void AddCollectable(std::shared_ptr<prometheus::Collectable> c);
+  // Stops the HTTP server (before what the collectors read goes away).
+  void StopServing();
 
   // Control thread only.
   void Update();
@@ -95,12 +99,10 @@ class MetricsExporter {
   prometheus::Registry& registry() { return *registry_; }
 
  private:
-  struct WorkerSeries;
   struct ClockSeries;
   struct PortSeries;
   MetricsExporter() = default;
   void BuildFamilies();
-  void UpdateWorker(WorkerSeries& w);
   void UpdateClock(ClockSeries& c, const core::ClockModel& tsc_now_model);
   void UpdatePort(PortSeries& p);
 
@@ -108,7 +110,10 @@ class MetricsExporter {
   double tsc_hz_ = 0;
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<prometheus::Exposer> exposer_;
-  std::vector<std::unique_ptr<WorkerSeries>> workers_;
+  std::string host_;  // the address's host part, to wake the listener
+  std::shared_ptr<WorkerCollector> workers_;
+  std::shared_ptr<AlarmCollector> alarms_;
+  std::vector<std::shared_ptr<prometheus::Collectable>> collectables_;
   std::vector<std::unique_ptr<ClockSeries>> clocks_;
   std::vector<std::unique_ptr<PortSeries>> ports_;
   std::map<std::string, prometheus::Family<prometheus::Counter>*> counters_;

@@ -155,6 +155,7 @@ void NtpHandler::VerifyMacs(size_t n) {
     if (!v[j].ok) {
       r.done = true;
       r.result = HandleResult::Drop(v[j].drop_reason);
+      Report(r, NtpRequestOutcome::Result::kAuthFailed);
       continue;
     }
     r.note.macer = v[j].macer;
@@ -182,6 +183,7 @@ void NtpHandler::CheckNts(size_t n) {
     if (v[j].action == NtsWorkerAuth::Verdict::Action::kDrop) {
       r.done = true;
       r.result = HandleResult::Drop(v[j].drop_reason);
+      Report(r, NtpRequestOutcome::Result::kAuthFailed);
     }
   }
 }
@@ -202,11 +204,16 @@ HandleResult NtpHandler::Reply(Request& r, const BurstContext& burst) {
                                         ModelFor(pkt.rx, burst));
       ApplyInterleave(interleave_.get(), payload, xreq, note);
       RaisePoll(payload, verdict.answer_min_poll_log2);
+      if (note.macer != nullptr || interleave_ != nullptr) {
+        Report(r, NtpRequestOutcome::Result::kAnswered, note.interleaved,
+               r.check.trailer.mac_key_id);
+      }
       break;
     }
     case NtpPolicyVerdict::Action::kKiss:
       payload_len = core::WriteNtpKissOfDeath(
           payload, r.check, verdict.kiss_code, verdict.kiss_min_poll_log2);
+      Report(r, NtpRequestOutcome::Result::kKissed);
       break;
     case NtpPolicyVerdict::Action::kDrop:
       return HandleResult::Drop(verdict.drop_reason);
@@ -256,8 +263,9 @@ HandleResult NtpHandler::ReplyNts(Request& r, core::NtsRequestState& st,
                       verdict.action == NtpPolicyVerdict::Action::kAnswer;
   switch (r.nts.action) {
     case NtsWorkerAuth::Verdict::Action::kDrop:
-      return HandleResult::Drop(r.nts.drop_reason);
+      return HandleResult::Drop(r.nts.drop_reason);  // CheckNts reported it
     case NtsWorkerAuth::Verdict::Action::kNak:
+      Report(r, NtpRequestOutcome::Result::kAuthFailed);
       payload_len = core::WriteNtsKiss(payload, r.check, core::kNtpKissNtsNak,
                                        0, st.fields);
       break;
@@ -265,6 +273,7 @@ HandleResult NtpHandler::ReplyNts(Request& r, core::NtsRequestState& st,
       if (!answer) {  // the policy's KoD
         payload_len = core::WriteNtsKiss(payload, r.check, verdict.kiss_code,
                                          verdict.kiss_min_poll_log2, st.fields);
+        Report(r, NtpRequestOutcome::Result::kKissed);
         break;
       }
       {
@@ -274,6 +283,7 @@ HandleResult NtpHandler::ReplyNts(Request& r, core::NtsRequestState& st,
                             ModelFor(pkt.rx, burst));
         ApplyInterleave(interleave_.get(), payload, xreq, note);
       }
+      Report(r, NtpRequestOutcome::Result::kAnswered, note.interleaved);
       RaisePoll(payload, verdict.answer_min_poll_log2);
       payload_len = nts_->QueueReply(payload, len, st, &slot);
       if (payload_len == 0) return HandleResult::Drop(nts_->reply_too_long());

@@ -50,6 +50,11 @@
 // launch time (send-on-timestamp), it passes that time to
 // NtpWorkerInterleave::SetExactTx for the note's slot, and AfterTx keeps it.
 //
+// A policy that keeps per-client records (NtpRequestPolicy::WantsOutcome)
+// hears what became of each request it let through: authentication failed,
+// KoD sent, or answered (interleaved or not), for authenticated, kissed and
+// interleave-enabled requests.
+//
 //   ZG_ASSIGN_OR_RETURN(NtpDropIndex ntp, RegisterNtpNames(names));
 //   ZG_RETURN_IF_ERROR(pipeline.SetHandler(core::FrameKind::kNtp,
 //       std::make_unique<NtpHandler>(frame_drops, ntp, /*policy=*/nullptr)));
@@ -99,7 +104,8 @@ class NtpHandler final : public FrameHandler {
         auth_(std::move(auth)),
         nts_(std::move(nts)),
         interleave_(std::move(interleave)),
-        prefetch_(policy_ != nullptr && policy_->WantsPrefetch()) {}
+        prefetch_(policy_ != nullptr && policy_->WantsPrefetch()),
+        outcome_(policy_ != nullptr && policy_->WantsOutcome()) {}
 
   HandleResult Handle(Packet& pkt, const BurstContext& burst) override;
   void FinaliseTx(Packet& pkt, const TxStamp& tx) override;
@@ -117,6 +123,11 @@ class NtpHandler final : public FrameHandler {
   void BeginBurst(std::span<Packet* const> frames,
                   const BurstContext& burst) override;
   void EndFinalise() override;
+  // The policy's per-burst step (client records' new clients).
+  bool HasEndBurst() const override {
+    return policy_ != nullptr && policy_->WantsEndBurst();
+  }
+  void EndBurst() override { policy_->EndBurst(); }
   // Interleaved mode keeps each reply's transmit time.
   bool HasAfterTx() const override { return interleave_ != nullptr; }
   void AfterTx(Packet& pkt, const TxStamp& after, bool sent) override;
@@ -171,6 +182,14 @@ class NtpHandler final : public FrameHandler {
   // stamp where the plan keeps it, or a scheduled frame's launch time).
   void KeepTx(uint32_t slot, core::TaiNs t3, const TxStamp& tx);
   void FinaliseNts(Packet& pkt, const TxStamp& tx, const TxNote& note);
+  // Tells the policy what became of a request it let through
+  // (NtpRequestPolicy::Outcome), where it wants to know.
+  void Report(const Request& r, NtpRequestOutcome::Result result,
+              bool interleaved = false, uint32_t key_id = 0) {
+    if (outcome_) {
+      policy_->Outcome({result, interleaved, key_id, r.verdict.ticket});
+    }
+  }
 
   FrameDropIndex frame_drops_;
   NtpDropIndex ntp_drops_;
@@ -180,6 +199,7 @@ class NtpHandler final : public FrameHandler {
   // null: basic mode only (no tags, no table)
   std::unique_ptr<NtpWorkerInterleave> interleave_;
   bool prefetch_;  // policy_->WantsPrefetch()
+  bool outcome_;   // policy_->WantsOutcome()
   // TSC read for the latest MACed or NTS reply's T3, or after the latest
   // MACs and seals (EndFinalise): a batch stamp older than this was read
   // before them, and later T3s are read again (never earlier than one

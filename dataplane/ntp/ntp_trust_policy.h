@@ -21,6 +21,14 @@
 // one NtpTrustWorkerStats. With neither configured Create returns no policy
 // at all, so the NTP handler's path is unchanged.
 //
+// Client records (--ntp_client_records, zgctl clients): each worker's policy
+// also keeps a core::NtpClientRecords table of as many clients, which the
+// factory owns and QueryClients reads from any thread. Every request the
+// policy sees is counted there (before the access list), with its drops by
+// reason; the handler's NtpRequestOutcome adds KoDs, authentication failures,
+// the key id and interleave. Records work with rate limiting off (their own
+// lookup: the policy is then installed for them alone).
+//
 // Counters (exported by the plugin() side, all prefixed zeitgeber_ntp_):
 //   clients_tracked                       clients in the workers' tables
 //   client_evictions_total                replaced by a newer client
@@ -40,6 +48,7 @@
 #define ZG_DATAPLANE_NTP_NTP_TRUST_POLICY_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -48,13 +57,19 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "core/ntp/ntp_client_query.h"
+#include "core/ntp/ntp_client_records.h"
 #include "core/ntp/ntp_client_table.h"
 #include "core/ntp/ntp_rate_limit.h"
+#include "core/time/clock_model.h"
+#include "dataplane/ntp/ntp_client_log.h"
 #include "dataplane/ntp/ntp_policy.h"
 #include "dataplane/trust/access_swap.h"
 #include "dataplane/trust/config_swap.h"
 #include "dataplane/worker/protocol_pipeline.h"
 #include "dataplane/worker/worker_stats.h"
+#include "nlohmann/json.hpp"
 
 namespace zg::dataplane {
 
@@ -66,6 +81,8 @@ struct NtpTrustConfig {
   bool rate_kod = false;  // excess requests get KoD RATE (limited per client)
   uint64_t clients_max = kNtpClientsMaxDefault;  // all workers together
   bool prefetch = true;  // prefetch each burst's buckets (benchmarks: off)
+  // Per-client records for zgctl clients (the daemon's flag defaults to on).
+  bool client_records = false;
 };
 
 // From the flag values: --ntp_ratelimit ("" or "off": off; "on": chrony's
@@ -73,7 +90,8 @@ struct NtpTrustConfig {
 // --ntp_clients_max. Errors name the flag.
 absl::StatusOr<NtpTrustConfig> BuildNtpTrustConfig(absl::string_view ratelimit,
                                                    bool rate_kod,
-                                                   uint64_t clients_max);
+                                                   uint64_t clients_max,
+                                                   bool client_records = false);
 
 // Counters of one worker's policy. Written by: that worker. Read by: the
 // control thread (exporter).
@@ -107,34 +125,51 @@ struct NtpTrustDrops {
 class NtpTrustPolicy final : public NtpRequestPolicy {
  public:
   // `acl` and `rate` (null: none) are the factory's; `table` is null
-  // exactly when `rate` is.
+  // exactly when `rate` is. `records` (null: none) is the factory's, written
+  // by this policy alone. `table` and `records` have the same hash seed.
   NtpTrustPolicy(const ReloadableAccessList* acl,
                  const SwappableConfig<NtpRateParams>* rate,
                  std::unique_ptr<core::NtpClientTable> table, bool prefetch,
-                 NtpTrustDrops drops, NtpTrustWorkerStats* stats)
+                 NtpTrustDrops drops, NtpTrustWorkerStats* stats,
+                 core::NtpClientRecords* records = nullptr)
       : acl_(acl),
         rate_(rate),
         table_(std::move(table)),
         prefetch_(prefetch),
         drops_(drops),
-        stats_(stats) {}
+        stats_(stats),
+        records_(records),
+        seed_(table_ ? table_->seed() : records_ ? records_->seed() : 0) {}
 
   NtpPolicyVerdict Check(const core::FrameInfo& request,
                          const core::NtpRequestCheck& check,
                          core::TaiNs rx_time) override {
     return CheckHinted(request, check, rx_time, {});
   }
-  // The hint is the client's NtpClientHash from Prefetch.
+  // The hint is the client's NtpClientHash from Prefetch; the verdict's
+  // ticket is the client's record (its slot and fingerprint: Outcome counts
+  // in it unless a later request of the burst gave the slot to another
+  // client).
   NtpPolicyVerdict CheckHinted(const core::FrameInfo& request,
                                const core::NtpRequestCheck& check,
                                core::TaiNs rx_time,
                                NtpPolicyHint hint) override;
-  bool WantsPrefetch() const override { return prefetch_ && table_; }
+  bool WantsPrefetch() const override {
+    return prefetch_ && (table_ || records_);
+  }
+  // The client's hash, once for the rate limiter's table and the records
+  // (one seed: HashNtpClient), and their lines.
   NtpPolicyHint Prefetch(const core::FrameInfo& request) override {
-    const core::NtpClientHash h = table_->HashOf(KeyOf(request));
-    table_->Prefetch(h);
+    const core::NtpClientHash h = HashOf(KeyOf(request));
+    if (table_) table_->Prefetch(h);
+    if (records_) records_->Prefetch(h);
     return {h.value, true};
   }
+  bool WantsOutcome() const override { return records_ != nullptr; }
+  void Outcome(const NtpRequestOutcome& outcome) override;
+  // The burst's new clients' records (NtpClientRecords::Flush).
+  bool WantsEndBurst() const override { return records_ != nullptr; }
+  void EndBurst() override { records_->Flush(); }
 
   static core::NtpClientKey KeyOf(const core::FrameInfo& f) {
     return f.ip_version == 6 ? core::NtpClientKey::V6(f.src_ipv6)
@@ -143,20 +178,27 @@ class NtpTrustPolicy final : public NtpRequestPolicy {
   const core::NtpClientTable* table() const { return table_.get(); }
 
  private:
-  core::NtpRateVerdict RateLimit(const core::FrameInfo& request, core::TaiNs rx,
-                                 NtpPolicyHint hint);
-  NtpPolicyVerdict Denied(const AccessPolicy& acl,
-                          const core::FrameInfo& request, core::TaiNs rx,
-                          NtpPolicyHint hint);
+  core::NtpClientHash HashOf(const core::NtpClientKey& key) const {
+    return core::HashNtpClient(key, seed_);
+  }
+  // The access list and the rate limit (CheckHinted's verdict).
+  NtpPolicyVerdict Decide(const core::FrameInfo& request, core::TaiNs rx_time,
+                          core::NtpClientHash hash);
+  core::NtpRateVerdict RateLimit(core::NtpClientHash hash, core::TaiNs rx);
+  NtpPolicyVerdict Denied(const AccessPolicy& acl, core::NtpClientHash hash,
+                          core::TaiNs rx);
 
   const ReloadableAccessList* acl_;              // null: no access list
   const SwappableConfig<NtpRateParams>* rate_;   // null: no rate limit
   std::unique_ptr<core::NtpClientTable> table_;  // null: no rate limit
   bool prefetch_;
   NtpTrustDrops drops_;
-  NtpTrustWorkerStats* stats_;    // owned by the factory
-  uint64_t rate_generation_ = 0;  // of the NtpRateParams table_ applies
-  uint64_t seen_inserted_ = 0;    // table inserts already in stats_
+  NtpTrustWorkerStats* stats_;       // owned by the factory
+  uint64_t rate_generation_ = 0;     // of the NtpRateParams table_ applies
+  uint64_t seen_inserted_ = 0;       // table inserts already in stats_
+  core::NtpClientRecords* records_;  // owned by the factory; null: none
+  uint32_t record_slot_ = 0;         // the record of the request being checked
+  uint64_t seed_;                    // of table_ and records_ (HashOf)
 };
 
 class NtpTrustPolicyFactory final : public NtpPolicyFactory {
@@ -166,7 +208,10 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
 
   // Sets the configuration (tests, benchmarks; the daemon's comes from the
   // flags through plugin()->Configure). Before Create.
-  void SetConfig(NtpTrustConfig config) { config_ = std::move(config); }
+  void SetConfig(NtpTrustConfig config) {
+    config_ = std::move(config);
+    records_enabled_.store(config_.client_records, std::memory_order_release);
+  }
   const NtpTrustConfig& config() const { return config_; }
 
   absl::Status RegisterNames(CounterNames& names) override;
@@ -179,14 +224,19 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
   std::vector<std::string> ReloadableFlags() const override;
   absl::Status Reload(const ReloadArgs& reload) override;
   // Frees the access list's tables while the EAL still runs (also after a
-  // failed start, where Report does not run).
-  void Shutdown() override { Release(); }
+  // failed start, where Report does not run), and writes the client log's
+  // last summary (the workers have stopped).
+  void Shutdown() override {
+    Release();
+    client_log_.reset();
+  }
   // The access list and the rate parameters from the daemon's config
   // (control thread, after SetConfig, before Create).
   absl::Status ConfigureShared(const AccessConfig& access);
 
   // The control side as a pipeline plugin (no handlers of its own):
-  // Configure reads the flags, AddMetrics/UpdateMetrics export the counters.
+  // Configure reads the flags, ScrapeCollectables exports the counters (read
+  // at scrape time), Observe sets ntp_rate_limit_saturated.
   ProtocolPlugin* plugin();
 
   // Every worker's counters (control thread, tests).
@@ -203,9 +253,42 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
   // The table size each worker gets.
   static uint64_t PerWorkerClients(uint64_t clients_max, size_t workers);
 
+  // ---- Client records (zgctl clients); any thread -------------------------
+
+  // Whether the workers keep client records (after Configure/SetConfig).
+  bool client_records() const { return config_.client_records; }
+  // The workers' record tables (a copy of the pointers, taken under the
+  // lock Create holds while it adds one; the tables live as long as the
+  // factory). Readers read them without any lock (ntp_client_records.h).
+  std::vector<const core::NtpClientRecords*> RecordTables() const;
+  // zgctl clients: the answer (doc/zgctl.md), with `now` and `clock` for
+  // the times; FailedPrecondition when records are off.
+  absl::StatusOr<nlohmann::json> QueryClients(const core::NtpClientQuery& query,
+                                              const core::ClockModel& clock,
+                                              core::TaiNs now) const;
+  // The same, timed by the published clock now (the daemon's TSC clock).
+  absl::StatusOr<nlohmann::json> QueryClients(
+      const core::NtpClientQuery& query,
+      const core::PublishedClock& clock) const;
+
+  // --ntp_client_log (dataplane/ntp/ntp_client_log.h): set with the
+  // configuration, started by the first control tick (control thread),
+  // stopped with a last summary by Shutdown. Null while not running.
+  void SetClientLog(NtpClientLogConfig config) {
+    client_log_config_ = std::move(config);
+  }
+  void StartClientLog(const core::PublishedClock* clock);
+  NtpClientLog* client_log() const { return client_log_.get(); }
+
  private:
   class Plugin;
+  // The worker's client records (config_.client_records), or null; `seed`
+  // is its rate table's (non-zero).
+  absl::StatusOr<core::NtpClientRecords*> CreateRecords(
+      const WorkerSetup& setup, uint64_t seed);
+
   NtpTrustConfig config_;
+  std::atomic<bool> records_enabled_{false};  // config_.client_records
   NtpTrustDrops drops_;
   AccessConfig access_;  // from Configure; the list is built by Create
   // A pointer so Release() can free its rte_lpm tables before the EAL goes.
@@ -214,6 +297,13 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
   std::unique_ptr<SwappableConfig<NtpRateParams>> rate_;
   uint64_t rate_generation_ = 0;
   std::vector<std::unique_ptr<NtpTrustWorkerStats>> stats_;
+  // The workers' client records: added by Create (control thread), read by
+  // RecordTables on any thread.
+  mutable absl::Mutex records_mu_;
+  std::vector<std::unique_ptr<core::NtpClientRecords>> records_
+      ABSL_GUARDED_BY(records_mu_);
+  NtpClientLogConfig client_log_config_;
+  std::unique_ptr<NtpClientLog> client_log_;
   std::unique_ptr<Plugin> plugin_;
 };
 

@@ -405,18 +405,21 @@ NtsKeServer::Conn* NtsKeServer::Idlest(const core::NtsKeSource& source) {
 
 void NtsKeServer::Refused(core::NtsKeRefusal reason, absl::Time now) {
   Bump(stats_.connections_rejected[static_cast<size_t>(reason)]);
-  stats_.last_refusal_unix_ns.store(absl::ToUnixNanos(now),
-                                    std::memory_order_relaxed);
   stats_.sources.store(admission_.sources(), std::memory_order_relaxed);
   if (refused_since_report_++ == 0) first_unreported_ = now;
   ReportRefusals(now);
 }
 
 void NtsKeServer::ReportRefusals(absl::Time now) {
-  if (refused_since_report_ == 0 || now - last_refusal_report_ < kRefusingFor) {
+  if (refused_since_report_ == 0 ||
+      now - last_refusal_report_ < kRefusalReportEvery) {
     return;
   }
   const core::NtsKeAdmission::TopRefused top = admission_.TakeTopRefused();
+  {
+    std::lock_guard<std::mutex> lock(top_refused_mu_);
+    top_refused_ = top.source.ToString();
+  }
   LogWarning(absl::StrCat(
       "NTS-KE: refused ", refused_since_report_, " connection(s) since ",
       absl::FormatTime("%H:%M:%S", first_unreported_, absl::UTCTimeZone()),
@@ -435,12 +438,19 @@ void NtsKeServer::ReportRefusals(absl::Time now) {
   refused_since_report_ = 0;
 }
 
-bool NtsKeServer::Refusing(absl::Time now) const {
-  const int64_t last =
-      stats_.last_refusal_unix_ns.load(std::memory_order_relaxed);
-  if (last == 0) return false;
-  const absl::Duration ago = now - absl::FromUnixNanos(last);
-  return ago >= absl::ZeroDuration() && ago < kRefusingFor;
+NtsKeServer::Refusals NtsKeServer::refusals() const {
+  Refusals r;
+  r.rate_limited = stats_
+                       .connections_rejected[static_cast<size_t>(
+                           core::NtsKeRefusal::kRateLimited)]
+                       .load(std::memory_order_relaxed);
+  r.full =
+      stats_
+          .connections_rejected[static_cast<size_t>(core::NtsKeRefusal::kFull)]
+          .load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(top_refused_mu_);
+  r.top_source = top_refused_;
+  return r;
 }
 
 void NtsKeServer::PauseAccepting(const std::string& why) {

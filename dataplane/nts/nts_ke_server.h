@@ -19,11 +19,11 @@
 //   - a connection still in its handshake after handshake_timeout (2 s), or
 //     one that has not been answered request_timeout (2 s) after its
 //     handshake (slowloris), is cut off (timeouts_total{phase}).
-// While connections are being refused, a warning (after the first second,
-// then every 10 s) names the source refused most, and `refusing` (Refusing(),
-// the metric zeitgeber_nts_ke_refusing) says so for 10 s after the last
-// refusal: the alarm condition. IPv4 and IPv6 listeners (IPV6_V6ONLY, so
-// 0.0.0.0 and [::] coexist).
+// While connections are being refused, a warning (at the first refusal,
+// then every 10 s) names the source refused most; refusals() gives the
+// counts by reason and that source to the daemon's nts_ke_refusing alarm
+// (dataplane/daemon/daemon_alarms.h). IPv4 and IPv6 listeners
+// (IPV6_V6ONLY, so 0.0.0.0 and [::] coexist).
 //
 // Reload (SIGHUP, on the control thread): ReloadCertificate builds a new
 // SSL_CTX from the files (any error keeps the old one) and swaps it in for
@@ -41,7 +41,6 @@
 //                                            (the source's bucket), full
 //   connections_cut_total                    closed to let another source in
 //   sources                                  sources with a record (rate)
-//   refusing                                 1: refused one in the last 10 s
 //   timeouts_total{phase="handshake"|"request"}
 //   records_errors_total{code="unrecognized_critical"|"bad_request"|
 //                         "internal_server_error"}   Error records sent
@@ -90,8 +89,6 @@ struct NtsKeStats {
   std::atomic<uint64_t> connections_rejected[core::kNtsKeRefusalCount] = {};
   std::atomic<uint64_t> connections_cut{0};  // fair share: another source
   std::atomic<uint64_t> sources{0};          // a level
-  // absl::ToUnixNanos of the latest refusal (0: none yet).
-  std::atomic<int64_t> last_refusal_unix_ns{0};
   std::atomic<uint64_t> timeouts_handshake{0};
   std::atomic<uint64_t> timeouts_request{0};
   std::atomic<uint64_t> record_errors[core::kNtsKeErrorCodeCount] = {};
@@ -136,10 +133,17 @@ class NtsKeServer {
   // The ports bound, in address order (port 0 in the config: the kernel's).
   const std::vector<uint16_t>& ports() const { return ports_; }
   const NtsKeStats& stats() const { return stats_; }
-  // Whether a connection was refused (rate limit, full) in the 10 s before
-  // `now`: the alarm condition. Any thread.
-  bool Refusing(absl::Time now) const;
-  static constexpr absl::Duration kRefusingFor = absl::Seconds(10);
+  // The refusals since start, by reason, and the source refused most in
+  // the latest report (the log's warning; empty before the first). Any
+  // thread.
+  struct Refusals {
+    uint64_t rate_limited = 0;
+    uint64_t full = 0;
+    std::string top_source;
+  };
+  Refusals refusals() const;
+  // How often the log names the source refused most, at most.
+  static constexpr absl::Duration kRefusalReportEvery = absl::Seconds(10);
 
   absl::Status AddMetrics(prometheus::Registry& registry);
   void UpdateMetrics();  // control thread, with every exporter update
@@ -163,7 +167,7 @@ class NtsKeServer {
   // The open connection of `source` idle the longest (handshake first).
   Conn* Idlest(const core::NtsKeSource& source);
   void Refused(core::NtsKeRefusal reason, absl::Time now);
-  void ReportRefusals(absl::Time now);  // at most every kRefusingFor
+  void ReportRefusals(absl::Time now);  // at most every kRefusalReportEvery
   void ExpireTimeouts();
   int WaitMs() const;
 
@@ -185,6 +189,9 @@ class NtsKeServer {
   absl::Time last_refusal_report_ = absl::InfinitePast();
   absl::Time first_unreported_ = absl::InfinitePast();  // refusal
   uint64_t refused_since_report_ = 0;
+  // Written by: the KE thread (ReportRefusals). Read by: refusals().
+  mutable std::mutex top_refused_mu_;
+  std::string top_refused_;  // guarded by top_refused_mu_
   absl::Time next_deadline_ = absl::InfiniteFuture();      // earliest, or later
   absl::Time accept_paused_until_ = absl::InfinitePast();  // past: accepting
   absl::Time last_pause_log_ = absl::InfinitePast();

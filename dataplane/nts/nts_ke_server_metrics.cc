@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "dataplane/daemon/log.h"
 #include "dataplane/nts/nts_ke_server.h"
 #include "prometheus/counter.h"
@@ -24,7 +23,6 @@ struct NtsKeServer::Series {
   prometheus::Counter* rejected_full = nullptr;
   prometheus::Counter* cut = nullptr;
   prometheus::Gauge* sources = nullptr;
-  prometheus::Gauge* refusing = nullptr;
   prometheus::Counter* timeouts_handshake = nullptr;
   prometheus::Counter* timeouts_request = nullptr;
   prometheus::Counter* record_errors[core::kNtsKeErrorCodeCount] = {};
@@ -78,13 +76,6 @@ absl::Status NtsKeServer::AddMetrics(prometheus::Registry& registry) {
                        "rate-limit record")
                    .Register(registry)
                    .Add({});
-  s.refusing = &prometheus::BuildGauge()
-                    .Name("zeitgeber_nts_ke_refusing")
-                    .Help(
-                        "1 while NTS-KE refuses connections: one refused "
-                        "(rate limit or full) in the last 10 s")
-                    .Register(registry)
-                    .Add({});
   auto& to = prometheus::BuildCounter()
                  .Name("zeitgeber_nts_ke_timeouts_total")
                  .Help("NTS-KE connections cut off at a timeout, by phase")
@@ -150,7 +141,6 @@ void NtsKeServer::UpdateMetrics() {
   }
   s.active->Set(static_cast<double>(stats_.connections_active.load()));
   s.sources->Set(static_cast<double>(stats_.sources.load()));
-  s.refusing->Set(Refusing(absl::Now()) ? 1 : 0);
 }
 
 void NtsKeServer::Report() {

@@ -57,7 +57,7 @@ absl::Status SwapInXdpHwts(const std::string& ifname,
         " is not attached in native (driver) mode; a device-bound program "
         "cannot run in generic mode (the driver has no native XDP)"));
   }
-  const int old_fd = bpf_prog_get_fd_by_id(query.drv_prog_id);
+  const int old_fd = OpenXdpProgramById(query.drv_prog_id);
   if (old_fd < 0) {
     return absl::PermissionDeniedError(absl::StrCat("cannot open XDP program ",
                                                     query.drv_prog_id, ": ",

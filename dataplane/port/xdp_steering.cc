@@ -2,18 +2,24 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "core/base/status_macros.h"
 
 namespace zg::dataplane {
@@ -27,6 +33,32 @@ struct ZgConfig {
   uint16_t flags;  // bit 0: steer PTP groups and PTP over Ethernet
 };
 constexpr uint32_t kStatSteered = 0, kStatPassed = 1;
+
+// A dup of a descriptor this process holds whose /proc/self/fdinfo has
+// "`key`:\t`id`" (prog_id, map_id); -1 if none.
+int DupOwnBpfFd(absl::string_view key, uint32_t id) {
+  DIR* dir = opendir("/proc/self/fdinfo");
+  if (dir == nullptr) return -1;
+  int found = -1;
+  while (dirent* e = readdir(dir)) {
+    int fd = 0;
+    if (!absl::SimpleAtoi(e->d_name, &fd) || fd == dirfd(dir)) continue;
+    std::ifstream info(absl::StrCat("/proc/self/fdinfo/", fd));
+    for (std::string line; std::getline(info, line);) {
+      absl::string_view v = line;
+      uint32_t value = 0;
+      if (absl::ConsumePrefix(&v, key) && absl::ConsumePrefix(&v, ":") &&
+          absl::SimpleAtoi(absl::StripAsciiWhitespace(v), &value) &&
+          value == id) {
+        found = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        break;
+      }
+    }
+    if (found >= 0) break;
+  }
+  closedir(dir);
+  return found;
+}
 
 // Map fds of the XDP program attached to `ifname`, by map name. The caller
 // closes them.
@@ -46,11 +78,13 @@ absl::StatusOr<std::map<std::string, int>> AttachedProgramMaps(
         "; was the port started with --vdev=net_af_xdp0,iface=", ifname,
         ",xdp_prog=.../zg_xdp.o?"));
   }
-  const int prog_fd = bpf_prog_get_fd_by_id(prog_id);
+  const int prog_fd = OpenXdpProgramById(prog_id);
   if (prog_fd < 0) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "cannot open XDP program ", prog_id, " on ", ifname, ": ",
-        std::strerror(errno), " (needs root or CAP_BPF + CAP_SYS_ADMIN)"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot open XDP program ", prog_id, " on ", ifname, ": ",
+                     std::strerror(errno),
+                     " (this process did not load it: opening another's needs "
+                     "CAP_SYS_ADMIN)"));
   }
   absl::Cleanup close_prog = [prog_fd] { close(prog_fd); };
   bpf_prog_info info{};
@@ -70,7 +104,8 @@ absl::StatusOr<std::map<std::string, int>> AttachedProgramMaps(
   }
   std::map<std::string, int> maps;
   for (uint32_t id : map_ids) {
-    const int fd = bpf_map_get_fd_by_id(id);
+    int fd = DupOwnBpfFd("map_id", id);
+    if (fd < 0) fd = bpf_map_get_fd_by_id(id);
     if (fd < 0) continue;
     bpf_map_info map_info{};
     uint32_t map_len = sizeof(map_info);
@@ -84,6 +119,11 @@ absl::StatusOr<std::map<std::string, int>> AttachedProgramMaps(
 }
 
 }  // namespace
+
+int OpenXdpProgramById(uint32_t prog_id) {
+  const int fd = DupOwnBpfFd("prog_id", prog_id);
+  return fd >= 0 ? fd : bpf_prog_get_fd_by_id(prog_id);
+}
 
 absl::StatusOr<std::map<std::string, int>> AttachedXdpProgramMaps(
     const std::string& ifname) {

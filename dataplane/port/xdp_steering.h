@@ -3,7 +3,8 @@
 // finds the program attached to the interface, and fills its address and
 // VLAN maps so that only NTP/PTP to zeitgeberd's addresses is redirected to
 // the AF_XDP sockets; ARP, ICMP, SSH and everything else stay with the kernel.
-// Control thread, at start-up. Needs CAP_BPF/CAP_SYS_ADMIN (root).
+// Control thread, at start-up. Needs CAP_BPF (the PMD loaded the program in
+// this process, so its descriptors are found here; no CAP_SYS_ADMIN).
 //
 //   ZG_RETURN_IF_ERROR(ConfigureXdpSteering("eth1", config.addresses, 0));
 //   ZG_ASSIGN_OR_RETURN(XdpSteeringCounters c,
@@ -38,8 +39,15 @@ struct XdpSteeringCounters {
 absl::StatusOr<XdpSteeringCounters> ReadXdpSteeringCounters(
     const std::string& ifname);
 
+// A new descriptor of BPF program `prog_id` (the caller closes it), or -1
+// with errno. A program this process loaded (the PMD keeps the one it
+// attached open, and its maps) is dup'ed, which needs no privilege;
+// another process's is opened by id, which needs CAP_SYS_ADMIN.
+int OpenXdpProgramById(uint32_t prog_id);
+
 // Map fds of the XDP program attached to `ifname`, by map name; the caller
 // closes them (dataplane/port/xdp_hwts.h reuses them).
+// Opened as OpenXdpProgramById opens the program.
 absl::StatusOr<std::map<std::string, int>> AttachedXdpProgramMaps(
     const std::string& ifname);
 

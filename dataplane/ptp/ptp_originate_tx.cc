@@ -271,7 +271,7 @@ void PtpWorker::BeforeTx(rte_mbuf** frames, uint16_t n, const TxStamp& tx) {
     const TxStamp at = tx_scheduler_ != nullptr ? tx : BatchBefore(tx, i);
     core::PtpSetBodyTimestamp({f + info.payload_offset, info.payload_len},
                               core::TaiToPtp(OneStepOrigin(frames[i], at)));
-    if (info.ip_version != 0) core::FinalizeUdpChecksum(f, info);
+    if (info.ip_version != 0) core::FinaliseUdpChecksum(f, info);
   }
 }
 

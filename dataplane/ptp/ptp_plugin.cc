@@ -10,7 +10,10 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/base/status_macros.h"
+#include "core/ptp/ptp_admission.h"
+#include "core/ptp/ptp_port_state.h"
 #include "dataplane/daemon/log.h"
 #include "dataplane/port/eal.h"
 #include "dataplane/worker/frame_classifier.h"
@@ -231,6 +234,42 @@ absl::Status PtpPlugin::AddMetrics(prometheus::Registry& registry) {
 
 void PtpPlugin::UpdateMetrics() {
   if (metrics_ != nullptr) metrics_->Update();
+}
+
+void PtpPlugin::Observe(const PipelineObservation& o) {
+  if (runtime_ == nullptr) return;
+  constexpr char kPort[] = "ptp0";
+  uint64_t subscribers = 0, committed = 0, budget = 0;
+  for (const auto& s : stats_) {
+    subscribers += s->unicast_subscribers.Load();
+    committed += s->committed_units.Load();
+    budget += s->budget_units.Load();
+  }
+  const core::PtpPortState state = runtime_->state();
+  if (o.status != nullptr) {
+    o.status->ptp_ports.push_back(
+        {kPort, static_cast<int>(state),
+         static_cast<int>(runtime_->gm().quality.clock_class), subscribers});
+  }
+  if (o.alarms == nullptr) return;
+  if (runtime_->state_changes() != observed_state_changes_) {
+    if (observed_state_changes_ != 0 || runtime_->state_changes() > 1) {
+      o.alarms->Notice(servo::AlarmId::kPtpPortStateChanged, kPort,
+                       absl::StrCat("PTP port ", kPort, " is now ",
+                                    core::PtpPortStateName(state)),
+                       o.mono_ns);
+    }
+    observed_state_changes_ = runtime_->state_changes();
+  }
+  const bool saturated = budget > 0 && committed * 10 > budget * 9;
+  o.alarms->Set(
+      servo::AlarmId::kPtpTxBudgetSaturated, "", saturated,
+      absl::StrFormat(
+          "PTP unicast grants commit %.0f of "
+          "--ptp_tx_budget=%.0f messages/s",
+          static_cast<double>(committed) / core::kPtpRateUnitsPerMessage,
+          static_cast<double>(budget) / core::kPtpRateUnitsPerMessage),
+      o.mono_ns);
 }
 
 void PtpPlugin::Report() {

@@ -46,6 +46,10 @@ class PtpPlugin final : public ProtocolPlugin {
   void ControlStep(const ControlTick& tick) override;
   absl::Status AddMetrics(prometheus::Registry& registry) override;
   void UpdateMetrics() override;
+  // The PTP port's row (state, class, subscribers) and its alarms:
+  // ptp_port_state_changed, ptp_tx_budget_saturated (grants over 90% of
+  // --ptp_tx_budget).
+  void Observe(const PipelineObservation& observation) override;
   // SIGHUP: new admission limits (from the re-read --ptp_* admission flags)
   // and access list (reload.config->access.ptp), validated, then staged;
   // workers take them at their next burst. Live grants keep their rates
@@ -93,6 +97,7 @@ class PtpPlugin final : public ProtocolPlugin {
   std::vector<std::unique_ptr<PtpWorkerStats>> stats_;
   std::unique_ptr<PtpMetrics> metrics_;
   std::optional<core::ClockReader> clock_;
+  uint64_t observed_state_changes_ = 0;  // Observe(): at the last call
   bool started_ = false;
 };
 

@@ -262,7 +262,7 @@ bool PtpWorker::Frame(rte_mbuf* m, const Dest& d, const uint8_t* ptp,
   if (flen == 0) return false;
   std::memcpy(buf + info.payload_offset, ptp, len);
   if (d.transport != PtpUnicastTransport::kL2) {
-    core::FinalizeUdpChecksum(buf, info);
+    core::FinaliseUdpChecksum(buf, info);
   }
   m->data_len = static_cast<uint16_t>(flen);
   m->pkt_len = flen;

@@ -18,34 +18,18 @@
 #ifndef ZG_DATAPLANE_TRUST_NTS_MASTER_KEY_H_
 #define ZG_DATAPLANE_TRUST_NTS_MASTER_KEY_H_
 
-#include <cstdint>
-#include <span>
+#include <cstddef>
 #include <string>
-#include <vector>
 
 #include "absl/status/statusor.h"
+#include "dataplane/trust/secret_file.h"
 
 namespace zg::dataplane {
 
 inline constexpr size_t kMaxNtsMasterKeyFileBytes = 4096;
 
 // The master key's bytes; zeroed when destroyed. Move-only.
-class NtsMasterKey {
- public:
-  explicit NtsMasterKey(std::vector<uint8_t> bytes)
-      : bytes_(std::move(bytes)) {}
-  NtsMasterKey(NtsMasterKey&& other) noexcept = default;
-  NtsMasterKey& operator=(NtsMasterKey&& other) noexcept;
-  NtsMasterKey(const NtsMasterKey&) = delete;
-  NtsMasterKey& operator=(const NtsMasterKey&) = delete;
-  ~NtsMasterKey();
-
-  std::span<const uint8_t> bytes() const { return bytes_; }
-
- private:
-  void Wipe();
-  std::vector<uint8_t> bytes_;
-};
+using NtsMasterKey = SecretBytes;
 
 // Opens `path`, checks that it is a regular file with no group or other
 // permission bits (mode & 077 == 0: chmod 600 or 400), reads and decodes it.

@@ -66,13 +66,16 @@
 #include "dataplane/clock/stamp_plan.h"
 #include "dataplane/clock/timestamper.h"
 #include "dataplane/clock/tx_scheduler.h"
+#include "dataplane/daemon/dataplane_status.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/port/interface_address.h"
 #include "dataplane/trust/reload.h"
 #include "dataplane/worker/worker_stats.h"
+#include "servo/alarms/alarm_set.h"
 #include "servo/audit/audit_log.h"
 
 namespace prometheus {
+class Collectable;
 class Registry;
 }  // namespace prometheus
 
@@ -229,6 +232,11 @@ class FrameHandler {
   virtual bool HasAfterTx() const { return false; }
   virtual void AfterTx(Packet& /*pkt*/, const TxStamp& /*after*/,
                        bool /*sent*/) {}
+  // Optional: once per burst with frames, after its replies were sent, when
+  // HasEndBurst() (asked once, when the worker starts): per-burst work that
+  // the replies need not wait for (the NTP client records' new clients).
+  virtual bool HasEndBurst() const { return false; }
+  virtual void EndBurst() {}
 };
 
 // What the worker hands a FrameSource each time it polls it.
@@ -362,6 +370,15 @@ struct ControlTick {
       audit;
 };
 
+// What the control thread asks a pipeline each stats interval: its alarm
+// conditions (set on `alarms`, servo/alarms/alarm_set.h) and the rows it adds
+// to the operator surfaces' snapshot (PTP ports). Control thread.
+struct PipelineObservation {
+  servo::AlarmSet* alarms = nullptr;
+  int64_t mono_ns = 0;
+  DataplaneStatus* status = nullptr;
+};
+
 // Builds the protocol pipeline: names first (once, before any worker), then
 // one Pipeline per worker. zeitgeberd passes the real one; tests pass theirs.
 // The optional hooks give a pipeline a control-plane side (PTP's BMCA):
@@ -382,6 +399,13 @@ class PipelineFactory {
     return absl::OkStatus();
   }
   virtual void UpdateMetrics() {}
+  // Families read when Prometheus scrapes (counters that must equal the
+  // wire); the exporter serves them from AddMetrics on.
+  virtual std::vector<std::shared_ptr<prometheus::Collectable>>
+  ScrapeCollectables() {
+    return {};
+  }
+  virtual void Observe(const PipelineObservation& /*observation*/) {}
   // The flags (names without "--") Reload applies; a change to any other
   // flag on SIGHUP is reported as needing a restart.
   virtual std::vector<std::string> ReloadableFlags() const { return {}; }

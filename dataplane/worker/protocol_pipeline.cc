@@ -122,6 +122,19 @@ void ProtocolPipelineFactory::UpdateMetrics() {
   for (ProtocolPlugin* plugin : options_.plugins) plugin->UpdateMetrics();
 }
 
+std::vector<std::shared_ptr<prometheus::Collectable>>
+ProtocolPipelineFactory::ScrapeCollectables() {
+  std::vector<std::shared_ptr<prometheus::Collectable>> out;
+  for (ProtocolPlugin* plugin : options_.plugins) {
+    for (auto& c : plugin->ScrapeCollectables()) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void ProtocolPipelineFactory::Observe(const PipelineObservation& o) {
+  for (ProtocolPlugin* plugin : options_.plugins) plugin->Observe(o);
+}
+
 std::vector<std::string> ProtocolPipelineFactory::ReloadableFlags() const {
   std::vector<std::string> flags;
   if (options_.ntp_auth != nullptr)

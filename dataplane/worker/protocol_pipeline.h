@@ -18,6 +18,7 @@
 #ifndef ZG_DATAPLANE_WORKER_PROTOCOL_PIPELINE_H_
 #define ZG_DATAPLANE_WORKER_PROTOCOL_PIPELINE_H_
 
+#include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -54,6 +55,11 @@ class ProtocolPlugin {
     return absl::OkStatus();
   }
   virtual void UpdateMetrics() {}
+  virtual std::vector<std::shared_ptr<prometheus::Collectable>>
+  ScrapeCollectables() {
+    return {};
+  }
+  virtual void Observe(const PipelineObservation& /*observation*/) {}
   virtual std::vector<std::string> ReloadableFlags() const { return {}; }
   virtual absl::Status Reload(const ReloadArgs& /*reload*/) {
     return absl::OkStatus();
@@ -92,6 +98,9 @@ class ProtocolPipelineFactory final : public PipelineFactory {
   void ControlStep(const ControlTick& tick) override;
   absl::Status AddMetrics(prometheus::Registry& registry) override;
   void UpdateMetrics() override;
+  std::vector<std::shared_ptr<prometheus::Collectable>> ScrapeCollectables()
+      override;
+  void Observe(const PipelineObservation& observation) override;
   // The NTP policy's and the plugins' together.
   std::vector<std::string> ReloadableFlags() const override;
   // The NTP policy first, then the plugins in order; the first error wins.

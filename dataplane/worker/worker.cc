@@ -7,6 +7,8 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace zg::dataplane {
@@ -33,8 +35,14 @@ Worker::Worker(std::vector<WorkerQueue> queues, Pipeline pipeline,
     after_tx_[k] = handlers_[k] != nullptr && handlers_[k]->HasAfterTx();
     prefetch_[k] = handlers_[k] != nullptr && handlers_[k]->HasPrefetch();
     any_prefetch_ |= prefetch_[k];
-    if (handlers_[k] != nullptr && handlers_[k]->HasBurstSteps()) {
+    FrameHandler* h = handlers_[k];
+    if (h != nullptr && h->HasBurstSteps()) {
       burst_kinds_[n_burst_kinds_++] = static_cast<uint8_t>(k);
+    }
+    if (h != nullptr && h->HasEndBurst() &&
+        std::find(end_burst_.begin(), end_burst_.begin() + n_end_burst_, h) ==
+            end_burst_.begin() + n_end_burst_) {
+      end_burst_[n_end_burst_++] = h;
     }
   }
 }
@@ -52,19 +60,36 @@ absl::Status Worker::AttachEpochs(ReaderEpochs* epochs, size_t reader) {
 
 void Worker::Run() {
   if (epochs_ != nullptr) epochs_->Online(reader_);
-  if (idle_sleep_ns_ == 0) {
+  if (idle_sleep_ns_ == 0 && test_stall_ == nullptr) {
     while (!stop_->load(std::memory_order_relaxed)) PollOnce();
   } else {
-    // The kernel's default 50 us timer slack would stretch every sleep.
-    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-    while (!stop_->load(std::memory_order_relaxed)) {
-      const uint32_t received = PollOnce();
-      IdleBackoff(received + originated_ != 0);
-    }
+    RunWithOptions();
   }
   Drain();
   // Stopped: holds no config any more, so it never delays reclamation.
   if (epochs_ != nullptr) epochs_->Offline(reader_);
+}
+
+void Worker::RunWithOptions() {
+  // The kernel's default 50 us timer slack would stretch every sleep.
+  if (idle_sleep_ns_ != 0) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  while (!stop_->load(std::memory_order_relaxed)) {
+    if (test_stall_ != nullptr &&
+        test_stall_->load(std::memory_order_relaxed)) {
+      HoldForTest();
+      continue;
+    }
+    const uint32_t received = PollOnce();
+    if (idle_sleep_ns_ != 0) IdleBackoff(received + originated_ != 0);
+  }
+}
+
+void Worker::HoldForTest() {
+  const timespec ms{0, 1'000'000};
+  while (test_stall_->load(std::memory_order_relaxed) &&
+         !stop_->load(std::memory_order_relaxed)) {
+    clock_nanosleep(CLOCK_MONOTONIC, 0, &ms, nullptr);
+  }
 }
 
 void Worker::IdleBackoff(bool worked) {
@@ -153,6 +178,7 @@ uint32_t Worker::PollQueue(QueueState& q) {
   stats_->hw_stamped.Add(hw);
   stats_->sw_stamped.Add(n - hw);
   Flush(q);
+  for (size_t i = 0; i < n_end_burst_; ++i) end_burst_[i]->EndBurst();
   return n;
 }
 

@@ -113,6 +113,11 @@ class Worker {
   // its RX stamp is the XDP hook's with zg_xdp.o, else the TSC at burst.
   void SetIdleSleep(uint64_t ns) { idle_sleep_ns_ = ns; }
   static constexpr uint32_t kIdlePassesBeforeSleep = 256;
+  // TEST ONLY (dataplane/daemon/test_stall_hook.h), before Run: while
+  // *stall is true the loop stops passing (no polling, no heartbeat) until
+  // it clears or stop is set. Read once per pass, and only by a worker
+  // given one; `stall` must outlive the worker.
+  void SetTestStall(const std::atomic<bool>* stall) { test_stall_ = stall; }
 
  private:
   struct QueueState {
@@ -129,6 +134,10 @@ class Worker {
   // ended (`worked`: it received or originated frames) was the
   // kIdlePassesBeforeSleep-th idle one in a row.
   void IdleBackoff(bool worked);
+  // The loop with --idle_sleep or a test stall hook (Run).
+  void RunWithOptions();
+  // Waits while *test_stall_ is set and stop is not.
+  void HoldForTest();
   // Classifies pkt: its kind (with a handler), or false when it was dropped.
   bool Classify(Packet& pkt, uint8_t& kind);
   void Dispatch(Packet& pkt, uint8_t kind, const BurstContext& burst);
@@ -155,6 +164,9 @@ class Worker {
   // The kinds whose handler HasBurstSteps(), and how many.
   std::array<uint8_t, kMaxFrameKinds> burst_kinds_ = {};
   size_t n_burst_kinds_ = 0;
+  // The handlers whose HasEndBurst(), each once.
+  std::array<FrameHandler*, kMaxFrameKinds> end_burst_ = {};
+  size_t n_end_burst_ = 0;
   WorkerStats* stats_;
   const std::atomic<bool>* stop_;
   ReaderEpochs* epochs_ = nullptr;  // null: no reloadable configs to mark
@@ -162,8 +174,9 @@ class Worker {
   uint64_t finalise_budget_ticks_;  // kFinaliseBudgetNs in TSC ticks
   uint64_t kick_outlier_ticks_;     // kKickOutlierNs in TSC ticks
   uint64_t idle_sleep_ns_ = 0;      // SetIdleSleep; 0: busy-poll
-  uint32_t idle_passes_ = 0;        // idle passes in a row (Run)
-  uint32_t originated_ = 0;         // frames PollSource sent this pass
+  const std::atomic<bool>* test_stall_ = nullptr;  // SetTestStall
+  uint32_t idle_passes_ = 0;                       // idle passes in a row (Run)
+  uint32_t originated_ = 0;  // frames PollSource sent this pass
 
   // Per-burst scratch (reused; no allocation in the loop).
   std::array<rte_mbuf*, kBurstSize> rx_ = {};

@@ -7,13 +7,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <charconv>
-#include <cmath>
-
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
 #include "core/time/time_format.h"
-#include "servo/json.h"
+#include "nlohmann/json.hpp"
 
 namespace zg::servo {
 namespace {
@@ -24,29 +21,11 @@ int64_t MonoNow() {
   return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
-void AppendValue(std::string* out, const AuditValue& v) {
-  if (const auto* i = std::get_if<int64_t>(&v)) {
-    absl::StrAppend(out, *i);
-  } else if (const auto* d = std::get_if<double>(&v)) {
-    if (!std::isfinite(*d)) {
-      out->append("null");
-    } else {
-      char buf[32];
-      const auto r = std::to_chars(buf, buf + sizeof(buf), *d);
-      out->append(buf, r.ptr);
-    }
-  } else if (const auto* b = std::get_if<bool>(&v)) {
-    out->append(*b ? "true" : "false");
-  } else {
-    json::AppendQuoted(out, std::get<std::string>(v));
-  }
-}
+// Members in the order they are added (the record's documented order).
+using OrderedJson = nlohmann::ordered_json;
 
-void AppendField(std::string* out, const char* key, const std::string& value) {
-  out->append(",\"");
-  out->append(key);
-  out->append("\":");
-  json::AppendQuoted(out, value);
+OrderedJson ToJson(const AuditValue& v) {
+  return std::visit([](const auto& x) { return OrderedJson(x); }, v);
 }
 
 absl::Status ErrnoError(const std::string& what, int err) {
@@ -93,33 +72,34 @@ const char* AuditEventName(AuditEvent e) {
       return "model_outvoted";
     case AuditEvent::kSourceHealth:
       return "source_health";
+    case AuditEvent::kSourceChange:
+      return "source_change";
+    case AuditEvent::kAlarmRaised:
+      return "alarm_raised";
+    case AuditEvent::kAlarmCleared:
+      return "alarm_cleared";
   }
   return "unknown";
 }
 
 std::string FormatAuditRecord(const AuditRecord& r, uint64_t seq) {
-  std::string out;
-  out.reserve(256);
-  absl::StrAppend(&out, "{\"seq\":", seq, ",\"tai_ns\":", r.tai.value);
-  AppendField(&out, "tai", core::FormatTai(r.tai));
-  AppendField(&out, "utc", core::FormatUtc(r.utc));
-  AppendField(&out, "event", AuditEventName(r.event));
-  if (!r.source.empty()) AppendField(&out, "source", r.source);
-  if (!r.old_state.empty()) AppendField(&out, "old", r.old_state);
-  if (!r.new_state.empty()) AppendField(&out, "new", r.new_state);
+  OrderedJson j = {{"seq", seq},
+                   {"tai_ns", r.tai.value},
+                   {"tai", core::FormatTai(r.tai)},
+                   {"utc", core::FormatUtc(r.utc)},
+                   {"event", AuditEventName(r.event)}};
+  if (!r.source.empty()) j["source"] = r.source;
+  if (!r.old_state.empty()) j["old"] = r.old_state;
+  if (!r.new_state.empty()) j["new"] = r.new_state;
   if (!r.values.empty()) {
-    out.append(",\"values\":{");
-    bool first = true;
-    for (const auto& [key, value] : r.values) {
-      if (!first) out.push_back(',');
-      first = false;
-      json::AppendQuoted(&out, key);
-      out.push_back(':');
-      AppendValue(&out, value);
-    }
-    out.push_back('}');
+    OrderedJson& values = j["values"] = OrderedJson::object();
+    for (const auto& [key, value] : r.values) values[key] = ToJson(value);
   }
-  out.append("}\n");
+  // Compact; invalid UTF-8 becomes U+FFFD (dump never throws this way), so
+  // every record is one line of valid JSON.
+  std::string out = j.dump(-1, ' ', /*ensure_ascii=*/false,
+                           OrderedJson::error_handler_t::replace);
+  out.push_back('\n');
   return out;
 }
 

@@ -68,11 +68,16 @@ enum class AuditEvent : uint8_t {
   kFalseticker,    // a source out-voted by the others
   kModelOutvoted,  // the sources' majority excludes the served time
   kSourceHealth,   // a source's own health (up/degraded/down) changed
+  kSourceChange,   // a source added, removed, replaced, re-prioritised,
+                   // enabled or disabled while running (or refused)
+  kAlarmRaised,    // servo/alarms/alarm_set.h
+  kAlarmCleared,
 };
 // "start", "stop", "source_up", "source_down", "selection_switch",
 // "sample_rejected", "step", "lock", "holdover_enter", "holdover_exit",
 // "class_change", "leap_scheduled", "leap_applied", "config_change",
-// "state_change", "falseticker", "model_outvoted", "source_health".
+// "state_change", "falseticker", "model_outvoted", "source_health",
+// "source_change", "alarm_raised", "alarm_cleared".
 const char* AuditEventName(AuditEvent e);
 
 using AuditValue = std::variant<int64_t, double, bool, std::string>;

@@ -9,7 +9,6 @@
 #include "core/time/time_format.h"
 #include "servo/holdover/holdover.h"
 #include "servo/leap/leap_file.h"
-#include "servo/sources/source_factory.h"
 #include "servo/sources/source_health.h"
 
 namespace zg::servo {
@@ -95,7 +94,8 @@ ControlPlane::ControlPlane(ControlPlaneConfig config,
       tsc_out_(tsc_out),
       tsc_(std::move(tsc)),
       ops_(ops),
-      discipline_audit_({config_.reject_audit_interval_ns}) {}
+      discipline_audit_({config_.reject_audit_interval_ns}),
+      alarms_(config_.alarms) {}
 
 ControlPlane::~ControlPlane() { Stop("shutdown"); }
 
@@ -114,6 +114,11 @@ absl::Status ControlPlane::Init() {
     ZG_ASSIGN_OR_RETURN(audit_, AuditLog::Open(config_.audit));
   }
   ZG_RETURN_IF_ERROR(BuildSources());
+  source_names_.resize(sources_.size());
+  for (const Source& s : sources_) {
+    source_names_[s.index] = s.source->info().name;
+  }
+  clock_alarms_.AddSources(Snapshot().sources);
   discipline_->SetEventSink(
       [this](const DisciplineEvent& e) { OnDisciplineEvent(e); });
 
@@ -123,9 +128,8 @@ absl::Status ControlPlane::Init() {
   start.values.push_back({"version", config_.version});
   std::vector<std::string> names;
   for (const Source& s : sources_) {
-    names.push_back(absl::StrCat(s.source->info().name, " (", s.spec.text,
-                                 ", priority ", s.source->info().priority,
-                                 ")"));
+    names.push_back(absl::StrCat(s.name(), " (", s.spec.text, ", priority ",
+                                 s.priority, ")"));
   }
   start.values.push_back({"sources", absl::StrJoin(names, "; ")});
   start.values.push_back({"tsc_hz", tsc_->NominalHz()});
@@ -172,33 +176,6 @@ void ControlPlane::LoadLeaps(const char* why) {
   Record(std::move(r));
 }
 
-absl::Status ControlPlane::BuildSources() {
-  SourceEnv env;
-  env.raw = tsc_.get();
-  env.tai_minus_utc = [this](core::UtcNs t) {
-    return leap_table_.TaiMinusUtc(t);
-  };
-  env.ops = ops_;
-  sources_.resize(config_.sources.size());
-  // gpsd first: a PPS source may take its coarse second from it.
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t i = 0; i < config_.sources.size(); ++i) {
-      const SourceSpec& spec = config_.sources[i];
-      if ((spec.kind == SourceKind::kPps) != (pass == 1)) continue;
-      ZG_ASSIGN_OR_RETURN(BuiltSource b, BuildSource(spec, env));
-      if (b.gpsd != nullptr && env.gpsd == nullptr) env.gpsd = b.gpsd;
-      sources_[i].spec = spec;
-      sources_[i].source = std::move(b.source);
-      sources_[i].gpsd = b.gpsd;
-    }
-  }
-  for (Source& s : sources_) {
-    ZG_ASSIGN_OR_RETURN(s.index, discipline_->AddSource(s.source->info()));
-    s.next_poll_mono = start_mono_;
-  }
-  return absl::OkStatus();
-}
-
 void ControlPlane::AddNicClock(std::string name, NicClockReadFn read,
                                core::PublishedClock* out) {
   nics_.push_back(std::make_unique<NicClockTracker>(
@@ -210,6 +187,7 @@ void ControlPlane::AddNicClock(std::string name, NicClockReadFn read,
 
 void ControlPlane::Tick() {
   if (stopped_) return;
+  ApplyQueuedChanges();  // selection follows in this same step
   const int64_t mono = MonotonicNs(*ops_);
   if (mono >= next_refine_mono_) {
     tsc_->Refine();
@@ -221,12 +199,14 @@ void ControlPlane::Tick() {
   published_ = discipline_->Update(raw_now);
   tsc_out_->Write(published_);
   PublishNics(mono, published_, raw_now);
+  UpdateAlarms(mono, raw_now);
   if (audit_ != nullptr) {
     if (absl::Status s = audit_->MaybeSync(); !s.ok()) {
       Log(LogLevel::kError, absl::StrCat("audit log: ", s.message()));
     }
   }
   ++ticks_;
+  AnswerAppliedChanges();
 }
 
 void ControlPlane::PollSources(int64_t mono) {
@@ -291,13 +271,43 @@ void ControlPlane::PublishNics(int64_t mono, const core::ClockModel& model,
   }
 }
 
+void ControlPlane::UpdateAlarms(int64_t mono, uint64_t raw_now) {
+  auto status = std::make_shared<ControlPlaneStatus>(Snapshot());
+  const core::TaiNs tai = ServedTai(raw_now);
+  const core::UtcNs utc = leap_table_.TaiToUtc(tai);
+  clock_alarms_.Update(*status, utc, mono);
+  for (const AlarmEvent& e : alarms_.Evaluate(mono, tai, utc)) {
+    const AlarmDef& def = AlarmDefOf(e.id);
+    AuditRecord r;
+    r.tai = e.tai;
+    r.event = e.raised ? AuditEvent::kAlarmRaised : AuditEvent::kAlarmCleared;
+    r.source = e.instance;
+    r.values.push_back({"alarm", std::string(def.name)});
+    r.values.push_back({"id", int64_t{static_cast<int>(e.id)}});
+    r.values.push_back(
+        {"severity", std::string(AlarmSeverityName(e.severity))});
+    r.values.push_back({"message", e.message});
+    r.values.push_back({"alarm_seq", static_cast<int64_t>(e.seq)});
+    Log(e.raised && e.severity != AlarmSeverity::kInfo ? LogLevel::kWarning
+                                                       : LogLevel::kInfo,
+        absl::StrCat("alarm ", e.raised ? "raised" : "cleared", ": ", def.name,
+                     e.instance.empty() ? "" : " ", e.instance, " (",
+                     AlarmSeverityName(e.severity), "): ", e.message));
+    Record(std::move(r));
+  }
+  status_cell_.Publish(std::move(status));
+  alarm_cell_.Publish(std::make_shared<const AlarmTable>(alarms_.Table()));
+}
+
 void ControlPlane::OnDisciplineEvent(const DisciplineEvent& e) {
+  clock_alarms_.OnEvent(e, source_names_, MonotonicNs(*ops_));
   std::optional<AuditRecord> r = discipline_audit_.Convert(
       e, *discipline_, SystemTai(), MonotonicNs(*ops_));
   if (!r) return;
-  if (e.kind == EventKind::kSourceDown && e.source >= 0 &&
-      e.source < static_cast<int>(sources_.size())) {
-    const ReferenceSource& src = *sources_[e.source].source;
+  const Source* s =
+      e.kind == EventKind::kSourceDown ? SourceAt(e.source) : nullptr;
+  if (s != nullptr) {
+    const ReferenceSource& src = *s->source;
     r->values.push_back(
         {"health", std::string(SourceHealthName(src.health()))});
     r->values.push_back(
@@ -370,6 +380,7 @@ void ControlPlane::Reopen() {
 void ControlPlane::Stop(const std::string& reason) {
   if (stopped_) return;
   stopped_ = true;
+  CancelQueuedChanges();
   AuditRecord r;
   r.tai = ServedTai(tsc_->NowTicks());
   r.event = AuditEvent::kStop;
@@ -395,9 +406,11 @@ ControlPlaneStatus ControlPlane::Snapshot() const {
   st.tsc = tsc_->calibration();
   for (const Source& s : sources_) {
     SourceSnapshot snap;
-    snap.name = s.source->info().name;
+    snap.name = s.name();
     snap.kind = s.source->info().kind;
-    snap.priority = s.source->info().priority;
+    snap.spec = s.spec.text;
+    snap.priority = s.priority;
+    snap.enabled = s.enabled;
     snap.health = s.source->health();
     snap.problem = std::string(s.source->problem().message());
     snap.discipline = discipline_->source_status(s.index);

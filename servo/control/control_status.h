@@ -30,7 +30,9 @@ namespace zg::servo {
 struct SourceSnapshot {
   std::string name;
   SourceKind kind = SourceKind::kSystemClock;
+  std::string spec;  // the --source value in force
   int priority = 0;
+  bool enabled = true;  // false: measured, never selected (disabled live)
   SourceHealth health = SourceHealth::kUnknown;  // the source's own view
   std::string problem;                           // why not up ("" when up)
   SourceStatus discipline;  // up (samples within the timeout), selected,

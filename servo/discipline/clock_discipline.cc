@@ -19,12 +19,6 @@ namespace zg::servo {
 
 using internal::kMaxPending;
 
-namespace {
-
-constexpr int kMaxSources = 32;
-
-}  // namespace
-
 absl::Status ValidateDisciplineConfig(const DisciplineConfig& c) {
   if (!(c.raw_nominal_hz >= 1e3 && c.raw_nominal_hz <= 1e11)) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -103,14 +97,71 @@ ClockDiscipline::ClockDiscipline(const DisciplineConfig& config,
 }
 
 absl::StatusOr<int> ClockDiscipline::AddSource(const SourceInfo& info) {
-  if (static_cast<int>(sources_.size()) >= kMaxSources) {
+  int configured = 0;
+  for (int i = 0; i < static_cast<int>(sources_.size()); ++i) {
+    configured += Configured(i);
+  }
+  if (configured >= kMaxSources) {
     return absl::ResourceExhaustedError(absl::StrFormat(
         "clock discipline: at most %d reference sources (adding '%s')",
         kMaxSources, info.name));
   }
+  // A removed source's slot, once nothing refers to it any more; else a new
+  // one (at most two removed slots are still referred to at any time).
+  for (int i = 0; i < static_cast<int>(sources_.size()); ++i) {
+    if (!Reusable(i)) continue;
+    sources_[i] = Source(info, config_.outlier);
+    sources_[i].pending.reserve(kMaxPending);
+    selector_.Reselect();
+    return i;
+  }
   sources_.emplace_back(info, config_.outlier);
   sources_.back().pending.reserve(kMaxPending);
+  selector_.Reselect();
   return static_cast<int>(sources_.size()) - 1;
+}
+
+bool ClockDiscipline::Configured(int source) const {
+  return source >= 0 && source < static_cast<int>(sources_.size()) &&
+         !sources_[source].removed;
+}
+
+bool ClockDiscipline::Reusable(int source) const {
+  return sources_[source].removed && source != synced_source_ &&
+         source != selector_.selected();
+}
+
+absl::Status ClockDiscipline::RemoveSource(int source) {
+  if (!Configured(source)) {
+    return absl::NotFoundError(
+        absl::StrFormat("clock discipline: no source %d", source));
+  }
+  Source& src = sources_[source];
+  src.removed = true;
+  src.status.enabled = false;
+  src.pending.clear();
+  selector_.Reselect();
+  return absl::OkStatus();
+}
+
+absl::Status ClockDiscipline::SetSourceEnabled(int source, bool enabled) {
+  if (!Configured(source)) {
+    return absl::NotFoundError(
+        absl::StrFormat("clock discipline: no source %d", source));
+  }
+  sources_[source].status.enabled = enabled;
+  selector_.Reselect();
+  return absl::OkStatus();
+}
+
+absl::Status ClockDiscipline::SetSourcePriority(int source, int priority) {
+  if (!Configured(source)) {
+    return absl::NotFoundError(
+        absl::StrFormat("clock discipline: no source %d", source));
+  }
+  sources_[source].info.priority = priority;
+  selector_.Reselect();
+  return absl::OkStatus();
 }
 
 const SourceInfo& ClockDiscipline::source_info(int source) const {

@@ -109,6 +109,7 @@ absl::Status ValidateDisciplineConfig(const DisciplineConfig& config);
 
 // Per-source view for metrics and zgctl.
 struct SourceStatus {
+  bool enabled = true;  // selectable (SetSourceEnabled)
   bool up = false;
   bool selected = false;
   bool suspect = false;       // consecutive jump-gate failures
@@ -135,11 +136,30 @@ struct DisciplineStatus {
 
 class ClockDiscipline {
  public:
+  static constexpr int kMaxSources = 32;  // configured at once
+
   static absl::StatusOr<std::unique_ptr<ClockDiscipline>> Create(
       const DisciplineConfig& config);
 
   // Registers a source; returns its index (used in AddSamples and events).
+  // The index of a removed source may be given again once nothing refers to
+  // it: not while it is still the selected one (until the next Update) nor
+  // while the model follows its last samples (the published refid and
+  // stratum name it).
   absl::StatusOr<int> AddSource(const SourceInfo& info);
+
+  // Live changes (an operator's, between two Updates). From the next Update
+  // on a removed source neither votes nor is selected; if it was selected,
+  // selection hands over exactly as when a selected source goes down
+  // (another source if one is usable, else holdover): the model is never
+  // stepped for it. A disabled source is still measured (its status and
+  // offset stay current) but is never selected and does not vote (chrony's
+  // noselect). Each change makes the next Update select the best usable
+  // source at once, without the selector's hysteresis. NotFound for an
+  // index that is not a configured source.
+  absl::Status RemoveSource(int source);
+  absl::Status SetSourceEnabled(int source, bool enabled);
+  absl::Status SetSourcePriority(int source, int priority);
 
   // One poll's samples from `source` (may be empty). Keeps the least
   // uncertain one and filters it; the rest happens in Update. Invalid samples
@@ -176,12 +196,15 @@ class ClockDiscipline {
     bool has_latest = false;
     ReferenceSample latest;
     int gate_failures = 0;  // consecutive jump-gate failures
+    bool removed = false;   // RemoveSource: the slot awaits reuse
   };
 
   explicit ClockDiscipline(const DisciplineConfig& config,
                            std::unique_ptr<Servo> servo);
 
   // clock_discipline.cc: events and raw-tick arithmetic.
+  bool Configured(int source) const;
+  bool Reusable(int source) const;
   void Emit(DisciplineEvent e);
   DisciplineEvent MakeEvent(EventKind kind, uint64_t raw, int source) const;
   double SecondsBetween(uint64_t from, uint64_t to) const;

@@ -34,7 +34,7 @@ bool ValidSample(const ReferenceSample& s) {
 
 void ClockDiscipline::AddSamples(int source,
                                  absl::Span<const ReferenceSample> samples) {
-  if (source < 0 || source >= static_cast<int>(sources_.size())) return;
+  if (!Configured(source)) return;
   Source& src = sources_[source];
   const ReferenceSample* best = nullptr;
   for (const ReferenceSample& s : samples) {
@@ -115,6 +115,10 @@ void ClockDiscipline::UpdateHealth(uint64_t raw_now) {
       static_cast<double>(config_.source_timeout_ns) * 1e-9;
   for (int i = 0; i < static_cast<int>(sources_.size()); ++i) {
     Source& src = sources_[i];
+    if (src.removed) {  // gone without a source_down: it was removed
+      src.status.up = false;
+      continue;
+    }
     const bool up = src.has_latest &&
                     SecondsBetween(src.latest.raw_ticks, raw_now) <= timeout_s;
     if (up == src.status.up) continue;

@@ -3,7 +3,8 @@
 // the sample's age), runs the SourceSelector (priorities, falsetickers,
 // hysteresis), records the verdicts in each SourceStatus, and reports
 // falsetickers, source switches and a majority that out-votes the model
-// (re-acquiring if DisciplineConfig::follow_outvoting_majority).
+// (re-acquiring if DisciplineConfig::follow_outvoting_majority). Removed and
+// disabled sources are candidates that can neither be selected nor vote.
 #include <algorithm>
 #include <cstdint>
 
@@ -27,8 +28,11 @@ void ClockDiscipline::RunSelection(uint64_t raw_now) {
     c.id = i;
     c.priority = src.info.priority;
     c.stratum = src.info.stratum;
-    c.usable = src.status.up && src.gate_failures < config_.jump_suspect_after;
-    if (src.status.up && src.has_latest && servo_->initialized()) {
+    // Removed and disabled sources (an operator's change) take no part.
+    const bool active = !src.removed && src.status.enabled;
+    c.usable = active && src.status.up &&
+               src.gate_failures < config_.jump_suspect_after;
+    if (active && src.status.up && src.has_latest && servo_->initialized()) {
       c.votes = true;
       c.offset_ns = servo_->model().OffsetNs(src.latest.raw_ticks,
                                              src.latest.reference_tai);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 #include "absl/strings/str_format.h"
 
@@ -124,7 +125,9 @@ SelectionResult SourceSelector::Select(
     if (eligible(c) && (best == nullptr || Better(c, *best))) best = &c;
   }
   const SelectionCandidate* current = FindId(candidates, selected_);
-  if (current == nullptr || !eligible(*current)) {
+  const bool reselect = std::exchange(reselect_, false);
+  if (current == nullptr || !eligible(*current) ||
+      (reselect && best != nullptr && Better(*best, *current))) {
     selected_ = best ? best->id : -1;
     challenger_ = -1;
     challenger_polls_ = 0;

@@ -16,7 +16,9 @@
 // 3. Hysteresis: the selected source stays while it is usable and a
 //    truechimer; a better one replaces it only after being better in
 //    `switch_polls` consecutive polls. An unusable or falseticking selected
-//    source is replaced at once.
+//    source is replaced at once, and so is any selected source after
+//    Reselect() (an operator changed the sources: the choice follows at
+//    once rather than after the hysteresis).
 // 4. The model itself as a voter: if the sources' common interval lies
 //    entirely outside [-model_bound, +model_bound], the model is wrong
 //    (`model_outvoted`), and the caller should re-acquire.
@@ -89,12 +91,15 @@ class SourceSelector {
     challenger_ = -1;
     challenger_polls_ = 0;
   }
+  // The next Select picks the best eligible candidate without hysteresis.
+  void Reselect() { reselect_ = true; }
 
  private:
   SelectorConfig config_;
   int selected_ = -1;
   int challenger_ = -1;
   int challenger_polls_ = 0;
+  bool reselect_ = false;
   std::vector<Interval> intervals_;
   std::vector<int> voter_ids_;
 };

@@ -5,21 +5,16 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/base/bounded_json.h"
 #include "core/base/status_macros.h"
-#include "servo/json.h"
 
 namespace zg::servo {
 namespace {
 
 // gpsd lines are at most a few KiB (GPS_JSON_RESPONSE_MAX is 4096 in 3.22);
 // allow generous headroom but stay bounded.
-json::Limits GpsdJsonLimits() {
-  json::Limits l;
-  l.max_input_bytes = 16 * 1024;
-  l.max_depth = 6;
-  l.max_values = 4096;
-  return l;
-}
+constexpr core::JsonLimits kGpsdJsonLimits = {
+    .max_input_bytes = 16 * 1024, .max_depth = 6, .max_values = 4096};
 
 constexpr size_t kMaxSatellites = 256;
 constexpr size_t kMaxDevices = 16;
@@ -31,56 +26,58 @@ absl::Status Bad(std::string_view cls, std::string_view what) {
                    absl::string_view(what.data(), what.size())));
 }
 
+using Json = nlohmann::json;
+
 // Optional bounded string member.
-absl::StatusOr<std::string> StringField(const json::Value& v,
-                                        std::string_view key,
+absl::StatusOr<std::string> StringField(const Json& v, const char* key,
                                         std::string_view cls) {
-  const json::Value* f = v.Find(key);
+  const Json* f = core::JsonMember(v, key);
   if (f == nullptr || f->is_null()) return std::string();
-  if (f->type() != json::Type::kString) {
-    return Bad(cls, absl::StrCat(absl::string_view(key.data(), key.size()),
-                                 " is not a string"));
+  if (!f->is_string()) return Bad(cls, absl::StrCat(key, " is not a string"));
+  const std::string& s = f->get_ref<const std::string&>();
+  if (s.size() > kMaxStringBytes) {
+    return Bad(cls, absl::StrCat(key, " is too long"));
   }
-  if (f->string().size() > kMaxStringBytes) {
-    return Bad(cls, absl::StrCat(absl::string_view(key.data(), key.size()),
-                                 " is too long"));
-  }
-  return f->string();
+  return s;
 }
 
 // Optional integer member within [lo, hi]; also accepts an integral double.
-absl::StatusOr<std::optional<int64_t>> IntField(const json::Value& v,
-                                                std::string_view key,
+absl::StatusOr<std::optional<int64_t>> IntField(const Json& v, const char* key,
                                                 int64_t lo, int64_t hi,
                                                 std::string_view cls) {
-  const json::Value* f = v.Find(key);
+  const Json* f = core::JsonMember(v, key);
   if (f == nullptr || f->is_null()) return std::optional<int64_t>();
-  std::optional<int64_t> i = f->integer();
-  if (!i && f->type() == json::Type::kNumber) {
-    const double d = f->number();
+  std::optional<int64_t> i;
+  if (f->is_number_integer() && !f->is_number_unsigned()) {
+    i = f->get<int64_t>();
+  } else if (f->is_number_unsigned()) {
+    const uint64_t u = f->get<uint64_t>();
+    if (u <= static_cast<uint64_t>(INT64_MAX)) i = static_cast<int64_t>(u);
+  } else if (f->is_number_float()) {
+    const double d = f->get<double>();
     if (std::isfinite(d) && d == std::floor(d) && d >= -9e15 && d <= 9e15) {
       i = static_cast<int64_t>(d);
     }
   }
   if (!i || *i < lo || *i > hi) {
-    return Bad(cls, absl::StrCat(absl::string_view(key.data(), key.size()),
-                                 " is not an integer in [", lo, ", ", hi, "]"));
+    return Bad(cls,
+               absl::StrCat(key, " is not an integer in [", lo, ", ", hi, "]"));
   }
   return i;
 }
 
-absl::StatusOr<std::optional<double>> NumberField(const json::Value& v,
-                                                  std::string_view key,
-                                                  double lo, double hi,
+absl::StatusOr<std::optional<double>> NumberField(const Json& v,
+                                                  const char* key, double lo,
+                                                  double hi,
                                                   std::string_view cls) {
-  const json::Value* f = v.Find(key);
+  const Json* f = core::JsonMember(v, key);
   if (f == nullptr || f->is_null()) return std::optional<double>();
-  if (f->type() != json::Type::kNumber || !(f->number() >= lo) ||
-      !(f->number() <= hi)) {
-    return Bad(cls, absl::StrCat(absl::string_view(key.data(), key.size()),
-                                 " is not a number in [", lo, ", ", hi, "]"));
+  const double d = f->is_number() ? f->get<double>() : 0.0;
+  if (!f->is_number() || !(d >= lo) || !(d <= hi)) {
+    return Bad(cls,
+               absl::StrCat(key, " is not a number in [", lo, ", ", hi, "]"));
   }
-  return f->number();
+  return d;
 }
 
 std::optional<int> ToInt(std::optional<int64_t> v) {
@@ -88,7 +85,7 @@ std::optional<int> ToInt(std::optional<int64_t> v) {
   return static_cast<int>(*v);
 }
 
-absl::StatusOr<GpsdMessage> ParseTpv(const json::Value& v) {
+absl::StatusOr<GpsdMessage> ParseTpv(const Json& v) {
   GpsdTpv t;
   ZG_ASSIGN_OR_RETURN(t.device, StringField(v, "device", "TPV"));
   ZG_ASSIGN_OR_RETURN(std::optional<int64_t> mode,
@@ -109,7 +106,7 @@ absl::StatusOr<GpsdMessage> ParseTpv(const json::Value& v) {
   return t;
 }
 
-absl::StatusOr<GpsdSatellite> ParseSatellite(const json::Value& v) {
+absl::StatusOr<GpsdSatellite> ParseSatellite(const Json& v) {
   if (!v.is_object()) return Bad("SKY", "satellite is not an object");
   GpsdSatellite s;
   ZG_ASSIGN_OR_RETURN(std::optional<int64_t> prn,
@@ -121,32 +118,30 @@ absl::StatusOr<GpsdSatellite> ParseSatellite(const json::Value& v) {
   ZG_ASSIGN_OR_RETURN(std::optional<int64_t> svid,
                       IntField(v, "svid", 0, 1000, "SKY"));
   s.svid = ToInt(svid);
-  const json::Value* used = v.Find("used");
-  if (used != nullptr && used->type() != json::Type::kBool) {
+  const Json* used = core::JsonMember(v, "used");
+  if (used != nullptr && !used->is_boolean()) {
     return Bad("SKY", "used is not a boolean");
   }
-  s.used = used != nullptr && used->bool_value();
+  s.used = used != nullptr && used->get<bool>();
   ZG_ASSIGN_OR_RETURN(s.ss_dbhz, NumberField(v, "ss", -1000, 1000, "SKY"));
   return s;
 }
 
-absl::StatusOr<GpsdMessage> ParseSky(const json::Value& v) {
+absl::StatusOr<GpsdMessage> ParseSky(const Json& v) {
   GpsdSky sky;
   ZG_ASSIGN_OR_RETURN(sky.device, StringField(v, "device", "SKY"));
-  const json::Value* sats = v.Find("satellites");
+  const Json* sats = core::JsonMember(v, "satellites");
   if (sats == nullptr || sats->is_null()) return sky;
   if (!sats->is_array()) return Bad("SKY", "satellites is not an array");
-  if (sats->elements().size() > kMaxSatellites) {
-    return Bad("SKY", "too many satellites");
-  }
-  for (const json::Value& e : sats->elements()) {
+  if (sats->size() > kMaxSatellites) return Bad("SKY", "too many satellites");
+  for (const Json& e : *sats) {
     ZG_ASSIGN_OR_RETURN(GpsdSatellite s, ParseSatellite(e));
     sky.satellites.push_back(s);
   }
   return sky;
 }
 
-absl::StatusOr<GpsdMessage> ParseTimeOffset(const json::Value& v,
+absl::StatusOr<GpsdMessage> ParseTimeOffset(const Json& v,
                                             GpsdTimeOffset::Kind kind,
                                             std::string_view cls) {
   GpsdTimeOffset t;
@@ -173,35 +168,33 @@ absl::StatusOr<GpsdMessage> ParseTimeOffset(const json::Value& v,
   return t;
 }
 
-absl::StatusOr<GpsdDeviceInfo> ParseDeviceInfo(const json::Value& v) {
+absl::StatusOr<GpsdDeviceInfo> ParseDeviceInfo(const Json& v) {
   if (!v.is_object()) return Bad("DEVICE", "device is not an object");
   GpsdDeviceInfo d;
   ZG_ASSIGN_OR_RETURN(d.path, StringField(v, "path", "DEVICE"));
   ZG_ASSIGN_OR_RETURN(d.driver, StringField(v, "driver", "DEVICE"));
-  const json::Value* a = v.Find("activated");
+  const Json* a = core::JsonMember(v, "activated");
   d.active = a != nullptr &&
-             ((a->type() == json::Type::kString && !a->string().empty()) ||
-              (a->type() == json::Type::kNumber && a->number() != 0));
+             ((a->is_string() && !a->get_ref<const std::string&>().empty()) ||
+              (a->is_number() && a->get<double>() != 0));
   return d;
 }
 
-absl::StatusOr<GpsdMessage> ParseDevices(const json::Value& v) {
+absl::StatusOr<GpsdMessage> ParseDevices(const Json& v) {
   GpsdDevices out;
-  const json::Value* list = v.Find("devices");
+  const Json* list = core::JsonMember(v, "devices");
   if (list == nullptr || !list->is_array()) {
     return Bad("DEVICES", "devices is not an array");
   }
-  if (list->elements().size() > kMaxDevices) {
-    return Bad("DEVICES", "too many devices");
-  }
-  for (const json::Value& e : list->elements()) {
+  if (list->size() > kMaxDevices) return Bad("DEVICES", "too many devices");
+  for (const Json& e : *list) {
     ZG_ASSIGN_OR_RETURN(GpsdDeviceInfo d, ParseDeviceInfo(e));
     out.devices.push_back(std::move(d));
   }
   return out;
 }
 
-absl::StatusOr<GpsdMessage> ParseVersion(const json::Value& v) {
+absl::StatusOr<GpsdMessage> ParseVersion(const Json& v) {
   GpsdVersion out;
   ZG_ASSIGN_OR_RETURN(out.release, StringField(v, "release", "VERSION"));
   ZG_ASSIGN_OR_RETURN(std::optional<int64_t> major,
@@ -301,6 +294,7 @@ ConstellationCounts CountSatellites(const std::vector<GpsdSatellite>& sats) {
     SatelliteCounts& k = c[static_cast<size_t>(SystemOf(s))];
     ++k.seen;
     if (s.used) ++k.used;
+    if (s.ss_dbhz.has_value() && *s.ss_dbhz >= kGnssStrongDbHz) ++k.strong;
   }
   return c;
 }
@@ -338,12 +332,20 @@ std::optional<core::UtcNs> ParseIso8601Utc(std::string_view s) {
 }
 
 absl::StatusOr<GpsdMessage> ParseGpsdMessage(std::string_view line) {
-  ZG_ASSIGN_OR_RETURN(json::Value v, json::Parse(line, GpsdJsonLimits()));
+  absl::StatusOr<Json> parsed = core::ParseBoundedJson(
+      absl::string_view(line.data(), line.size()), kGpsdJsonLimits);
+  if (!parsed.ok()) {
+    return absl::Status(parsed.status().code(),
+                        absl::StrCat("gpsd: ", parsed.status().message()));
+  }
+  const Json& v = *parsed;
   if (!v.is_object()) {
     return absl::InvalidArgumentError("gpsd: message is not a JSON object");
   }
-  const std::optional<std::string_view> cls = v.GetString("class");
-  if (!cls) return absl::InvalidArgumentError("gpsd: message has no class");
+  const std::string* cls = core::JsonString(v, "class");
+  if (cls == nullptr) {
+    return absl::InvalidArgumentError("gpsd: message has no class");
+  }
   if (*cls == "TPV") return ParseTpv(v);
   if (*cls == "SKY") return ParseSky(v);
   if (*cls == "PPS") {
@@ -366,7 +368,7 @@ absl::StatusOr<GpsdMessage> ParseGpsdMessage(std::string_view line) {
   if (cls->size() > kMaxStringBytes) {
     return absl::InvalidArgumentError("gpsd: class name too long");
   }
-  return GpsdOther{std::string(*cls)};
+  return GpsdOther{*cls};
 }
 
 }  // namespace zg::servo

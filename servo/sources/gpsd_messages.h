@@ -2,10 +2,11 @@
 // gpsd source uses: VERSION, DEVICES/DEVICE, TPV, SKY, PPS, TOFF, ERROR.
 // Anything else parses to GpsdOther with its class name.
 //
-// Built on the bounded JSON reader (json.h); every field is type- and
-// range-checked, so a hostile or broken gpsd (or anything else listening on
-// its port) yields a counted parse error, never a crash or a silent wrong
-// value. Fuzzed by tests/fuzz/gpsd_json_fuzzer.cc.
+// Parsed by nlohmann-json within limits (core/base/bounded_json.h); every
+// field is type- and range-checked, so a hostile or broken gpsd (or anything
+// else listening on its port) yields a counted parse error, never a crash,
+// an exception or a silent wrong value. Fuzzed by
+// tests/fuzz/gpsd_json_fuzzer.cc.
 //
 //   absl::StatusOr<GpsdMessage> m = ParseGpsdMessage(line);
 //   if (m.ok()) {
@@ -60,9 +61,14 @@ struct GpsdSatellite {
 // 301-336 Galileo, 401-463 BeiDou).
 GnssSystem SystemOf(const GpsdSatellite& sat);
 
+// A satellite "strong" enough for timing: signal at or above this (SyncServer's
+// GNSS signal-low threshold).
+inline constexpr double kGnssStrongDbHz = 37.0;
+
 struct SatelliteCounts {
-  int seen = 0;  // in view (reported in SKY)
-  int used = 0;  // used in the fix
+  int seen = 0;    // in view (reported in SKY)
+  int used = 0;    // used in the fix
+  int strong = 0;  // in view with ss >= kGnssStrongDbHz
   friend bool operator==(SatelliteCounts, SatelliteCounts) = default;
 };
 using ConstellationCounts = std::array<SatelliteCounts, kGnssSystemCount>;

@@ -15,7 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "servo/json.h"
+#include "nlohmann/json.hpp"
 #include "servo/sources/refid.h"
 
 namespace zg::servo {
@@ -35,13 +35,13 @@ SystemTimeMapOptions MapOptions() {
 }
 
 std::string WatchCommand(const std::string& device) {
-  std::string cmd = R"(?WATCH={"enable":true,"json":true,"pps":true)";
-  if (!device.empty()) {
-    cmd += R"(,"device":)";
-    json::AppendQuoted(&cmd, device);
-  }
-  cmd += "};\n";
-  return cmd;
+  nlohmann::ordered_json watch = {
+      {"enable", true}, {"json", true}, {"pps", true}};
+  if (!device.empty()) watch["device"] = device;
+  return "?WATCH=" +
+         watch.dump(-1, ' ', /*ensure_ascii=*/false,
+                    nlohmann::ordered_json::error_handler_t::replace) +
+         ";\n";
 }
 
 }  // namespace
@@ -293,9 +293,11 @@ void GpsdSource::OnSky(const GpsdSky& sky) {
   gnss_.satellites = CountSatellites(sky.satellites);
   gnss_.satellites_seen = 0;
   gnss_.satellites_used = 0;
+  gnss_.satellites_strong = 0;
   for (const SatelliteCounts& c : gnss_.satellites) {
     gnss_.satellites_seen += c.seen;
     gnss_.satellites_used += c.used;
+    gnss_.satellites_strong += c.strong;
   }
 }
 

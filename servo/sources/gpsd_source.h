@@ -85,6 +85,7 @@ struct GnssStatus {
   ConstellationCounts satellites{};          // index: GnssSystem
   int satellites_seen = 0;
   int satellites_used = 0;
+  int satellites_strong = 0;  // at or above kGnssStrongDbHz
   std::string gpsd_release;
   std::string device_path;
   std::string driver;

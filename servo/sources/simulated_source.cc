@@ -47,22 +47,19 @@ absl::StatusOr<std::unique_ptr<SimulatedSource>> SimulatedSource::Create(
     return absl::InternalError(absl::StrCat(
         "simulated source: cannot read the system clocks: ", strerror(errno)));
   }
-  const core::UtcNs utc{realtime};
-  const core::TaiNs tai0{realtime + int64_t{options.tai_minus_utc(utc)} *
-                                        core::kNanosPerSecond};
   if (options.tries < 1) options.tries = 1;
   if (options.info.name.empty()) options.info.name = "sim";
-  return std::unique_ptr<SimulatedSource>(
-      new SimulatedSource(raw, std::move(options), ops, tai0, mono_raw, mono));
+  return std::unique_ptr<SimulatedSource>(new SimulatedSource(
+      raw, std::move(options), ops, core::UtcNs{realtime}, mono_raw, mono));
 }
 
 SimulatedSource::SimulatedSource(RawClock* raw, SimulatedSourceOptions options,
-                                 SystemClockOps* ops, core::TaiNs tai0,
+                                 SystemClockOps* ops, core::UtcNs utc0,
                                  int64_t mono_raw0, int64_t mono0)
     : raw_(raw),
       options_(std::move(options)),
       ops_(ops),
-      tai0_(tai0),
+      utc0_(utc0),
       mono_raw0_(mono_raw0),
       mono0_(mono0),
       rng_(options_.seed),
@@ -118,12 +115,16 @@ absl::Status SimulatedSource::Poll(std::vector<ReferenceSample>* out) {
     error_ns +=
         std::llround(gauss_(rng_) * static_cast<double>(options_.noise_ns));
   }
+  if (!tai0_) {
+    tai0_ = core::TaiNs{utc0_.value + int64_t{options_.tai_minus_utc(utc0_)} *
+                                          core::kNanosPerSecond};
+  }
   const int64_t since0 = static_cast<int64_t>(p->other) - mono_raw0_;
   const double half_ns =
       static_cast<double>(p->half_width_ticks) * 1e9 / raw_->NominalHz();
   ReferenceSample s;
   s.raw_ticks = p->tsc;
-  s.reference_tai = tai0_ + since0 + error_ns;
+  s.reference_tai = *tai0_ + since0 + error_ns;
   s.uncertainty_ns =
       options_.uncertainty_ns + static_cast<int64_t>(half_ns) + 1;
   s.taken_at = s.reference_tai;

@@ -23,12 +23,14 @@
 //   ZG_ASSIGN_OR_RETURN(auto sim, SimulatedSource::Create(tsc.get(), opt));
 //   sim->Poll(&samples);
 //
-// Control thread only. Not for production: its refid is "SIM".
+// Create may run on any thread; Poll on the control thread only. Not for
+// production: its refid is "SIM".
 #ifndef ZG_SERVO_SIMULATED_SOURCE_H_
 #define ZG_SERVO_SIMULATED_SOURCE_H_
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -83,14 +85,18 @@ class SimulatedSource final : public ReferenceSource {
 
  private:
   SimulatedSource(RawClock* raw, SimulatedSourceOptions options,
-                  SystemClockOps* ops, core::TaiNs tai0, int64_t mono_raw0,
+                  SystemClockOps* ops, core::UtcNs utc0, int64_t mono_raw0,
                   int64_t mono0);
   bool ControlFileSaysDown() const;
 
   RawClock* raw_;
   SimulatedSourceOptions options_;
   SystemClockOps* ops_;
-  core::TaiNs tai0_;   // truth at mono_raw0_
+  core::UtcNs utc0_;  // truth at mono_raw0_, as UTC
+  // utc0_ as TAI, converted at the first sample: Create may run on any
+  // thread, tai_minus_utc (the control plane's leap table) only on the one
+  // that polls.
+  std::optional<core::TaiNs> tai0_;
   int64_t mono_raw0_;  // CLOCK_MONOTONIC_RAW at Create
   int64_t mono0_;      // CLOCK_MONOTONIC at Create (script time)
   std::mt19937_64 rng_;

@@ -49,8 +49,14 @@ absl::StatusOr<BuiltSource> BuildPps(const SourceSpec& spec,
                             "coarse=gpsd needs a gpsd source: add "
                             "--source=gpsd:HOST:PORT"));
     }
-    const GpsdSource* gpsd = env.gpsd;
-    o.coarse = [gpsd](core::UtcNs t) { return gpsd->CoarseUtcAt(t); };
+    const GpsdLink* link = env.gpsd;
+    o.coarse = [link](core::UtcNs t) -> absl::StatusOr<core::UtcNs> {
+      if (link->source == nullptr) {
+        return absl::FailedPreconditionError(
+            "coarse=gpsd: no gpsd source is configured");
+      }
+      return link->source->CoarseUtcAt(t);
+    };
   } else {
     o.coarse = SystemClockCoarseUtc();
   }

@@ -3,12 +3,17 @@
 // the leap-second table and the PPS coarse-second source in. Setup only; every
 // error says which --source failed and what to check.
 //
+//   GpsdLink gpsd_link;                  // owned by the control plane
 //   SourceEnv env{tsc.get(), [&](core::UtcNs t) { return leaps.TaiMinusUtc(t);
-//   }}; ZG_ASSIGN_OR_RETURN(BuiltSource gps, BuildSource(gpsd_spec, env));
-//   env.gpsd = gps.gpsd;                 // for pps:...,coarse=gpsd
+//   }, &RealSystemClockOps(), &gpsd_link};
+//   ZG_ASSIGN_OR_RETURN(BuiltSource gps, BuildSource(gpsd_spec, env));
+//   gpsd_link.source = gps.gpsd;         // for pps:...,coarse=gpsd
 //   ZG_ASSIGN_OR_RETURN(BuiltSource pps, BuildSource(pps_spec, env));
 //
-// Control thread only.
+// BuildSource may run on any thread (opening a device or resolving a host
+// may block: the control plane builds live additions off its thread). The
+// sources it makes call env.tai_minus_utc and read env.gpsd only from Poll,
+// on the control thread.
 #ifndef ZG_SERVO_SOURCE_FACTORY_H_
 #define ZG_SERVO_SOURCE_FACTORY_H_
 
@@ -23,12 +28,20 @@
 
 namespace zg::servo {
 
+// The gpsd source that PPS sources with coarse=gpsd take their second from.
+// Written by the control thread when its sources change; read by those PPS
+// sources' Poll (control thread). Null source: they fail their polls (a
+// source set without gpsd is refused before it gets here).
+struct GpsdLink {
+  const GpsdSource* source = nullptr;
+};
+
 struct SourceEnv {
   RawClock* raw = nullptr;      // the raw clock samples are measured against
   TaiMinusUtcFn tai_minus_utc;  // the leap-second table
   SystemClockOps* ops = &RealSystemClockOps();
-  // The gpsd source PPS sources with coarse=gpsd take their second from.
-  const GpsdSource* gpsd = nullptr;
+  // Required by pps:...,coarse=gpsd; outlives the sources built.
+  const GpsdLink* gpsd = nullptr;
 };
 
 struct BuiltSource {

@@ -39,7 +39,7 @@ core::FrameInfo ReplyTo(const LaneNetwork& net, uint32_t offset) {
   const uint32_t n = core::BuildUdpFrame(buf, sizeof(buf), spec, 48, &info);
   EXPECT_NE(n, 0u);
   std::memset(buf + info.payload_offset, 0, 48);
-  core::FinalizeUdpChecksum(buf, info);
+  core::FinaliseUdpChecksum(buf, info);
   return core::ClassifyFrame(buf, n, net.local);
 }
 

@@ -141,7 +141,7 @@ class FakeServer {
     const uint32_t len =
         core::PrepareUdpReply(data, info, local_, payload_len, &reply);
     if (len == 0) return false;
-    core::FinalizeUdpChecksum(data, reply);
+    core::FinaliseUdpChecksum(data, reply);
     m->data_len = static_cast<uint16_t>(len);
     m->pkt_len = len;
     return true;

@@ -12,61 +12,20 @@
 #   tests/bench/zg_loadgen_memif_test.sh BUILD/dataplane/zeitgeberd \
 #     BUILD/bench/loadgen/zg-loadgen
 set -uo pipefail
-. "$(dirname "$0")/../../scripts/wait-lib.sh"  # zg_wait, zg_stop
+. "$(dirname "$0")/memif_pair.sh"
 ZGD=$(realpath "$1")
 LG=$(realpath "$2")
-WORK=$(mktemp -d /tmp/zg_lg_memif.XXXXXX)
-SOCK=$WORK/memif.sock
-ZGD_PID=
-LG_PID=
-cleanup() {
-  [ -n "$LG_PID" ] && kill -KILL "$LG_PID" 2>/dev/null
-  if [ -n "$ZGD_PID" ]; then
-    zg_stop "$ZGD_PID" 5
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; cat "$WORK"/*.log "$WORK"/*.txt 2>/dev/null; exit 1; }
-eal() {  # unique prefix per process; no hugepages; quiet EAL
-  echo --no-huge -m 512 --no-shconf --no-pci --no-telemetry \
-    --file-prefix "zglgm$$$1" --log-level=lib.eal:error
-}
+memif_pair_init lgm 512
 
-timeout 60 "$ZGD" $(eal s) -l 0-1 \
-  --vdev="net_memif0,role=server,socket=$SOCK,mac=02:5a:47:00:02:01" -- \
-  --port=net_memif0 --address=10.98.0.1/24 --metrics_address= \
-  --require_system_clock_sync=false >"$WORK/zeitgeberd.log" 2>&1 &
-ZGD_PID=$!
-up() {
-  grep -q "zeitgeberd running" "$WORK/zeitgeberd.log" && return 0
-  kill -0 "$ZGD_PID" 2>/dev/null || fail "zeitgeberd exited during start-up"
-  return 1
-}
-zg_wait 20 "zeitgeberd running" up || fail "zeitgeberd not running after 20 s"
-
-# --linger: zeitgeberd is stopped (and must exit 0) before the generator
-# disconnects, which DPDK 22.11's memif server does not always survive.
-timeout 30 "$LG" $(eal g) -l 0-1 --main-lcore 1 \
-  --vdev="net_memif0,role=client,socket=$SOCK,mac=02:5a:47:00:02:02" -- \
+memif_start_zeitgeberd 60 02:5a:47:00:02:01 \
+  --address=10.98.0.1/24 --metrics_address=
+memif_start_loadgen 30 02:5a:47:00:02:02 \
   --target=10.98.0.1 --rate=20k --duration=2s --timeout=1s --clients=64 \
-  --source_ip=10.98.0.100 --source_addresses=4 --progress=false \
-  --json="$WORK/summary.json" --linger=20s \
-  >"$WORK/loadgen.txt" 2>"$WORK/loadgen.log" &
-LG_PID=$!
+  --source_ip=10.98.0.100 --source_addresses=4
 # The report is written once the trial ends (2 s) and --linger starts.
-report_or_exit() { [ -e "$WORK/summary.json" ] || ! kill -0 "$LG_PID" 2>/dev/null; }
-zg_wait 20 "zg-loadgen's report" report_or_exit
-[ -e "$WORK/summary.json" ] || fail "zg-loadgen wrote no report in 20 s"
-kill -TERM "$ZGD_PID"
-wait "$ZGD_PID"; rc=$?
-ZGD_PID=
-[ "$rc" -eq 0 ] || fail "zeitgeberd exit status $rc on SIGTERM"
+memif_wait_report 20
+memif_stop_both
 grep -q "final counters: rx_packets=" "$WORK/zeitgeberd.log" || fail "zeitgeberd's final counters"
-kill -TERM "$LG_PID" 2>/dev/null
-wait "$LG_PID"; rc=$?
-[ "$rc" -eq 0 ] || fail "zg-loadgen exit status $rc"
-cat "$WORK/loadgen.txt"
 
 # zeitgeberd's own account: NTP requests handled, replies tx_burst refused.
 ZG_NTP=$(sed -n 's/.*final handled:.* ntp=\([0-9]*\).*/\1/p' "$WORK/zeitgeberd.log")

@@ -10,55 +10,24 @@
 # MEMIF_RSIZE=14: memif rings of 2^14 slots (DPDK's default 2^10) on both
 # sides; METRICS_OUT=FILE: zeitgeberd's /metrics, scraped after the run.
 set -uo pipefail
-. "$(dirname "$0")/../../scripts/wait-lib.sh"  # zg_wait, zg_stop
+. "$(dirname "$0")/memif_pair.sh"
 ZGD=$(realpath "$1")
 LG=$(realpath "$2")
 N=${3:-1000}
 D=${4:-4}
-WORK=$(mktemp -d /tmp/zg_lg_ptpm.XXXXXX)
-SOCK=$WORK/memif.sock
-ZGD_PID=
-LG_PID=
-cleanup() {
-  [ -n "$LG_PID" ] && kill -KILL "$LG_PID" 2>/dev/null
-  if [ -n "$ZGD_PID" ]; then
-    zg_stop "$ZGD_PID" 5
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; cat "$WORK"/*.log "$WORK"/*.txt 2>/dev/null; exit 1; }
-eal() {  # unique prefix per process; no hugepages; quiet EAL
-  echo --no-huge -m 1024 --no-shconf --no-pci --no-telemetry \
-    --file-prefix "zglgp$$$1" --log-level=lib.eal:error
-}
+memif_pair_init lgp 1024
+RSIZE=${MEMIF_RSIZE:+,rsize=$MEMIF_RSIZE}
 
-timeout $((D + 60)) "$ZGD" $(eal s) -l 0-1 \
-  --vdev="net_memif0,role=server,socket=$SOCK,mac=02:5a:47:00:03:01${MEMIF_RSIZE:+,rsize=$MEMIF_RSIZE}" -- \
-  --port=net_memif0 --address=10.97.0.1/8 \
+memif_start_zeitgeberd $((D + 60)) "02:5a:47:00:03:01$RSIZE" \
+  --address=10.97.0.1/8 \
   --metrics_address="${METRICS_OUT:+127.0.0.1:0}" ${METRICS_OUT:+--stats_interval=100ms} \
-  --ptp --ptp_profile=g8275.2 --ptp_unicast_negotiation=on \
-  --require_system_clock_sync=false >"$WORK/zeitgeberd.log" 2>&1 &
-ZGD_PID=$!
-up() {
-  grep -q "zeitgeberd running" "$WORK/zeitgeberd.log" && return 0
-  kill -0 "$ZGD_PID" 2>/dev/null || fail "zeitgeberd exited during start-up"
-  return 1
-}
-zg_wait 20 "zeitgeberd running" up || fail "zeitgeberd not running after 20 s"
+  --ptp --ptp_profile=g8275.2 --ptp_unicast_negotiation=on
 # The port turns MASTER after its Announce receipt timeout (3 x 1 s).
 sleep 4
-
-timeout $((D + 40)) "$LG" $(eal g) -l 0-1 --main-lcore 1 \
-  --vdev="net_memif0,role=client,socket=$SOCK,mac=02:5a:47:00:03:02${MEMIF_RSIZE:+,rsize=$MEMIF_RSIZE}" -- \
+memif_start_loadgen $((D + 40)) "02:5a:47:00:03:02$RSIZE" \
   --target=10.97.0.1 --mix=ptp_unicast --ptp_subscribers="$N" \
-  --source_ip=10.98.0.0 --duration="${D}s" --timeout=1s --progress=false \
-  --json="$WORK/summary.json" --linger=20s \
-  >"$WORK/loadgen.txt" 2>"$WORK/loadgen.log" &
-LG_PID=$!
-report_or_exit() { [ -e "$WORK/summary.json" ] || ! kill -0 "$LG_PID" 2>/dev/null; }
-zg_wait $((D + 30)) "zg-loadgen's report" report_or_exit
-[ -e "$WORK/summary.json" ] || fail "zg-loadgen wrote no report"
+  --source_ip=10.98.0.0 --duration="${D}s" --timeout=1s
+memif_wait_report $((D + 30))
 if [ -n "${METRICS_OUT:-}" ]; then
   mport=$(sed -n 's|.*metrics on http://[^ ]*/metrics (port \([0-9]*\)).*|\1|p' \
     "$WORK/zeitgeberd.log" | head -1)
@@ -66,15 +35,7 @@ if [ -n "${METRICS_OUT:-}" ]; then
   curl -sf "http://127.0.0.1:$mport/metrics" >"$METRICS_OUT" ||
     fail "no metrics from port $mport"
 fi
-kill -TERM "$ZGD_PID"
-wait "$ZGD_PID"; rc=$?
-ZGD_PID=
-[ "$rc" -eq 0 ] || fail "zeitgeberd exit status $rc on SIGTERM"
-kill -TERM "$LG_PID" 2>/dev/null
-wait "$LG_PID"; rc=$?
-LG_PID=
-[ "$rc" -eq 0 ] || fail "zg-loadgen exit status $rc"
-cat "$WORK/loadgen.txt"
+memif_stop_both
 
 /usr/bin/python3 - "$WORK/summary.json" "$N" <<'PYEOF' || fail "summary checks"
 import json, sys

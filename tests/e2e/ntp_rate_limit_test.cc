@@ -169,7 +169,7 @@ std::vector<uint8_t> AbuserRequest(const NetnsRig& rig, const Zeitgeberd& zg) {
                                            core::kNtpHeaderSize, &info);
   core::BuildNtpClientRequest(f.data() + info.payload_offset, 4, 0,
                               core::NtpTimestamp{0xe8fe6f80u, 12345});
-  core::FinalizeUdpChecksum(f.data(), info);
+  core::FinaliseUdpChecksum(f.data(), info);
   f.resize(len);
   return f;
 }
@@ -200,28 +200,6 @@ std::map<std::string, Replies> RepliesByClient(const std::string& pcap) {
     }
   }
   return out;
-}
-
-// tcpdump's "N packets dropped by kernel" at exit (0 if absent).
-double TcpdumpDropped(const std::string& tcpdump_stderr) {
-  for (absl::string_view line : absl::StrSplit(tcpdump_stderr, '\n')) {
-    if (absl::EndsWith(line, " packets dropped by kernel")) {
-      double n = 0;
-      return absl::SimpleAtod(line.substr(0, line.find(' ')), &n) ? n : 0;
-    }
-  }
-  return 0;
-}
-
-// tcpdump's "N packets received by filter" at exit (-1 if absent).
-double FilterReceived(const std::string& tcpdump_stderr) {
-  for (absl::string_view line : absl::StrSplit(tcpdump_stderr, '\n')) {
-    if (absl::EndsWith(line, " packets received by filter")) {
-      double n = -1;
-      return absl::SimpleAtod(line.substr(0, line.find(' ')), &n) ? n : -1;
-    }
-  }
-  return -1;
 }
 
 TEST_F(NtpRateLimitTest, AbuserIsLimitedWhilePoliteClientsAreAnswered) {

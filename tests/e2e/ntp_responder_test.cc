@@ -336,7 +336,7 @@ std::vector<uint8_t> Udp(const core::UdpFrameSpec& spec,
       core::BuildUdpFrame(f.data(), static_cast<uint32_t>(f.size()), spec,
                           static_cast<uint16_t>(payload.size()), &info);
   std::copy(payload.begin(), payload.end(), f.begin() + info.payload_offset);
-  core::FinalizeUdpChecksum(f.data(), info);
+  core::FinaliseUdpChecksum(f.data(), info);
   f.resize(len);
   return f;
 }

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -387,6 +388,26 @@ absl::StatusOr<std::string> InterfaceMac(const std::string& ns,
     text = r->stdout_text;
   }
   return std::string(absl::StripAsciiWhitespace(text));
+}
+
+double TcpdumpDropped(const std::string& tcpdump_stderr) {
+  for (absl::string_view line : absl::StrSplit(tcpdump_stderr, '\n')) {
+    if (absl::EndsWith(line, " packets dropped by kernel")) {
+      double n = 0;
+      return absl::SimpleAtod(line.substr(0, line.find(' ')), &n) ? n : 0;
+    }
+  }
+  return 0;
+}
+
+double FilterReceived(const std::string& tcpdump_stderr) {
+  for (absl::string_view line : absl::StrSplit(tcpdump_stderr, '\n')) {
+    if (absl::EndsWith(line, " packets received by filter")) {
+      double n = -1;
+      return absl::SimpleAtod(line.substr(0, line.find(' ')), &n) ? n : -1;
+    }
+  }
+  return -1;
 }
 
 }  // namespace zg::e2e

@@ -156,6 +156,11 @@ class NamespacePacketSocket {
   int fd_ = -1;
 };
 
+// tcpdump's closing statistics (its stderr at exit): "N packets dropped by
+// kernel" (0 if absent) and "N packets received by filter" (-1 if absent).
+double TcpdumpDropped(const std::string& tcpdump_stderr);
+double FilterReceived(const std::string& tcpdump_stderr);
+
 // The MAC of `ifname` ("aa:bb:..") in namespace `ns` ("" for this one).
 absl::StatusOr<std::string> InterfaceMac(const std::string& ns,
                                          const std::string& ifname);

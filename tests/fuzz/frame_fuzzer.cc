@@ -1,5 +1,5 @@
 // Fuzzes the per-packet network layer on arbitrary frames (0..2000 bytes):
-// ClassifyFrame, PrepareUdpReply + FinalizeUdpChecksum + UpdateUdpChecksum,
+// ClassifyFrame, PrepareUdpReply + FinaliseUdpChecksum + UpdateUdpChecksum,
 // and the ARP/ICMP/ND responders. Checks:
 //  - nothing reads or writes outside the frame (ASan; exact-size buffers);
 //  - every reported offset lies within the frame, drop reasons are in range;
@@ -79,7 +79,7 @@ void CheckUdpReply(const uint8_t* data, uint32_t len, const FrameInfo& req,
   ZG_FUZZ_CHECK(n <= len && reply.frame_len == n);
   ZG_FUZZ_CHECK(uint32_t{reply.payload_offset} + reply.payload_len == n);
   std::memset(f.data() + reply.payload_offset, fill, payload_len);
-  FinalizeUdpChecksum(f.data(), reply);
+  FinaliseUdpChecksum(f.data(), reply);
   const IpAddress peer_ip = req.ip_version == 6 ? IpAddress::V6(req.src_ipv6)
                                                 : IpAddress::V4(req.src_ipv4);
   const std::optional<LocalAddresses> peer = Peer(f.data(), req, peer_ip);
@@ -101,7 +101,7 @@ void CheckUdpReply(const uint8_t* data, uint32_t len, const FrameInfo& req,
   std::memcpy(f.data() + reply.payload_offset + off, new_bytes, cnt);
   UpdateUdpChecksum(f.data(), reply, off, old_bytes, new_bytes, cnt);
   std::vector<uint8_t> full(f);
-  FinalizeUdpChecksum(full.data(), reply);
+  FinaliseUdpChecksum(full.data(), reply);
   ZG_FUZZ_CHECK(std::memcmp(full.data(), f.data(), n) == 0);
 }
 

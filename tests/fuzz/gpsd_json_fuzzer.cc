@@ -1,13 +1,16 @@
-// Fuzzes the bounded JSON reader and the gpsd message parser with arbitrary
-// bytes (what anything listening on gpsd's port could send): no crash, no
-// sanitizer report, bounded work; and for every document that parses,
-// Serialize -> Parse reproduces the same value and the same text.
+// Fuzzes what JSON from outside meets with arbitrary bytes (what anything
+// listening on gpsd's port could send): the bounded nlohmann-json parse and
+// the gpsd message parser — no crash, no exception, no sanitizer report,
+// bounded work; every document that parses dumps and parses back to the same
+// value. The same bytes as a string in an audit record (the audit log's
+// writer) always give one line of JSON that parses back.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "servo/json.h"
+#include "core/base/bounded_json.h"
+#include "servo/audit/audit_log.h"
 #include "servo/sources/gpsd_messages.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -25,18 +28,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (seen != static_cast<int>(sky->satellites.size())) __builtin_trap();
     }
   }
-  absl::StatusOr<json::Value> v = json::Parse(text);
+  const absl::string_view abseil_text(text.data(), text.size());
+  absl::StatusOr<nlohmann::json> v = zg::core::ParseBoundedJson(abseil_text);
   if (v.ok()) {
-    const std::string once = json::Serialize(*v);
-    absl::StatusOr<json::Value> back = json::Parse(once);
-    if (!back.ok()) __builtin_trap();
-    if (!(*back == *v)) __builtin_trap();
-    if (json::Serialize(*back) != once) __builtin_trap();
+    const std::string once = v->dump();
+    absl::StatusOr<nlohmann::json> back =
+        zg::core::ParseBoundedJson(once, {.max_input_bytes = 1 << 20});
+    if (!back.ok() || *back != *v || back->dump() != once) __builtin_trap();
   }
-  std::string quoted;
-  json::AppendQuoted(&quoted, text);
-  absl::StatusOr<json::Value> q =
-      json::Parse(quoted, {.max_input_bytes = 1 << 20});
-  if (!q.ok() || q->type() != json::Type::kString) __builtin_trap();
+  AuditRecord r;
+  r.event = AuditEvent::kConfigChange;
+  r.source = std::string(text);
+  r.values = {{std::string(text), std::string(text)}};
+  const std::string line = FormatAuditRecord(r, 1);
+  if (line.find('\n') != line.size() - 1) __builtin_trap();
+  absl::StatusOr<nlohmann::json> parsed =
+      zg::core::ParseBoundedJson(line, {.max_input_bytes = 1 << 20});
+  if (!parsed.ok()) __builtin_trap();
+  const nlohmann::json* values = zg::core::JsonMember(*parsed, "values");
+  if (values == nullptr || values->size() != 1 ||
+      !values->begin()->is_string()) {
+    __builtin_trap();
+  }
+  if (!text.empty() && zg::core::JsonString(*parsed, "source") == nullptr) {
+    __builtin_trap();
+  }
   return 0;
 }

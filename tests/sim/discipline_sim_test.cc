@@ -357,6 +357,55 @@ TEST(SelectionSimTest, FailoverWithoutHoldoverAndHysteresisOnReturn) {
 // 2 % of samples are 500 ns spikes that still claim 60 ns uncertainty. Once
 // locked, at least 80 % of all spikes are rejected as outliers and |error|
 // p99 stays <= 40 ns.
+// An operator's changes while locked (zgctl source ...): a better reference
+// added at 300 s is selected at the next update, without hysteresis;
+// disabled at 500 s, the first one takes over at once, and again after the
+// better one is enabled (550 s) and deleted (700 s). The served time never
+// moves by more than 25 ns from one published model to the next at the
+// same instant (the references' noise is 20 ns; a step would be
+// microseconds), stays within its bound, and nothing steps or holds over.
+TEST(SelectionSimTest, OperatorChangesHandOverWithoutAStep) {
+  servo::DisciplineConfig cfg;
+  SimHarness h(Tcxo(23), 23, cfg);
+  const int a =
+      h.AddReference(ReferenceParams{}, SimSourceInfo("gps-a", 1), 24);
+  h.RunUntil(300);
+  ASSERT_EQ(h.discipline().model().state, SyncState::kLocked);
+  const uint64_t steps = h.discipline().status().steps;
+  std::vector<std::pair<double, int>> selected;
+  double worst_move_ns = 0;
+  const auto observe = [&](const SimCheck& c) {
+    EXPECT_EQ(c.state, SyncState::kLocked) << c.t_s;
+    EXPECT_LE(std::abs(c.error_ns), c.bound_ns) << c.t_s;
+    worst_move_ns =
+        std::max(worst_move_ns,
+                 std::abs(static_cast<double>(c.error_ns - c.aged_error_ns)));
+    const int sel = h.discipline().status().selected;
+    if (selected.empty() || selected.back().second != sel) {
+      selected.emplace_back(c.t_s, sel);
+    }
+  };
+  const int b =
+      h.AddReference(ReferenceParams{}, SimSourceInfo("gps-b", 0), 25);
+  const int ia = h.source_index(a), ib = h.source_index(b);
+  h.RunUntil(500, observe);
+  ASSERT_TRUE(h.discipline().SetSourceEnabled(ib, false).ok());
+  h.RunUntil(550, observe);
+  ASSERT_TRUE(h.discipline().SetSourceEnabled(ib, true).ok());
+  h.RunUntil(700, observe);
+  h.RemoveReference(b);
+  h.RunUntil(900, observe);
+  EXPECT_EQ(selected, (std::vector<std::pair<double, int>>{
+                          {301, ib}, {501, ia}, {551, ib}, {701, ia}}));
+  EXPECT_LE(worst_move_ns, 25);
+  EXPECT_EQ(h.discipline().status().steps, steps);
+  EXPECT_EQ(h.CountEvents(EventKind::kHoldoverEnter), 0);
+  EXPECT_EQ(h.CountEvents(EventKind::kSourceDown), 0)
+      << "a removal is not a loss";
+  std::printf("largest move of the served time between two models: %.1f ns\n",
+              worst_move_ns);
+}
+
 TEST(FilterSimTest, PopcornSpikesAreRejected) {
   servo::DisciplineConfig cfg;
   SimHarness h(Tcxo(23), 23, cfg);

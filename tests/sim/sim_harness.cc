@@ -42,6 +42,11 @@ int SimHarness::AddReference(const ReferenceParams& params,
   return static_cast<int>(refs_.size()) - 1;
 }
 
+void SimHarness::RemoveReference(int i) {
+  if (!discipline_->RemoveSource(ids_[i]).ok()) std::abort();
+  ids_[i] = -1;
+}
+
 int SimHarness::CountEvents(servo::EventKind kind) const {
   int n = 0;
   for (const auto& e : events_) n += e.kind == kind;
@@ -52,6 +57,7 @@ void SimHarness::RunUntil(double t_end_s, const Observer& observe) {
   while (osc_.now_s() + poll_interval_s_ <= t_end_s + 1e-9) {
     osc_.AdvanceTo(osc_.now_s() + poll_interval_s_);
     for (size_t i = 0; i < refs_.size(); ++i) {
+      if (ids_[i] < 0) continue;
       buf_.clear();
       if (refs_[i]->Poll(osc_, &buf_)) discipline_->AddSamples(ids_[i], buf_);
     }

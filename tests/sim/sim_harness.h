@@ -6,6 +6,7 @@
 //   SimHarness h(osc_params, /*seed=*/1, config);
 //   int gps = h.AddReference(ref_params, GpsInfo(), /*seed=*/2);
 //   h.reference(gps).AddOutage(1800, 5400);
+//   h.RemoveReference(gps);             // between two RunUntil calls
 //   h.RunUntil(5400, [&](const SimCheck& c) { ... c.error_ns, c.bound_ns ...
 //   });
 #ifndef ZG_TESTS_SIM_SIM_HARNESS_H_
@@ -51,6 +52,10 @@ class SimHarness {
 
   int AddReference(const ReferenceParams& params, const servo::SourceInfo& info,
                    uint64_t seed);
+  // Stops polling reference `i` and removes its source from the discipline
+  // (an operator's delete).
+  void RemoveReference(int i);
+  int source_index(int i) const { return ids_[i]; }
   SimReference& reference(int i) { return *refs_[i]; }
 
   using Observer = std::function<void(const SimCheck&)>;
@@ -68,7 +73,7 @@ class SimHarness {
   double poll_interval_s_;
   std::unique_ptr<servo::ClockDiscipline> discipline_;
   std::vector<std::unique_ptr<SimReference>> refs_;
-  std::vector<int> ids_;
+  std::vector<int> ids_;  // the discipline's index; -1 once removed
   std::vector<servo::DisciplineEvent> events_;
   std::vector<servo::ReferenceSample> buf_;
   core::ClockModel last_;

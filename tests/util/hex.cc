@@ -3,18 +3,13 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "core/base/hex.h"
 
 namespace zg::testutil {
 namespace {
-
-int Nibble(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 [[noreturn]] void Die(absl::string_view hex, size_t at) {
   std::fprintf(stderr, "FromHex: bad hex at offset %zu in \"%.*s\"\n", at,
@@ -25,30 +20,28 @@ int Nibble(char c) {
 }  // namespace
 
 std::vector<uint8_t> FromHex(absl::string_view hex) {
-  std::vector<uint8_t> out;
-  int high = -1;
+  std::string digits;
   for (size_t i = 0; i < hex.size(); ++i) {
     const char c = hex[i];
-    if (high < 0 && (c == ' ' || c == ':' || c == '-')) continue;
-    const int n = Nibble(c);
-    if (n < 0) Die(hex, i);
-    if (high < 0) {
-      high = n;
-    } else {
-      out.push_back(static_cast<uint8_t>(high << 4 | n));
-      high = -1;
-    }
+    const bool between_bytes = digits.size() % 2 == 0;
+    if (between_bytes && (c == ' ' || c == ':' || c == '-')) continue;
+    if (!absl::ascii_isxdigit(c)) Die(hex, i);
+    digits.push_back(c);
   }
-  if (high >= 0) Die(hex, hex.size());
-  return out;
+  if (digits.size() % 2 != 0) Die(hex, hex.size());
+  const std::string bytes = core::DecodeHex(digits).value();
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
 }
 
 std::string ToHex(absl::Span<const uint8_t> bytes,
                   absl::string_view separator) {
+  const std::string hex = absl::BytesToHexString(absl::string_view(
+      reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  if (separator.empty()) return hex;
   std::string out;
-  for (size_t i = 0; i < bytes.size(); ++i) {
+  for (size_t i = 0; i < hex.size(); i += 2) {
     if (i > 0) absl::StrAppend(&out, separator);
-    absl::StrAppendFormat(&out, "%02x", bytes[i]);
+    out.append(hex, i, 2);
   }
   return out;
 }

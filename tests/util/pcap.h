@@ -1,10 +1,10 @@
-// Classic pcap (libpcap 2.4) files for tests: read fixtures captured from real
-// peers, write frames our serializers build so tshark can dissect them.
+// pcap files for tests, on libpcap: read fixtures captured from real peers,
+// write frames our serializers build so tshark can dissect them.
 //
-// Reads both byte orders and both timestamp resolutions (microsecond magic
-// 0xa1b2c3d4, nanosecond magic 0xa1b23c4d). Writes in host byte order with
-// the resolution asked for. Every length in the file is bounds-checked; a
-// truncated or inconsistent file is an error, never a crash.
+// libpcap reads classic pcap in both byte orders and both timestamp
+// resolutions, and pcapng; what it refuses (a truncated record, a length
+// past the link type's maximum) is an error naming the file, never a crash.
+// Writes classic pcap in host byte order at the resolution asked for.
 //
 //   ZG_ASSIGN_OR_RETURN(PcapFile f, ReadPcapFile("tests/data/ntp.pcap"));
 //   for (const PcapRecord& r : f.records) Use(r.data);
@@ -25,9 +25,9 @@
 
 namespace zg::testutil {
 
-// LINKTYPE_ETHERNET (IEEE 802.3 frames, no FCS).
+// DLT_EN10MB (IEEE 802.3 frames, no FCS).
 inline constexpr uint32_t kLinkTypeEthernet = 1;
-// Largest record we accept (libpcap's own limit for most link types).
+// Largest record we write (libpcap's own limit for Ethernet).
 inline constexpr uint32_t kPcapMaxRecordBytes = 262144;
 inline constexpr size_t kPcapFileHeaderBytes = 24;
 inline constexpr size_t kPcapRecordHeaderBytes = 16;
@@ -45,22 +45,25 @@ struct PcapRecord {
 };
 
 struct PcapFile {
-  uint32_t link_type = kLinkTypeEthernet;  // low 16 bits of the header field
+  uint32_t link_type = kLinkTypeEthernet;  // libpcap's DLT_ value
   uint32_t snaplen = kPcapMaxRecordBytes;
+  // The file's own resolution when read (pcapng: kNanoseconds); records
+  // are read at nanosecond precision either way.
   PcapTimeResolution resolution = PcapTimeResolution::kNanoseconds;
   bool byte_swapped = false;  // read only: the file was opposite-endian
   std::vector<PcapRecord> records;
 };
 
-// Parses a whole pcap file held in memory.
+// Parses a whole pcap or pcapng file held in memory.
 absl::StatusOr<PcapFile> ParsePcap(absl::Span<const uint8_t> bytes);
 
 // Reads and parses `path`.
 absl::StatusOr<PcapFile> ReadPcapFile(const std::string& path);
 
-// Encodes `file` in host byte order at file.resolution. Fails on timestamps
-// a classic pcap cannot hold (before 1970, after 2106) and on records longer
-// than kPcapMaxRecordBytes or shorter than their original_length claims.
+// Encodes `file` as classic pcap in host byte order at file.resolution.
+// Fails on timestamps a classic pcap cannot hold (before 1970, after 2106),
+// on records longer than kPcapMaxRecordBytes and on an original_length below
+// the captured size.
 absl::StatusOr<std::vector<uint8_t>> SerializePcap(const PcapFile& file);
 
 // Serializes `file` and writes it to `path` (created or truncated).

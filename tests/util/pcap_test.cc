@@ -16,7 +16,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// Builds pcap bytes by hand in either byte order, independent of the writer.
+// Builds pcap bytes by hand in either byte order, independent of libpcap.
 class HandBuilt {
  public:
   explicit HandBuilt(bool big_endian) : big_(big_endian) {}
@@ -142,24 +142,28 @@ struct BadCase {
   const char* message;
 };
 
+// What libpcap refuses comes back as an error with libpcap's reason (and
+// the record it stopped at), never a partial file.
 TEST(PcapTest, RejectsMalformedFilesWithClearMessages) {
   const uint32_t max = kPcapMaxRecordBytes;
   std::vector<BadCase> cases = {
-      {"empty", {}, "file header truncated: 0 of 24"},
+      {"empty", {}, "empty pcap file"},
       {"short header", HandBuilt(false).U32(0xa1b2c3d4).bytes(),
-       "file header truncated"},
-      {"pcapng", HandBuilt(false).Header(0x0a0d0d0a).bytes(), "editcap"},
+       "tried to read 24 file header bytes"},
+      {"unknown magic", HandBuilt(false).Header(0x0a0d0d0b).bytes(),
+       "unknown file format"},
       {"version",
        HandBuilt(false)
            .U32(0xa1b2c3d4)
-           .U16(2)
-           .U16(3)
+           .U16(1)
+           .U16(0)
            .Raw(std::vector<uint8_t>(16))
            .bytes(),
-       "version 2.3"},
+       "archaic pcap savefile format"},
       {"record header",
        HandBuilt(false).Header(0xa1b2c3d4).U32(0).U32(0).U32(0).bytes(),
-       "record 0 at offset 24: header truncated (12 of 16"},
+       "record 0: truncated dump file; tried to read 16 header bytes, only "
+       "got 12"},
       {"data",
        HandBuilt(false)
            .Header(0xa1b2c3d4)
@@ -169,7 +173,7 @@ TEST(PcapTest, RejectsMalformedFilesWithClearMessages) {
            .U32(5)
            .Raw({1, 2, 3})
            .bytes(),
-       "5 data bytes announced, 3 left"},
+       "tried to read 5 captured bytes, only got 3"},
       {"huge",
        HandBuilt(false)
            .Header(0xa1b2c3d4)
@@ -178,35 +182,7 @@ TEST(PcapTest, RejectsMalformedFilesWithClearMessages) {
            .U32(max + 1)
            .U32(max + 1)
            .bytes(),
-       "exceeds 262144"},
-      {"orig < incl",
-       HandBuilt(false)
-           .Header(0xa1b2c3d4)
-           .U32(0)
-           .U32(0)
-           .U32(2)
-           .U32(1)
-           .Raw({1, 2})
-           .bytes(),
-       "captured length 2 > original length 1"},
-      {"usec fraction",
-       HandBuilt(false)
-           .Header(0xa1b2c3d4)
-           .U32(0)
-           .U32(1'000'000)
-           .U32(0)
-           .U32(0)
-           .bytes(),
-       "fraction 1000000 out of range"},
-      {"nsec fraction",
-       HandBuilt(true)
-           .Header(0xa1b23c4d)
-           .U32(0)
-           .U32(1'000'000'000)
-           .U32(0)
-           .U32(0)
-           .bytes(),
-       "fraction 1000000000 out of range"},
+       "invalid packet capture length 262145"},
   };
   for (const BadCase& c : cases) {
     absl::StatusOr<PcapFile> f = ParsePcap(c.bytes);
@@ -222,7 +198,7 @@ TEST(PcapTest, SecondRecordTruncatedIsAnErrorNotAPartialFile) {
   b.U32(0).U32(0).U32(4).U32(4).Raw({1});
   absl::StatusOr<PcapFile> f = ParsePcap(b.bytes());
   EXPECT_THAT(std::string(f.status().message()),
-              HasSubstr("record 1 at offset 41"));
+              HasSubstr("record 1: truncated dump file"));
 }
 
 TEST(PcapTest, WritesAndReadsFiles) {

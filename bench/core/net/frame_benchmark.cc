@@ -1,6 +1,6 @@
 // Per-packet cost of the network layer: ClassifyFrame on NTP over IPv4 and
 // IPv6 (with and without the NIC's checksum hints), PrepareUdpReply with
-// FinalizeUdpChecksum, and the whole NTP path (classify, address the reply,
+// FinaliseUdpChecksum, and the whole NTP path (classify, address the reply,
 // checksum, rewrite the transmit timestamp incrementally). Reply benchmarks
 // restore the 90/110-byte request each iteration; BM_CopyRequest measures
 // that copy alone, to subtract.
@@ -47,7 +47,7 @@ std::vector<uint8_t> NtpRequest(bool v6) {
   const uint32_t n = BuildUdpFrame(f.data(), 256, spec, 48, &info);
   f[info.payload_offset] = 0x23;  // LI 0, v4, mode 3
   for (int i = 40; i < 48; ++i) f[info.payload_offset + i] = uint8_t(i * 7);
-  FinalizeUdpChecksum(f.data(), info);
+  FinaliseUdpChecksum(f.data(), info);
   f.resize(n);
   return f;
 }
@@ -84,7 +84,7 @@ void BM_CopyRequest(benchmark::State& state, bool v6) {
 BENCHMARK_CAPTURE(BM_CopyRequest, ipv4, false);
 BENCHMARK_CAPTURE(BM_CopyRequest, ipv6, true);
 
-// PrepareUdpReply + FinalizeUdpChecksum (plus the request copy).
+// PrepareUdpReply + FinaliseUdpChecksum (plus the request copy).
 void BM_PrepareUdpReply(benchmark::State& state, bool v6) {
   const LocalAddresses local = Server();
   const std::vector<uint8_t> req = NtpRequest(v6);
@@ -95,7 +95,7 @@ void BM_PrepareUdpReply(benchmark::State& state, bool v6) {
     FrameInfo reply;
     benchmark::DoNotOptimize(
         PrepareUdpReply(f.data(), info, local, 48, &reply));
-    FinalizeUdpChecksum(f.data(), reply);
+    FinaliseUdpChecksum(f.data(), reply);
     benchmark::DoNotOptimize(f.data());
     benchmark::ClobberMemory();
   }
@@ -103,7 +103,7 @@ void BM_PrepareUdpReply(benchmark::State& state, bool v6) {
 BENCHMARK_CAPTURE(BM_PrepareUdpReply, ipv4, false);
 BENCHMARK_CAPTURE(BM_PrepareUdpReply, ipv6, true);
 
-// Classify + PrepareUdpReply + FinalizeUdpChecksum + an incremental update
+// Classify + PrepareUdpReply + FinaliseUdpChecksum + an incremental update
 // for the 8-byte transmit timestamp (plus the request copy): the network
 // layer's whole share of one NTP answer.
 void BM_NtpReplyPath(benchmark::State& state, bool v6) {
@@ -117,7 +117,7 @@ void BM_NtpReplyPath(benchmark::State& state, bool v6) {
         ClassifyFrame(f.data(), static_cast<uint32_t>(f.size()), local);
     FrameInfo reply;
     PrepareUdpReply(f.data(), info, local, 48, &reply);
-    FinalizeUdpChecksum(f.data(), reply);
+    FinaliseUdpChecksum(f.data(), reply);
     uint8_t* ts = f.data() + reply.payload_offset + 40;
     uint8_t old_ts[8];
     std::memcpy(old_ts, ts, 8);

@@ -13,38 +13,23 @@
 // and the ratio to plain NTP. Goal: >= 3 M AES-CMAC replies/s.
 //
 //   build-rel/bench/ntp_auth_benchmark --benchmark_repetitions=5
-#include <rte_cycles.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <array>
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/dataplane/bench_main.h"
+#include "bench/dataplane/worker/pipeline_burst.h"
 #include "benchmark/benchmark.h"
 #include "core/ntp/ntp_keys.h"
 #include "core/ntp/ntp_mac.h"
-#include "core/time/time_types.h"
-#include "core/time/tsc.h"
-#include "dataplane/clock/timestamper.h"
 #include "dataplane/ntp/ntp_auth.h"
-#include "dataplane/port/eal.h"
-#include "dataplane/port/mempools.h"
-#include "dataplane/worker/protocol_pipeline.h"
-#include "dataplane/worker/worker.h"
 #include "tests/dataplane/testing/frames.h"
-#include "tests/dataplane/testing/pipeline_burst.h"
 
-namespace zg::dataplane {
+namespace zg::dataplane::bench {
 namespace {
 
-constexpr uint16_t kPortId = 0;
-const rte_ether_addr kServerMac = {{0x02, 0, 0, 0, 0, 0x01}};
 constexpr char kKeys[] =
     "1 AES128 HEX:2b7e151628aed2a6abf7158809cf4f3c\n"
     "2 AES256 "
@@ -54,11 +39,6 @@ constexpr char kKeys[] =
 // Benchmark arg: key id (0: a plain request, no MAC).
 const char* const kAlgorithm[] = {"plain", "AES128", "AES256", "SHA1", "MD5"};
 
-MbufPools& Pools() {
-  static MbufPools* pools = new MbufPools(1023);
-  return *pools;
-}
-
 std::shared_ptr<const core::NtpKeyTable> Keys() {
   static auto* keys = new std::shared_ptr<const core::NtpKeyTable>(
       std::make_shared<const core::NtpKeyTable>(*core::ParseNtpKeys(kKeys)));
@@ -66,38 +46,13 @@ std::shared_ptr<const core::NtpKeyTable> Keys() {
 }
 
 struct AuthRig {
-  core::PublishedClock clock;
-  CounterNames names;
   NtpAuthFactory auth;
-  std::unique_ptr<ProtocolPipelineFactory> factory;
-  Pipeline pipeline;
-  std::unique_ptr<Timestamper> stamper;
-  std::array<rte_mbuf*, kBurstSize> mbufs = {};
-  std::unique_ptr<testing::PipelineBurst> burst;
-  std::vector<uint8_t> request;
-  uint64_t answered = 0;
+  PipelineBurst burst;
 
   explicit AuthRig(uint32_t key_id) {
-    core::ClockModel m;
-    m.raw_anchor = core::ReadTsc();
-    m.tai_anchor = core::TaiNs{1'800'000'037 * core::kNanosPerSecond};
-    m.ns_per_tick_q32 = core::NsPerTickQ32FromHz(double(rte_get_tsc_hz()));
-    m.max_extrapolation_ns = 3600 * core::kNanosPerSecond;
-    m.error_bound_ns = 1000;
-    m.error_growth_ns_per_s = 100;
-    m.state = core::SyncState::kLocked;
-    m.stratum = 1;
-    clock.Write(m);
-    stamper =
-        std::make_unique<Timestamper>(Timestamper::Config{&clock, nullptr, {}});
     // The server has the keys in every rig: the plain rig measures what
     // keys cost a request without a MAC (nothing but a branch).
     auth.SetKeys(Keys());
-    ProtocolPipelineFactory::Options options;
-    options.ntp_auth = &auth;
-    factory = std::make_unique<ProtocolPipelineFactory>(std::move(options));
-    (void)factory->RegisterNames(names);
-    pipeline = *factory->Create(testing::ServerSetup(kPortId, kServerMac));
     std::vector<uint8_t> ntp =
         testing::NtpRequest(4, core::NtpTimestamp{0xe8fe6f80u, 1});
     if (key_id != 0) {
@@ -106,116 +61,39 @@ struct AuthRig {
       ntp.resize(48 + client->Sign(static_cast<uint16_t>(client->Find(key_id)),
                                    ntp.data(), 48));
     }
-    request = testing::UdpFrame(testing::ClientFlow::V4(kServerMac), ntp);
-    rte_mempool* mp = *Pools().ForSocket(SOCKET_ID_ANY);
-    for (auto& mb : mbufs) mb = testing::ToMbuf(mp, request);
-    burst = std::make_unique<testing::PipelineBurst>(&pipeline, stamper.get(),
-                                                     kPortId);
+    burst.Start({.ntp_auth = &auth},
+                testing::UdpFrame(testing::ClientFlow::V4(burst.mac()), ntp));
   }
-
-  void Restore() {
-    for (rte_mbuf* mb : mbufs) {
-      std::memcpy(rte_pktmbuf_mtod(mb, uint8_t*), request.data(),
-                  request.size());
-      mb->data_len = static_cast<uint16_t>(request.size());
-      mb->pkt_len = static_cast<uint32_t>(request.size());
-    }
-  }
-
-  // What a worker does to one burst between rx_burst and tx_burst.
-  void Process() { answered += burst->Process(mbufs.data(), kBurstSize); }
 };
 
-AuthRig& Rig(uint32_t key_id) {
-  static std::map<uint32_t, AuthRig*>* rigs = new std::map<uint32_t, AuthRig*>;
+PipelineBurst& Burst(int64_t key_id) {
+  static std::map<int64_t, AuthRig*>* rigs = new std::map<int64_t, AuthRig*>;
   AuthRig*& r = (*rigs)[key_id];
-  if (r == nullptr) r = new AuthRig(key_id);
-  return *r;
+  if (r == nullptr) r = new AuthRig(static_cast<uint32_t>(key_id));
+  return r->burst;
 }
 
 void BM_RestoreBaseline(benchmark::State& state) {
-  AuthRig& rig = Rig(static_cast<uint32_t>(state.range(0)));
-  for (auto _ : state) {
-    rig.Restore();
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations() * kBurstSize);
+  Burst(state.range(0)).MeasureBaseline(state);
 }
 BENCHMARK(BM_RestoreBaseline)->DenseRange(0, 4)->ArgName("key");
 
 void BM_NtpAuthPerRequest(benchmark::State& state) {
-  AuthRig& rig = Rig(static_cast<uint32_t>(state.range(0)));
-  rig.answered = 0;
-  for (auto _ : state) {
-    rig.Restore();
-    rig.Process();
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations() * kBurstSize);
+  PipelineBurst& b = Burst(state.range(0));
+  b.Measure(state, [&] { return b.HandleAndFinalise(); });
   state.SetLabel(kAlgorithm[state.range(0)]);
-  if (rig.answered != static_cast<uint64_t>(state.iterations()) * kBurstSize) {
-    state.SkipWithError("not every request was answered");
-  }
 }
 BENCHMARK(BM_NtpAuthPerRequest)->DenseRange(0, 4)->ArgName("key");
 
-class RatioReporter final : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& r : runs) {
-      const bool median =
-          r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
-      if ((r.run_type != Run::RT_Iteration && !median) || r.error_occurred ||
-          r.iterations == 0) {
-        continue;
-      }
-      const double ns =
-          r.cpu_accumulated_time * 1e9 / static_cast<double>(r.iterations);
-      const std::string name = r.run_name.function_name + "/" + r.run_name.args;
-      auto [it, fresh] = best_ns_.emplace(name, ns);
-      if (!fresh) it->second = std::min(it->second, ns);
-    }
-  }
-  void Summarise() const {
-    double plain_per_request = 0;
-    for (int key = 0; key <= 4; ++key) {
-      auto base = best_ns_.find(absl::StrCat("BM_RestoreBaseline/key:", key));
-      auto ntp = best_ns_.find(absl::StrCat("BM_NtpAuthPerRequest/key:", key));
-      if (base == best_ns_.end() || ntp == best_ns_.end()) continue;
-      const double per_request = ntp->second / kBurstSize;
-      if (key == 0) plain_per_request = per_request;
-      std::printf(
-          "NTP %-6s: %6.1f ns per request of work (pipeline %.1f ns - "
-          "baseline %.1f ns per burst of %d, / %d); %.2f M replies/s per "
-          "core; %.2fx plain NTP's time\n",
-          kAlgorithm[key], (ntp->second - base->second) / kBurstSize,
-          ntp->second, base->second, kBurstSize, kBurstSize, 1e3 / per_request,
-          plain_per_request > 0 ? per_request / plain_per_request : 0.0);
-    }
-  }
-
- private:
-  std::map<std::string, double> best_ns_;
-};
+void Summarise(const BestTimeReporter& r) {
+  PrintBurstSummary(r, "NTP", "BM_NtpAuthPerRequest", "key", kAlgorithm);
+}
 
 }  // namespace
-}  // namespace zg::dataplane
+}  // namespace zg::dataplane::bench
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  auto eal = zg::dataplane::Eal::Init(
-      {"ntp_auth_benchmark", "--no-huge", "--no-shconf", "-m", "128",
-       "--no-pci", "--no-telemetry", "--log-level=lib.eal:error",
-       absl::StrCat("--file-prefix=zgnab", getpid()), "-l", "0"});
-  if (!eal.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(eal.status().message()).c_str());
-    return 2;
-  }
-  zg::dataplane::RatioReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.Summarise();
-  benchmark::Shutdown();
-  std::fflush(stdout);
-  std::_Exit(0);  // the rigs hold DPDK objects; skip their teardown
+  return zg::dataplane::bench::RunDataplaneBenchmarks(
+      argc, argv, {.program = "ntp_auth_benchmark"},
+      zg::dataplane::bench::Summarise);
 }

@@ -20,120 +20,73 @@
 // case 0's.
 //
 //   build-rel/bench/ntp_interleave_benchmark --benchmark_repetitions=5
-#include <rte_cycles.h>
-#include <unistd.h>
-
-#include <algorithm>
 #include <array>
 #include <cstdio>
-#include <cstring>
 #include <map>
-#include <memory>
-#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/dataplane/bench_main.h"
+#include "bench/dataplane/worker/pipeline_burst.h"
 #include "benchmark/benchmark.h"
+#include "core/base/byte_order.h"
 #include "core/ntp/ntp_wire.h"
-#include "core/time/time_types.h"
-#include "core/time/tsc.h"
-#include "dataplane/clock/timestamper.h"
 #include "dataplane/ntp/ntp_interleave.h"
-#include "dataplane/port/eal.h"
-#include "dataplane/port/mempools.h"
-#include "dataplane/worker/protocol_pipeline.h"
-#include "dataplane/worker/worker.h"
 #include "tests/dataplane/testing/frames.h"
-#include "tests/dataplane/testing/pipeline_burst.h"
 
-namespace zg::dataplane {
+namespace zg::dataplane::bench {
 namespace {
 
-constexpr uint16_t kPortId = 0;
-const rte_ether_addr kServerMac = {{0x02, 0, 0, 0, 0, 0x01}};
 const char* const kCase[] = {"off", "basic", "hit", "miss"};
 // Ethernet + IPv4 (no options) + UDP: the UDP checksum and the payload.
 constexpr size_t kUdpChecksumAt = 14 + 20 + 6;
 constexpr size_t kPayloadAt = 14 + 20 + 8;
 
-MbufPools& Pools() {
-  static MbufPools* pools = new MbufPools(1023);
-  return *pools;
-}
-
 struct XleaveRig {
   int mode = 0;
-  core::PublishedClock clock;
-  CounterNames names;
   NtpInterleaveFactory xleave;
-  std::unique_ptr<ProtocolPipelineFactory> factory;
-  Pipeline pipeline;
-  std::unique_ptr<Timestamper> stamper;
-  std::array<rte_mbuf*, kBurstSize> mbufs = {};
-  std::unique_ptr<testing::PipelineBurst> burst;
+  PipelineBurst burst;
   std::array<uint64_t, kBurstSize> origin = {};  // per mbuf, next burst
-  std::vector<uint8_t> request;
-  uint64_t answered = 0;
   uint64_t next_miss = 1;
 
   explicit XleaveRig(int m) : mode(m) {
-    core::ClockModel cm;
-    cm.raw_anchor = core::ReadTsc();
-    cm.tai_anchor = core::TaiNs{1'800'000'037 * core::kNanosPerSecond};
-    cm.ns_per_tick_q32 = core::NsPerTickQ32FromHz(double(rte_get_tsc_hz()));
-    cm.max_extrapolation_ns = 3600 * core::kNanosPerSecond;
-    cm.error_bound_ns = 1000;
-    cm.state = core::SyncState::kLocked;
-    cm.stratum = 1;
-    clock.Write(cm);
-    stamper =
-        std::make_unique<Timestamper>(Timestamper::Config{&clock, nullptr, {}});
     xleave.SetConfig({.enabled = mode != 0, .slots = 65536});
-    ProtocolPipelineFactory::Options options;
-    options.ntp_interleave = &xleave;
-    factory = std::make_unique<ProtocolPipelineFactory>(std::move(options));
-    (void)factory->RegisterNames(names);
-    WorkerSetup setup = testing::ServerSetup(kPortId, kServerMac);
+    WorkerSetup setup = testing::ServerSetup(burst.kPortId, burst.mac());
     setup.ports[0].stamps.ntp_tx = TxStampSource::kSoftwareAfter;  // daemon's
-    pipeline = *factory->Create(setup);
-    request = testing::UdpFrame(
-        testing::ClientFlow::V4(kServerMac),
+    std::vector<uint8_t> request = testing::UdpFrame(
+        testing::ClientFlow::V4(burst.mac()),
         testing::NtpRequest(4, core::NtpTimestamp{0xe8fe6f80u, 0x80000000u}));
     request[kUdpChecksumAt] = request[kUdpChecksumAt + 1] = 0;  // none
-    rte_mempool* mp = *Pools().ForSocket(SOCKET_ID_ANY);
-    for (auto& mb : mbufs) mb = testing::ToMbuf(mp, request);
-    burst = std::make_unique<testing::PipelineBurst>(&pipeline, stamper.get(),
-                                                     kPortId);
+    burst.Start({.ntp_interleave = &xleave}, std::move(request), setup);
   }
 
-  void Restore() {
+  // Restore's copy, with each mbuf's origin and receive timestamps patched.
+  void Patch() {
     for (size_t i = 0; i < kBurstSize; ++i) {
-      rte_mbuf* mb = mbufs[i];
-      uint8_t* f = rte_pktmbuf_mtod(mb, uint8_t*);
-      std::memcpy(f, request.data(), request.size());
+      uint8_t* f = rte_pktmbuf_mtod(burst.mbuf(i), uint8_t*);
       uint64_t o = origin[i];
       if (mode == 3) o = (0xe8fe6f80'00000000ull + 2 * next_miss++) | 1;
       core::StoreBe64(f + kPayloadAt + core::kNtpOffsetOriginTime, o);
       core::StoreBe64(f + kPayloadAt + core::kNtpOffsetReceiveTime, i + 7);
-      mb->data_len = static_cast<uint16_t>(request.size());
-      mb->pkt_len = static_cast<uint32_t>(request.size());
     }
   }
 
-  // What a worker does to one burst between rx_burst and after tx_burst.
-  void Process() {
-    burst->Process(mbufs.data(), kBurstSize);
-    const TxStamp after = stamper->TxNow();
+  // One burst to after tx_burst: AfterTx too, and in case 2 the clients'
+  // next origins (our T2s).
+  uint32_t OneBurst() {
+    Patch();
+    const uint32_t answered = burst.HandleAndFinalise();
+    const TxStamp after = burst.stamper().TxNow();
     for (size_t i = 0; i < kBurstSize; ++i) {
-      FrameHandler* h = burst->finalised(i);
+      FrameHandler* h = burst.finalised(i);
       if (h == nullptr) continue;
-      ++answered;
-      if (mode != 0) h->AfterTx(burst->packet(i), after, true);
-      if (mode == 2) {  // the client's next origin: our T2
-        origin[i] = core::LoadBe64(rte_pktmbuf_mtod(mbufs[i], uint8_t*) +
+      if (mode != 0) h->AfterTx(burst.packet(i), after, true);
+      if (mode == 2) {
+        origin[i] = core::LoadBe64(rte_pktmbuf_mtod(burst.mbuf(i), uint8_t*) +
                                    kPayloadAt + core::kNtpOffsetReceiveTime);
       }
     }
+    return answered;
   }
 };
 
@@ -147,7 +100,8 @@ XleaveRig& Rig(int mode) {
 void BM_RestoreBaseline(benchmark::State& state) {
   XleaveRig& rig = Rig(static_cast<int>(state.range(0)));
   for (auto _ : state) {
-    rig.Restore();
+    rig.burst.Restore();
+    rig.Patch();
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations() * kBurstSize);
@@ -157,18 +111,11 @@ BENCHMARK(BM_RestoreBaseline)->DenseRange(0, 3)->ArgName("case");
 void BM_NtpInterleavePerRequest(benchmark::State& state) {
   const int mode = static_cast<int>(state.range(0));
   XleaveRig& rig = Rig(mode);
-  rig.answered = 0;
   const uint64_t hits_before =
       mode == 0 ? 0 : rig.xleave.stats(0).interleaved.Load();
-  for (auto _ : state) {
-    rig.Restore();
-    rig.Process();
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations() * kBurstSize);
+  rig.burst.Measure(state, [&] { return rig.OneBurst(); });
   state.SetLabel(kCase[mode]);
   const uint64_t n = static_cast<uint64_t>(state.iterations()) * kBurstSize;
-  if (rig.answered != n) state.SkipWithError("not every request answered");
   if (mode == 2 &&
       rig.xleave.stats(0).interleaved.Load() - hits_before + kBurstSize < n) {
     state.SkipWithError("interleaved requests were not answered as such");
@@ -176,64 +123,16 @@ void BM_NtpInterleavePerRequest(benchmark::State& state) {
 }
 BENCHMARK(BM_NtpInterleavePerRequest)->DenseRange(0, 3)->ArgName("case");
 
-class RatioReporter final : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& r : runs) {
-      const bool median =
-          r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
-      if ((r.run_type != Run::RT_Iteration && !median) || r.error_occurred ||
-          r.iterations == 0) {
-        continue;
-      }
-      const double ns =
-          r.cpu_accumulated_time * 1e9 / static_cast<double>(r.iterations);
-      const std::string name = r.run_name.function_name + "/" + r.run_name.args;
-      auto [it, fresh] = best_ns_.emplace(name, ns);
-      if (!fresh) it->second = std::min(it->second, ns);
-    }
-  }
-  void Summarise() const {
-    double off_per_request = 0;
-    for (int c = 0; c <= 3; ++c) {
-      auto base = best_ns_.find(absl::StrCat("BM_RestoreBaseline/case:", c));
-      auto ntp =
-          best_ns_.find(absl::StrCat("BM_NtpInterleavePerRequest/case:", c));
-      if (base == best_ns_.end() || ntp == best_ns_.end()) continue;
-      const double per_request = ntp->second / kBurstSize;
-      if (c == 0) off_per_request = per_request;
-      std::printf(
-          "NTP interleave %-5s: %6.1f ns per request of work (pipeline %.1f "
-          "ns - baseline %.1f ns per burst of %d, / %d); %.2fx the basic "
-          "path's time (off)\n",
-          kCase[c], (ntp->second - base->second) / kBurstSize, ntp->second,
-          base->second, kBurstSize, kBurstSize,
-          off_per_request > 0 ? per_request / off_per_request : 0.0);
-    }
-  }
-
- private:
-  std::map<std::string, double> best_ns_;
-};
+void Summarise(const BestTimeReporter& r) {
+  PrintBurstSummary(r, "NTP interleave", "BM_NtpInterleavePerRequest", "case",
+                    kCase);
+}
 
 }  // namespace
-}  // namespace zg::dataplane
+}  // namespace zg::dataplane::bench
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  auto eal = zg::dataplane::Eal::Init(
-      {"ntp_interleave_benchmark", "--no-huge", "--no-shconf", "-m", "128",
-       "--no-pci", "--no-telemetry", "--log-level=lib.eal:error",
-       absl::StrCat("--file-prefix=zgnib", getpid()), "-l", "0"});
-  if (!eal.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(eal.status().message()).c_str());
-    return 2;
-  }
-  zg::dataplane::RatioReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.Summarise();
-  benchmark::Shutdown();
-  std::fflush(stdout);
-  std::_Exit(0);  // the rigs hold DPDK objects; skip their teardown
+  return zg::dataplane::bench::RunDataplaneBenchmarks(
+      argc, argv, {.program = "ntp_interleave_benchmark"},
+      zg::dataplane::bench::Summarise);
 }

@@ -21,58 +21,31 @@
 //
 //   build-rel/bench/nts_worker_benchmark --benchmark_repetitions=5
 #include <rte_cycles.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <array>
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <memory>
-#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/dataplane/bench_main.h"
+#include "bench/dataplane/worker/pipeline_burst.h"
 #include "benchmark/benchmark.h"
 #include "core/ntp/ntp_reply.h"
 #include "core/nts/nts_server.h"
 #include "core/time/time_types.h"
 #include "core/time/tsc.h"
-#include "dataplane/clock/timestamper.h"
 #include "dataplane/ntp/nts_auth.h"
-#include "dataplane/port/eal.h"
-#include "dataplane/port/mempools.h"
-#include "dataplane/worker/protocol_pipeline.h"
-#include "dataplane/worker/worker.h"
 #include "tests/core/nts/nts_test_request.h"
 #include "tests/dataplane/testing/frames.h"
-#include "tests/dataplane/testing/pipeline_burst.h"
 
-namespace zg::dataplane {
+namespace zg::dataplane::bench {
 namespace {
 
-constexpr uint16_t kPortId = 0;
-const rte_ether_addr kServerMac = {{0x02, 0, 0, 0, 0, 0x01}};
 const char* const kKind[] = {"plain", "nts", "nts+7"};
 constexpr int64_t kUnixS = 1'800'000'000;
 
-MbufPools& Pools() {
-  static MbufPools* pools = new MbufPools(1023);
-  return *pools;
-}
-
-core::ClockModel Model() {
-  core::ClockModel m;
-  m.raw_anchor = core::ReadTsc();
-  m.tai_anchor = core::TaiNs{(kUnixS + 37) * core::kNanosPerSecond};
-  m.ns_per_tick_q32 = core::NsPerTickQ32FromHz(double(rte_get_tsc_hz()));
-  m.max_extrapolation_ns = 3600 * core::kNanosPerSecond;
-  m.error_bound_ns = 1000;
-  m.error_growth_ns_per_s = 100;
-  m.state = core::SyncState::kLocked;
-  m.stratum = 1;
-  return m;
-}
+core::ClockModel Model() { return LockedTscModel(kUnixS); }
 
 // The client's side of one association: its keys and a cookie for them.
 struct Client {
@@ -86,31 +59,15 @@ struct Client {
 };
 
 struct NtsRig {
-  core::PublishedClock clock;
-  CounterNames names;
   NtsFactory nts;
-  std::unique_ptr<ProtocolPipelineFactory> factory;
-  Pipeline pipeline;
-  std::unique_ptr<Timestamper> stamper;
-  std::array<rte_mbuf*, kBurstSize> mbufs = {};
-  std::unique_ptr<testing::PipelineBurst> burst;
-  std::vector<uint8_t> request;
-  uint64_t answered = 0;
+  PipelineBurst burst;
   // TSC ticks from the batch's first FinaliseTx to where tx_burst would
   // run: how early the first reply's T3 is (the worst in the batch).
   uint64_t finalise_ticks = 0;
 
   explicit NtsRig(int kind) {
-    clock.Write(Model());
-    stamper =
-        std::make_unique<Timestamper>(Timestamper::Config{&clock, nullptr, {}});
     nts.SetClock([] { return kUnixS; });
     (void)nts.SetMasterKey(core::testing::TestMasterKey(1), {});
-    ProtocolPipelineFactory::Options options;
-    options.nts = &nts;
-    factory = std::make_unique<ProtocolPipelineFactory>(std::move(options));
-    (void)factory->RegisterNames(names);
-    pipeline = *factory->Create(testing::ServerSetup(kPortId, kServerMac));
     std::vector<uint8_t> ntp;
     if (kind == 0) {
       ntp = testing::NtpRequest(4, core::NtpTimestamp{0xe8fe6f80u, 1});
@@ -118,26 +75,16 @@ struct NtsRig {
       Client c(*nts.CurrentKeystore(), kind == 1 ? 0 : 7);
       ntp = core::testing::BuildNtsRequest(c.spec);
     }
-    request = testing::UdpFrame(testing::ClientFlow::V4(kServerMac), ntp);
-    rte_mempool* mp = *Pools().ForSocket(SOCKET_ID_ANY);
-    for (auto& mb : mbufs) mb = testing::ToMbuf(mp, request);
-    burst = std::make_unique<testing::PipelineBurst>(&pipeline, stamper.get(),
-                                                     kPortId);
+    burst.Start({.nts = &nts},
+                testing::UdpFrame(testing::ClientFlow::V4(burst.mac()), ntp));
   }
 
-  void Restore() {
-    for (rte_mbuf* mb : mbufs) {
-      std::memcpy(rte_pktmbuf_mtod(mb, uint8_t*), request.data(),
-                  request.size());
-      mb->data_len = static_cast<uint16_t>(request.size());
-      mb->pkt_len = static_cast<uint32_t>(request.size());
-    }
-  }
-
-  // What a worker does to one burst between rx_burst and tx_burst.
-  void Process() {
-    answered += burst->Process(mbufs.data(), kBurstSize);
-    finalise_ticks += burst->finalise_ticks();
+  uint32_t OneBurst() {
+    burst.Handle();
+    const uint64_t t0 = core::ReadTsc();
+    const uint32_t answered = burst.Finalise();
+    finalise_ticks += core::ReadTsc() - t0;
+    return answered;
   }
 };
 
@@ -149,33 +96,19 @@ NtsRig& Rig(int kind) {
 }
 
 void BM_RestoreBaseline(benchmark::State& state) {
-  NtsRig& rig = Rig(static_cast<int>(state.range(0)));
-  for (auto _ : state) {
-    rig.Restore();
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations() * kBurstSize);
+  Rig(static_cast<int>(state.range(0))).burst.MeasureBaseline(state);
 }
 BENCHMARK(BM_RestoreBaseline)->DenseRange(0, 2)->ArgName("kind");
 
 void BM_NtsPerRequest(benchmark::State& state) {
   NtsRig& rig = Rig(static_cast<int>(state.range(0)));
-  rig.answered = 0;
   rig.finalise_ticks = 0;
-  for (auto _ : state) {
-    rig.Restore();
-    rig.Process();
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations() * kBurstSize);
+  rig.burst.Measure(state, [&] { return rig.OneBurst(); });
   state.counters["first_T3_early_ns"] =
       static_cast<double>(rig.finalise_ticks) * 1e9 /
       static_cast<double>(rte_get_tsc_hz()) /
       static_cast<double>(state.iterations());
   state.SetLabel(kKind[state.range(0)]);
-  if (rig.answered != static_cast<uint64_t>(state.iterations()) * kBurstSize) {
-    state.SkipWithError("not every request was answered");
-  }
 }
 BENCHMARK(BM_NtsPerRequest)->DenseRange(0, 2)->ArgName("kind");
 
@@ -317,102 +250,49 @@ void BM_StepT3AndSeal(benchmark::State& state) {
 }
 BENCHMARK(BM_StepT3AndSeal);
 
-class RatioReporter final : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& r : runs) {
-      const bool median =
-          r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
-      if ((r.run_type != Run::RT_Iteration && !median) || r.error_occurred ||
-          r.iterations == 0) {
-        continue;
-      }
-      const double ns =
-          r.cpu_accumulated_time * 1e9 / static_cast<double>(r.iterations);
-      std::string name = r.run_name.function_name;
-      if (!r.run_name.args.empty()) name += "/" + r.run_name.args;
-      auto [it, fresh] = best_ns_.emplace(name, ns);
-      if (!fresh) it->second = std::min(it->second, ns);
-      auto c = r.counters.find("first_T3_early_ns");
-      if (c != r.counters.end()) {
-        auto [jt, new_one] = t3_early_ns_.emplace(name, c->second.value);
-        if (!new_one) jt->second = std::min(jt->second, c->second.value);
-      }
+void Summarise(const BestTimeReporter& r) {
+  PrintBurstSummary(r, "NTS", "BM_NtsPerRequest", "kind", kKind);
+  for (int kind = 0; kind <= 2; ++kind) {
+    if (const std::optional<double> early =
+            r.BestCounter(absl::StrCat("BM_NtsPerRequest/kind:", kind),
+                          "first_T3_early_ns")) {
+      std::printf(
+          "%-6s: the batch's FinaliseTx (T3, seals, checksums) takes %.0f "
+          "ns: the first reply's T3 is that early at tx_burst\n",
+          kKind[kind], *early);
     }
   }
-  void Summarise() const {
-    double plain_per_request = 0;
-    for (int kind = 0; kind <= 2; ++kind) {
-      auto base = best_ns_.find(absl::StrCat("BM_RestoreBaseline/kind:", kind));
-      auto nts = best_ns_.find(absl::StrCat("BM_NtsPerRequest/kind:", kind));
-      if (base == best_ns_.end() || nts == best_ns_.end()) continue;
-      const double per_request = nts->second / kBurstSize;
-      if (kind == 0) plain_per_request = per_request;
-      std::printf(
-          "%-6s: %6.1f ns per request of work (pipeline %.1f ns - baseline "
-          "%.1f ns per burst of %d, / %d); %.2f M replies/s per core; %.2fx "
-          "plain NTP's time\n",
-          kKind[kind], (nts->second - base->second) / kBurstSize, nts->second,
-          base->second, kBurstSize, kBurstSize, 1e3 / per_request,
-          plain_per_request > 0 ? per_request / plain_per_request : 0.0);
-      auto early = t3_early_ns_.find(nts->first);
-      if (early != t3_early_ns_.end()) {
-        std::printf(
-            "%-6s: the batch's FinaliseTx (T3, seals, checksums) takes %.0f "
-            "ns: the first reply's T3 is that early at tx_burst\n",
-            kKind[kind], early->second);
-      }
-    }
-    double sum = 0;
-    for (const char* step :
-         {"BM_StepValidateAndParse", "BM_StepCookieOpen", "BM_StepSetKey",
-          "BM_StepVerify", "BM_StepNewCookie", "BM_StepReplyPrepareSeal",
-          "BM_StepT3AndSeal", "BM_StepT3Only"}) {
-      auto it = best_ns_.find(step);
-      if (it == best_ns_.end()) continue;
-      if (std::strcmp(step, "BM_StepT3Only") != 0) sum += it->second;
-      std::printf("step %-24s %6.1f ns\n", step + 7, it->second);
-    }
-    if (sum > 0) {
-      std::printf(
-          "steps, one chrony-shaped request: %.1f ns in all (T3Only is part "
-          "of T3AndSeal)\n",
-          sum);
-    }
-    auto t3 = best_ns_.find("BM_StepT3AndSeal");
-    if (t3 != best_ns_.end()) {
-      std::printf(
-          "T3 -> end of seal: %.1f ns per reply (its TSC read, T3 written, "
-          "the reply sealed); in a full batch of %d NTS replies the first "
-          "one's T3 is read about %d x that (+ software checksums) before "
-          "tx_burst\n",
-          t3->second, kBurstSize, kBurstSize - 1);
-    }
+  double sum = 0;
+  for (const char* step :
+       {"BM_StepValidateAndParse", "BM_StepCookieOpen", "BM_StepSetKey",
+        "BM_StepVerify", "BM_StepNewCookie", "BM_StepReplyPrepareSeal",
+        "BM_StepT3AndSeal", "BM_StepT3Only"}) {
+    const std::optional<double> ns = r.BestNs(step);
+    if (!ns) continue;
+    if (std::strcmp(step, "BM_StepT3Only") != 0) sum += *ns;
+    std::printf("step %-24s %6.1f ns\n", step + 7, *ns);
   }
-
- private:
-  std::map<std::string, double> best_ns_;
-  std::map<std::string, double> t3_early_ns_;  // fastest, by benchmark
-};
+  if (sum > 0) {
+    std::printf(
+        "steps, one chrony-shaped request: %.1f ns in all (T3Only is part "
+        "of T3AndSeal)\n",
+        sum);
+  }
+  if (const std::optional<double> t3 = r.BestNs("BM_StepT3AndSeal")) {
+    std::printf(
+        "T3 -> end of seal: %.1f ns per reply (its TSC read, T3 written, "
+        "the reply sealed); in a full batch of %d NTS replies the first "
+        "one's T3 is read about %d x that (+ software checksums) before "
+        "tx_burst\n",
+        *t3, kBurstSize, kBurstSize - 1);
+  }
+}
 
 }  // namespace
-}  // namespace zg::dataplane
+}  // namespace zg::dataplane::bench
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  auto eal = zg::dataplane::Eal::Init(
-      {"nts_worker_benchmark", "--no-huge", "--no-shconf", "-m", "128",
-       "--no-pci", "--no-telemetry", "--log-level=lib.eal:error",
-       absl::StrCat("--file-prefix=zgntsb", getpid()), "-l", "0"});
-  if (!eal.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(eal.status().message()).c_str());
-    return 2;
-  }
-  zg::dataplane::RatioReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.Summarise();
-  benchmark::Shutdown();
-  std::fflush(stdout);
-  std::_Exit(0);  // the rigs hold DPDK objects; skip their teardown
+  return zg::dataplane::bench::RunDataplaneBenchmarks(
+      argc, argv, {.program = "nts_worker_benchmark"},
+      zg::dataplane::bench::Summarise);
 }

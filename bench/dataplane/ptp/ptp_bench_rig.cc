@@ -39,7 +39,7 @@ std::vector<uint8_t> PtpBenchFrame(core::Ipv4Addr src, uint16_t src_port,
   core::FrameInfo info;
   f.resize(core::BuildUdpFrame(f.data(), 256, spec, len, &info));
   std::memcpy(f.data() + info.payload_offset, payload, len);
-  core::FinalizeUdpChecksum(f.data(), info);
+  core::FinaliseUdpChecksum(f.data(), info);
   return f;
 }
 

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/dataplane/bench_main.h"
 #include "benchmark/benchmark.h"
 #include "core/net/access_rules.h"
 #include "core/net/ip_prefix.h"
@@ -212,78 +213,47 @@ BENCHMARK(BM_Ipv4)->Apply(Args);
 BENCHMARK(BM_Ipv6)->Apply(Args)->Args({3, 0})->Args({3, 1});
 BENCHMARK(BM_Ipv4Bulk)->Apply(Args);
 
-// Console output, then per benchmark and probe kind: ns per lookup for the
-// empty, 1-prefix and 10k lists, and 10k / 1-prefix.
-class RatioReporter final : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& r : runs) {
-      const bool median =
-          r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
-      if ((r.run_type != Run::RT_Iteration && !median) || r.error_occurred ||
-          r.iterations == 0) {
-        continue;
+// Per benchmark and probe kind: ns per lookup for the empty, 1-prefix and
+// 10k lists, and 10k / 1-prefix.
+void Summarise(const bench::BestTimeReporter& r) {
+  const auto per_lookup = [&](const std::string& run) {
+    std::optional<double> ns = r.BestNs(run);
+    if (ns) *ns /= kBurst;
+    return ns;
+  };
+  for (const char* bm : {"BM_Ipv4", "BM_Ipv6", "BM_Ipv4Bulk"}) {
+    for (int inside = 0; inside < 2; ++inside) {
+      double ns[3] = {};
+      bool all = true;
+      for (int list = 0; list < 3; ++list) {
+        const std::optional<double> it =
+            per_lookup(absl::StrCat(bm, "/list:", list, "/inside:", inside));
+        all = all && it.has_value();
+        if (it) ns[list] = *it;
       }
-      const double ns = r.cpu_accumulated_time * 1e9 /
-                        static_cast<double>(r.iterations) / kBurst;
-      const std::string name = r.run_name.function_name + "/" + r.run_name.args;
-      auto [it, fresh] = best_ns_.emplace(name, ns);
-      if (!fresh) it->second = std::min(it->second, ns);
-    }
-  }
-  void Summarise() const {
-    for (const char* bm : {"BM_Ipv4", "BM_Ipv6", "BM_Ipv4Bulk"}) {
-      for (int inside = 0; inside < 2; ++inside) {
-        double ns[3] = {};
-        bool all = true;
-        for (int list = 0; list < 3; ++list) {
-          auto it = best_ns_.find(
-              absl::StrCat(bm, "/list:", list, "/inside:", inside));
-          all = all && it != best_ns_.end();
-          if (it != best_ns_.end()) ns[list] = it->second;
-        }
-        if (!all) continue;
+      if (!all) continue;
+      std::printf(
+          "%-11s %-13s 10k prefixes %6.2f ns/lookup; 1 prefix %5.2f; "
+          "empty list %5.2f; 10k/1-prefix = %.2f\n",
+          bm, inside ? "inside-a-rule" : "random", ns[2], ns[1], ns[0],
+          ns[2] / ns[1]);
+      if (const std::optional<double> subnet =
+              per_lookup(absl::StrCat(bm, "/list:3/inside:", inside))) {
         std::printf(
-            "%-11s %-13s 10k prefixes %6.2f ns/lookup; 1 prefix %5.2f; "
-            "empty list %5.2f; 10k/1-prefix = %.2f\n",
-            bm, inside ? "inside-a-rule" : "random", ns[2], ns[1], ns[0],
-            ns[2] / ns[1]);
-        auto subnet =
-            best_ns_.find(absl::StrCat(bm, "/list:3/inside:", inside));
-        if (subnet != best_ns_.end()) {
-          std::printf(
-              "%-11s %-13s 10k subnets /16../64 %6.2f ns/lookup; "
-              "10k-subnets/1-prefix = %.2f\n",
-              bm, inside ? "inside-a-rule" : "random", subnet->second,
-              subnet->second / ns[1]);
-        }
+            "%-11s %-13s 10k subnets /16../64 %6.2f ns/lookup; "
+            "10k-subnets/1-prefix = %.2f\n",
+            bm, inside ? "inside-a-rule" : "random", *subnet, *subnet / ns[1]);
       }
     }
   }
-
- private:
-  std::map<std::string, double> best_ns_;
-};
+}
 
 }  // namespace
 }  // namespace zg::dataplane
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
   // Four lists: about 420 MiB of tables (64 MiB per family's first level).
-  auto eal = zg::dataplane::Eal::Init(
-      {"access_list_benchmark", "--no-huge", "--no-shconf", "-m", "640",
-       "--no-pci", "--no-telemetry", "--log-level=lib.eal:error",
-       absl::StrCat("--file-prefix=zgalb", getpid()), "-l", "0"});
-  if (!eal.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(eal.status().message()).c_str());
-    return 2;
-  }
-  zg::dataplane::RatioReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.Summarise();
-  benchmark::Shutdown();
-  std::fflush(stdout);
-  std::_Exit(0);  // the lists hold DPDK tables; skip their teardown
+  return zg::dataplane::bench::RunDataplaneBenchmarks(
+      argc, argv, {.program = "access_list_benchmark", .memory_mb = 640},
+      zg::dataplane::Summarise);
 }

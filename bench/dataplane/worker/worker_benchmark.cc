@@ -10,12 +10,18 @@
 // the unmarked loop in the same run; the empty-poll pair is where a per-pass
 // cost weighs most.
 //
-// BM_RandomClients: NTP requests from a population of 10M random client
+// BM_RandomClients: NTP requests from a population of random client
 // addresses (IPv4 source rewritten per frame, in every variant), served
 // without a policy (baseline), and with per-client rate limiting
-// (--ntp_ratelimit=on, --ntp_clients_max=10000000) with and without the
-// burst prefetch step. The table is filled with the population before the
-// timing starts; its memory is reported as counters.
+// (--ntp_ratelimit=on at 10M clients, interval=-4,burst=255 at 1M where
+// each client asks several times a second; --ntp_clients_max = the
+// population) with and without
+// the burst prefetch step; at 1M clients also with the per-client records
+// (--ntp_client_records) on top of rate limiting, and with records alone
+// (rate limiting off). The tables are filled with the population before the
+// timing starts; their memory is reported as counters. Per request, the
+// records' cost is 1e9 / items_per_second of "ratelimit+records" minus that
+// of "ratelimit, prefetch" (the same run, the same population).
 //
 //   build/bench/worker_benchmark --benchmark_repetitions=5
 #include <rte_cycles.h>
@@ -30,6 +36,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/dataplane/bench_main.h"
 #include "benchmark/benchmark.h"
 #include "core/net/checksum.h"
 #include "core/time/time_types.h"
@@ -227,34 +234,46 @@ constexpr uint32_t kClients = 10'000'000;
 enum Variant {
   kNoPolicy = 0,
   kRateLimitNoPrefetch = 1,
-  kRateLimitPrefetch = 2
+  kRateLimitPrefetch = 2,
+  kRateLimitRecords = 3,  // rate limit + client records, prefetch
+  kRecordsOnly = 4,       // client records, rate limiting off, prefetch
 };
+constexpr int kVariants = 5;
+constexpr uint32_t kClients1M = 1'000'000;
 
-Rig& ClientsRig(Variant v) {
-  static Rig* rigs[3] = {};
-  static NtpTrustPolicyFactory trust[3];
-  if (rigs[v] == nullptr) {
+Rig& ClientsRig(Variant v, uint32_t clients) {
+  static Rig* rigs[2][kVariants] = {};
+  static NtpTrustPolicyFactory trust[2][kVariants];
+  const int p = clients == kClients ? 0 : 1;
+  if (rigs[p][v] == nullptr) {
     NtpPolicyFactory* policy = nullptr;
     if (v != kNoPolicy) {
-      NtpTrustConfig c = *BuildNtpTrustConfig("on", false, kClients);
-      c.prefetch = v == kRateLimitPrefetch;
-      trust[v].SetConfig(c);
-      policy = &trust[v];
+      // At 1M clients a client asks several times a second: a limit of 16
+      // per second (burst 255) still answers every request.
+      const char* limit = v == kRecordsOnly     ? "off"
+                          : clients == kClients ? "on"
+                                                : "interval=-4,burst=255";
+      NtpTrustConfig c =
+          *BuildNtpTrustConfig(limit, false, clients, v >= kRateLimitRecords);
+      c.prefetch = v != kRateLimitNoPrefetch;
+      trust[p][v].SetConfig(c);
+      policy = &trust[p][v];
     }
-    rigs[v] = new Rig(absl::StrCat("clients", int(v)), /*fill=*/true, policy,
-                      kClients);
+    rigs[p][v] = new Rig(absl::StrCat("clients", p, "_", int(v)),
+                         /*fill=*/true, policy, clients);
     // Every client seen once before timing: a full table.
-    for (uint32_t seen = 0; seen < 2 * kClients;) {
-      seen += rigs[v]->worker->PollOnce();
-      rigs[v]->Recirculate();
+    for (uint32_t seen = 0; seen < 2 * clients;) {
+      seen += rigs[p][v]->worker->PollOnce();
+      rigs[p][v]->Recirculate();
     }
   }
-  return *rigs[v];
+  return *rigs[p][v];
 }
 
 void BM_RandomClients(benchmark::State& state) {
   const auto v = static_cast<Variant>(state.range(0));
-  Rig& rig = ClientsRig(v);
+  const auto clients = static_cast<uint32_t>(state.range(1));
+  Rig& rig = ClientsRig(v, clients);
   const uint64_t rx0 = rig.stats.rx_packets.Load();
   const uint64_t tx0 = rig.stats.tx_packets.Load();
   uint64_t frames = 0;
@@ -263,13 +282,17 @@ void BM_RandomClients(benchmark::State& state) {
     rig.Recirculate();
   }
   state.SetItemsProcessed(static_cast<int64_t>(frames));
-  state.SetLabel(v == kNoPolicy              ? "no policy"
-                 : v == kRateLimitNoPrefetch ? "ratelimit, no prefetch"
-                                             : "ratelimit, prefetch");
+  static constexpr const char* kLabels[kVariants] = {
+      "no policy", "ratelimit, no prefetch", "ratelimit, prefetch",
+      "ratelimit+records, prefetch", "records only, prefetch"};
+  state.SetLabel(kLabels[v]);
   if (v != kNoPolicy) {
-    const double per_client = double(core::NtpClientTable::kBytesPerClient);
+    const double per_client =
+        double(v == kRecordsOnly ? 0 : core::NtpClientTable::kBytesPerClient) +
+        double(v >= kRateLimitRecords ? core::NtpClientRecords::kBytesPerClient
+                                      : 0);
     state.counters["bytes_per_client"] = per_client;
-    state.counters["table_MiB"] = per_client * kClients / (1 << 20);
+    state.counters["table_MiB"] = per_client * clients / (1 << 20);
   }
   // Nearly every request is within its client's bucket (one per ~10M).
   const uint64_t rx = rig.stats.rx_packets.Load() - rx0;
@@ -277,24 +300,19 @@ void BM_RandomClients(benchmark::State& state) {
   if (tx + rx / 100 < rx) state.SkipWithError("requests were not answered");
 }
 BENCHMARK(BM_RandomClients)
-    ->Arg(kNoPolicy)
-    ->Arg(kRateLimitNoPrefetch)
-    ->Arg(kRateLimitPrefetch);
+    ->ArgNames({"variant", "clients"})
+    ->Args({kNoPolicy, kClients})
+    ->Args({kRateLimitNoPrefetch, kClients})
+    ->Args({kRateLimitPrefetch, kClients})
+    ->Args({kNoPolicy, kClients1M})
+    ->Args({kRateLimitPrefetch, kClients1M})
+    ->Args({kRateLimitRecords, kClients1M})
+    ->Args({kRecordsOnly, kClients1M});
 
 }  // namespace
 }  // namespace zg::dataplane
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  auto eal = zg::dataplane::Eal::Init(
-      {"worker_benchmark", "--no-huge", "--no-shconf", "-m", "512", "--no-pci",
-       "--no-telemetry", "--log-level=lib.eal:error",
-       absl::StrCat("--file-prefix=zgbench", getpid()), "-l", "0"});
-  if (!eal.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(eal.status().message()).c_str());
-    return 2;
-  }
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  std::_Exit(0);  // the shared rig holds DPDK objects; skip their teardown
+  return zg::dataplane::bench::RunDataplaneBenchmarks(
+      argc, argv, {.program = "worker_benchmark", .memory_mb = 512}, {});
 }

@@ -1,5 +1,5 @@
 // The frames we send: PrepareUdpReply's in-place replies as the peer's
-// classifier and a reference checksum see them, FinalizeUdpChecksum,
+// classifier and a reference checksum see them, FinaliseUdpChecksum,
 // UpdateUdpChecksum and the NIC offload sum, and BuildUdpFrame /
 // BuildL2Frame frames classified by the peer.
 #include "core/net/frame_build.h"
@@ -53,7 +53,7 @@ TEST(PrepareUdpReplyTest, RoundTripsSeenByThePeer) {
     // The payload moved intact to the reply's offset.
     EXPECT_EQ(0, std::memcmp(&f[reply.payload_offset],
                              &orig[req.payload_offset], req.payload_len));
-    FinalizeUdpChecksum(f.data(), reply);
+    FinaliseUdpChecksum(f.data(), reply);
     f.resize(n);
     // Reference checks, independent of core/net/checksum.cc.
     const bool v6 = req.ip_version == 6;
@@ -164,7 +164,7 @@ TEST(PrepareUdpReplyTest, EcnClearedDscpKept) {
 // The late rewrite of a payload range (the NTP transmit timestamp) with an
 // incremental update equals a full recomputation, for IPv4 and IPv6, any
 // offset and contents, including checksums that come out as 0 (sent 0xFFFF).
-TEST(UpdateUdpChecksumTest, EqualsFinalizeOnRandomRewrites) {
+TEST(UpdateUdpChecksumTest, EqualsFinaliseOnRandomRewrites) {
   std::mt19937 rng(5905);
   const LocalAddresses local = OurAddresses();
   for (int trial = 0; trial < 20000; ++trial) {
@@ -175,7 +175,7 @@ TEST(UpdateUdpChecksumTest, EqualsFinalizeOnRandomRewrites) {
     for (int i = 0; i < 48; ++i) {
       f[reply.payload_offset + i] = static_cast<uint8_t>(rng());
     }
-    FinalizeUdpChecksum(f.data(), reply);
+    FinaliseUdpChecksum(f.data(), reply);
     const uint32_t off = rng() % 48;
     const uint32_t len = 1 + rng() % (48 - off);
     Frame old_bytes(f.begin() + reply.payload_offset + off,
@@ -187,7 +187,7 @@ TEST(UpdateUdpChecksumTest, EqualsFinalizeOnRandomRewrites) {
     UpdateUdpChecksum(f.data(), reply, off, old_bytes.data(), new_bytes.data(),
                       len);
     Frame full = f;
-    FinalizeUdpChecksum(full.data(), reply);
+    FinaliseUdpChecksum(full.data(), reply);
     ASSERT_EQ(f, full) << "trial " << trial << " off " << off;
     ASSERT_TRUE(testing::RefL4Valid(f.data(), reply.l3_offset, reply.l4_offset,
                                     reply.l4_len, 17));
@@ -195,7 +195,7 @@ TEST(UpdateUdpChecksumTest, EqualsFinalizeOnRandomRewrites) {
 }
 
 // A rewrite that makes the computed checksum 0: sent as 0xFFFF, equal to
-// FinalizeUdpChecksum.
+// FinaliseUdpChecksum.
 TEST(UpdateUdpChecksumTest, ComputedZeroIsSentAsAllOnes) {
   const LocalAddresses local = OurAddresses();
   for (const char* hex : {testing::kNtp4Hex, testing::kNtp6Hex}) {
@@ -203,7 +203,7 @@ TEST(UpdateUdpChecksumTest, ComputedZeroIsSentAsAllOnes) {
     FrameInfo reply;
     ASSERT_NE(PrepareUdpReply(f.data(), Classify(f, local), local, 48, &reply),
               0u);
-    FinalizeUdpChecksum(f.data(), reply);
+    FinaliseUdpChecksum(f.data(), reply);
     // Choose the new value of payload word 40 so that the datagram's sum
     // becomes 0xFFFF.
     uint8_t* w = &f[reply.payload_offset + 40];
@@ -218,7 +218,7 @@ TEST(UpdateUdpChecksumTest, ComputedZeroIsSentAsAllOnes) {
     UpdateUdpChecksum(f.data(), reply, 40, old_bytes, new_bytes, 2);
     EXPECT_EQ(LoadBe16(&f[reply.l4_offset + 6]), 0xFFFF);
     Frame full = f;
-    FinalizeUdpChecksum(full.data(), reply);
+    FinaliseUdpChecksum(full.data(), reply);
     EXPECT_EQ(f, full);
     EXPECT_TRUE(testing::RefL4Valid(f.data(), reply.l3_offset, reply.l4_offset,
                                     reply.l4_len, 17));
@@ -233,7 +233,7 @@ TEST(PrepareUdpChecksumOffloadTest, NicCompletesTheChecksum) {
     ASSERT_NE(PrepareUdpReply(f.data(), Classify(f, local), local, 48, &reply),
               0u);
     Frame offload = f;
-    FinalizeUdpChecksum(f.data(), reply);
+    FinaliseUdpChecksum(f.data(), reply);
     PrepareUdpChecksumOffload(offload.data(), reply);
     // The NIC sums the datagram with the pseudo-header sum in the field.
     uint16_t nic =
@@ -262,7 +262,7 @@ TEST(BuildUdpFrameTest, PeerClassifiesIt) {
     const uint32_t n = BuildUdpFrame(buf, sizeof(buf), spec, 48, &info);
     ASSERT_EQ(n, v6 ? 18u + 40 + 8 + 48 : 18u + 20 + 8 + 48);
     for (int i = 0; i < 48; ++i) buf[info.payload_offset + i] = uint8_t(i);
-    FinalizeUdpChecksum(buf, info);
+    FinaliseUdpChecksum(buf, info);
     const Frame f(buf, buf + n);
     const FrameInfo seen = Classify(f, PeerAddresses(100));
     ASSERT_EQ(seen.kind, FrameKind::kNtp) << FrameDropName(seen.drop);
@@ -293,7 +293,7 @@ TEST(BuildUdpFrameTest, MulticastPtp) {
   ASSERT_EQ(n, 86u);
   EXPECT_TRUE(info.dst_multicast);
   std::memset(buf + info.payload_offset, 0, 44);
-  FinalizeUdpChecksum(buf, info);
+  FinaliseUdpChecksum(buf, info);
   const FrameInfo seen = Classify(Frame(buf, buf + n), PeerAddresses());
   EXPECT_EQ(seen.kind, FrameKind::kPtpEvent) << FrameDropName(seen.drop);
   EXPECT_EQ(seen.hop_limit, 1);

@@ -1,7 +1,7 @@
 // Our network layer dissected by tshark (an implementation none of us wrote,
 // with IPv4/UDP checksum validation on): the known-answer requests of
 // testdata/frame_vectors.inc, our replies to them (PrepareUdpReply +
-// FinalizeUdpChecksum + the late UpdateUdpChecksum of an NTP transmit
+// FinaliseUdpChecksum + the late UpdateUdpChecksum of an NTP transmit
 // timestamp; the ARP/ICMP/ICMPv6/ND responders) and frames built from
 // scratch (BuildUdpFrame, BuildL2Frame). Every frame must be clean (no
 // malformed marker, no expert warning, every checksum verified good) and
@@ -57,7 +57,7 @@ void AddUdpReply(std::vector<FrameCheck>& out, const char* hex,
     p[0] = 0x24;
     p[1] = 1;
     std::memcpy(p + 24, client_tx, 8);
-    FinalizeUdpChecksum(f.data(), reply);
+    FinaliseUdpChecksum(f.data(), reply);
     // The late transmit-timestamp rewrite.
     const uint8_t t3[8] = {0xe8, 0xf5, 0xa1, 0xb3, 0x11, 0x22, 0x33, 0x44};
     uint8_t old_t3[8];
@@ -65,7 +65,7 @@ void AddUdpReply(std::vector<FrameCheck>& out, const char* hex,
     std::memcpy(p + 40, t3, 8);
     UpdateUdpChecksum(f.data(), reply, 40, old_t3, t3, 8);
   } else {
-    FinalizeUdpChecksum(f.data(), reply);
+    FinaliseUdpChecksum(f.data(), reply);
   }
   f.resize(n);
   out.push_back({name + " reply", f, want});
@@ -100,7 +100,7 @@ std::vector<uint8_t> BuiltSync(const UdpFrameSpec* spec, FrameInfo* info) {
   std::memset(p, 0, 44);
   p[1] = 0x02;  // PTPv2, Sync
   p[3] = 44;
-  if (spec != nullptr) FinalizeUdpChecksum(buf.data(), *info);
+  if (spec != nullptr) FinaliseUdpChecksum(buf.data(), *info);
   buf.resize(n);
   return buf;
 }

@@ -125,7 +125,7 @@ TEST(ClassifyFrameTest, RangeAddressesAreOurs) {
     const uint32_t n = BuildUdpFrame(buf, sizeof(buf), spec, 48, &info);
     ASSERT_NE(n, 0u);
     std::memset(buf + info.payload_offset, 0x5a, 48);
-    FinalizeUdpChecksum(buf, info);
+    FinaliseUdpChecksum(buf, info);
     const Frame f(buf, buf + n);
     FrameInfo seen = Classify(f, gen);
     if (offset >= 300) {
@@ -140,7 +140,7 @@ TEST(ClassifyFrameTest, RangeAddressesAreOurs) {
     Frame r = f;
     FrameInfo reply;
     ASSERT_EQ(PrepareUdpReply(r.data(), seen, gen, 48, &reply), n);
-    FinalizeUdpChecksum(r.data(), reply);
+    FinaliseUdpChecksum(r.data(), reply);
     const FrameInfo back = Classify(r, OurAddresses());
     ASSERT_EQ(back.kind, FrameKind::kNtp) << FrameDropName(back.drop);
     EXPECT_EQ(back.src_ipv4.value, first.value + offset);

@@ -5,7 +5,7 @@
 //    and v4, over IPv4 and IPv6.
 //  - Server replies built as the data plane builds them: the request frame
 //    classified (ClassifyFrame), answered in place (BuildNtpReply or
-//    WriteNtpKissOfDeath), addressed (PrepareUdpReply, FinalizeUdpChecksum),
+//    WriteNtpKissOfDeath), addressed (PrepareUdpReply, FinaliseUdpChecksum),
 //    and T3 written late (StampNtpTransmit + UpdateUdpChecksum). Answered:
 //    our own v3/v4 requests over both IP versions with a synchronised model
 //    (in 2023 and in NTP era 1, 2040), an unsynchronised one, a pending
@@ -221,7 +221,7 @@ std::vector<uint8_t> Answer(std::vector<uint8_t> f, const LocalAddresses& local,
       PrepareUdpReply(f.data(), req, local, static_cast<uint16_t>(len), reply);
   EXPECT_NE(n, 0u);
   f.resize(n);
-  FinalizeUdpChecksum(f.data(), *reply);
+  FinaliseUdpChecksum(f.data(), *reply);
   if (model != nullptr) {  // T3, written last
     uint8_t* t3 = f.data() + reply->payload_offset + kNtpOffsetTransmitTime;
     uint8_t old_t3[8];
@@ -247,7 +247,7 @@ std::vector<uint8_t> ClientRequestFrame(uint8_t version, bool v6,
   const uint32_t n = BuildUdpFrame(f.data(), f.size(), spec, 48, info);
   EXPECT_NE(n, 0u);
   BuildNtpClientRequest(f.data() + info->payload_offset, version, kPoll, t1);
-  FinalizeUdpChecksum(f.data(), *info);
+  FinaliseUdpChecksum(f.data(), *info);
   f.resize(n);
   return f;
 }

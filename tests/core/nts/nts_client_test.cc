@@ -10,28 +10,13 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
-#include <atomic>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 #include <vector>
 
 #include "core/base/byte_order.h"
 #include "core/ntp/ntp_client.h"
 #include "gtest/gtest.h"
-
-namespace {
-std::atomic<long> g_news{0};
-}  // namespace
-
-void* operator new(size_t n) {
-  g_news.fetch_add(1, std::memory_order_relaxed);
-  void* p = std::malloc(n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
+#include "tests/util/alloc_count.h"
 
 namespace zg::core {
 namespace {
@@ -386,7 +371,8 @@ TEST_F(NtsClientTest, PerRequestCallsAllocateNothing) {
   NtsRequestSpec spec;
   spec.unique_id = uid_;
   spec.nonce = nonce_;
-  const long before = g_news.load();
+  ASSERT_TRUE(testutil::AllocationHooksInstalled());
+  const long before = testutil::AllocationCount();
   for (int i = 0; i < 1000; ++i) {
     ASSERT_NE(assoc_.BuildRequest(spec, false, buf, sizeof buf), 0u);
     ASSERT_EQ(
@@ -394,7 +380,7 @@ TEST_F(NtsClientTest, PerRequestCallsAllocateNothing) {
             .status,
         NtsReplyStatus::kOk);
   }
-  EXPECT_EQ(g_news.load(), before);
+  EXPECT_EQ(testutil::AllocationCount(), before);
 }
 
 }  // namespace

@@ -131,7 +131,7 @@ Bytes Frame(Transport t, Dest d, bool from_peer, const Bytes& msg,
   }
   EXPECT_NE(n, 0u);
   std::memcpy(f.data() + info.payload_offset, msg.data(), msg.size());
-  if (t != Transport::kL2) FinalizeUdpChecksum(f.data(), info);
+  if (t != Transport::kL2) FinaliseUdpChecksum(f.data(), info);
   f.resize(n);
   return f;
 }

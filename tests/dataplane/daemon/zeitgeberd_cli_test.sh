@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# zeitgeberd's command line: every documented exit code with its message, and
-# clean stops by --run_for and by SIGTERM (on an in-process net_ring0 port,
-# without hugepages).
+# zeitgeberd's command line: every documented exit code with its message,
+# clean stops by --run_for and by SIGTERM, and log priorities for the
+# journal (on an in-process net_ring0 port, without hugepages).
 #   tests/dataplane/daemon/zeitgeberd_cli_test.sh BUILD/dataplane/zeitgeberd
 set -uo pipefail
 . "$(dirname "$0")/../../../scripts/wait-lib.sh"  # zg_wait
@@ -53,6 +53,21 @@ busy=$(cat "$LOG.port"); rm -f "$LOG.port"
 expect 4 "cannot serve metrics on 127.0.0.1:$busy" -- $(eal -l 0-1 --vdev=net_ring0) -- --metrics_address=127.0.0.1:$busy
 
 expect 0 "final counters: rx_packets=0" -- $(eal -l 0-1 --vdev=net_ring0) -- --address=192.0.2.1/24 --metrics_address=127.0.0.1:0 --run_for=1s --fake_nic_clock
+
+# Under systemd stderr is the journal's stream (JOURNAL_STREAM names its
+# device and inode): every line then starts with its syslog priority, which
+# journald stores, and --log_level=debug adds the shutdown steps' times.
+: >"$LOG"
+# DPDK's own lines too (its INFO is syslog's info, <6>).
+JOURNAL_STREAM=$(stat -c '%d:%i' "$LOG") timeout 60 "$ZG" $(eal -l 0-1 --vdev=net_ring0) \
+  --log-level=lib.eal:info -- --metrics_address= --run_for=1s --log_level=debug >>"$LOG" 2>&1; rc=$?
+for want in "^<6>zeitgeberd running" "^<4>no --audit_log" "^<7>shutdown: EAL cleaned up in" \
+            "^<6>stopped in" "^<6>EAL: "; do
+  if [ "$rc" -ne 0 ] || ! grep -q -- "$want" "$LOG" || grep -qv "^<[0-7]>" "$LOG"; then
+    echo "FAIL: journal priorities: rc $rc, no '$want' (or a line without a priority)"; cat "$LOG"; exit 1
+  fi
+done
+echo "ok: journal stream: lines carry <priority>, debug shows $(grep -c '^<7>shutdown:' "$LOG") shutdown steps"
 
 # An empty log first: the previous run's "zeitgeberd running" would end the
 # wait at once, and a SIGTERM before timeout(1) has even started killed it

@@ -154,6 +154,26 @@ TEST_F(MetricsExporterTest, HttpExpositionPassesPromtool) {
   EXPECT_EQ(PromtoolProblems(body), "");
 }
 
+// Worker counters are read when Prometheus scrapes, not copied on a timer:
+// what a worker counted just before a scrape is in it, with no Update().
+TEST_F(MetricsExporterTest, WorkerCountersAreReadAtScrapeTime) {
+  auto e = StartExporter("127.0.0.1:0");
+  ASSERT_TRUE(e.ok()) << e.status();
+  for (int round = 1; round <= 3; ++round) {
+    stats_[1].tx_packets.Add(1000);
+    stats_[1].dropped[ntp_base_ + 1].Add(1);
+    const std::string body = Scrape((*e)->listening_port());
+    EXPECT_THAT(body, HasSubstr(absl::StrCat(
+                          "zeitgeber_tx_packets_total{lcore=\"2\",port=\""
+                          "net_ring0\",worker=\"1\"} ",
+                          1000 * round, "\n")));
+    EXPECT_THAT(body,
+                HasSubstr(absl::StrCat("reason=\"ntp_rate_limited\",worker="
+                                       "\"1\"} ",
+                                       round, "\n")));
+  }
+}
+
 // A snapshot as a gpsd-fed control plane in holdover would report it.
 servo::ControlPlaneStatus GnssHoldoverStatus() {
   servo::ControlPlaneStatus st;
@@ -247,6 +267,42 @@ TEST(ControlMetricsTest, ExportsSourcesGnssDisciplineTscNicAndAudit) {
     EXPECT_THAT(text, HasSubstr(want));
   }
   EXPECT_EQ(PromtoolProblems(text), "");
+}
+
+// Sources deleted while running lose their series; a source rebuilt from
+// a new spec under its name starts its counters again.
+TEST(ControlMetricsTest, DeletedSourcesLeaveNoSeries) {
+  prometheus::Registry registry;
+  ControlMetrics m(registry);
+  const auto text = [&] {
+    std::ostringstream out;
+    prometheus::TextSerializer().Serialize(out, registry.Collect());
+    return out.str();
+  };
+  servo::ControlPlaneStatus st = GnssHoldoverStatus();
+  servo::SourceSnapshot sim;
+  sim.name = "sim:better";
+  sim.kind = servo::SourceKind::kSimulated;
+  sim.spec = "sim:better,priority=1";
+  sim.enabled = false;
+  sim.discipline.selected = true;
+  sim.discipline.samples = 50;
+  st.sources.push_back(sim);
+  m.Update(st);
+  EXPECT_THAT(text(), HasSubstr("zeitgeber_source_selected{kind=\"sim\","
+                                "source=\"sim:better\"} 1"));
+  EXPECT_THAT(text(), HasSubstr("zeitgeber_source_enabled{kind=\"sim\","
+                                "source=\"sim:better\"} 0"));
+  st.sources[1].spec = "sim:better,priority=1,noise=1us";  // rebuilt
+  st.sources[1].discipline.samples = 2;
+  m.Update(st);
+  EXPECT_THAT(text(), HasSubstr("zeitgeber_source_samples_total{kind=\"sim\","
+                                "source=\"sim:better\"} 2"));
+  st.sources.pop_back();  // deleted
+  m.Update(st);
+  EXPECT_THAT(text(), Not(HasSubstr("sim:better")));
+  EXPECT_THAT(text(), HasSubstr("zeitgeber_source_up{kind=\"gpsd\""));
+  EXPECT_EQ(PromtoolProblems(text()), "");
 }
 
 TEST_F(MetricsExporterTest, AttachedControlPlaneIsScraped) {

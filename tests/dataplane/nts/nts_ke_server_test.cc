@@ -236,7 +236,7 @@ TEST_F(NtsKeServerTest, ConnectionsOverTheLimitAreClosed) {
 
 // chrony's ntsratelimit per source: past the burst a source's connections
 // are closed at accept (no TLS, no timeout), counted, and reported by
-// source; another source is served; Refusing() says so.
+// source (refusals(): what the alarm reports); another source is served.
 TEST_F(NtsKeServerTest, ASourceOverItsRateIsRefusedAtOnce) {
   config_.rate_limit = true;
   config_.rate = {6, 2, 4};  // one per 64 s, burst 2, leak 1 in 16
@@ -255,8 +255,10 @@ TEST_F(NtsKeServerTest, ASourceOverItsRateIsRefusedAtOnce) {
     refused_at_once += recv(c.fd(), &x, 1, 0) == 0;
   }
   EXPECT_GE(refused_at_once, 12);  // all but the 1-in-16 leak, roughly
-  EXPECT_FALSE(server_->Refusing(absl::Now() - absl::Seconds(30)));
-  EXPECT_TRUE(server_->Refusing(absl::Now()));
+  const NtsKeServer::Refusals refused = server_->refusals();
+  EXPECT_EQ(refused.rate_limited, static_cast<uint64_t>(refused_at_once));
+  EXPECT_EQ(refused.full, 0u);
+  EXPECT_EQ(refused.top_source, "127.0.0.5");
   o.source_ip = "127.0.0.6";
   EXPECT_EQ(Parse(RunKeClient(port_, o).response).cookies.size(), 8u);
   EXPECT_TRUE(WaitFor([&](const NtsKeStats& s) {
@@ -271,7 +273,6 @@ TEST_F(NtsKeServerTest, ASourceOverItsRateIsRefusedAtOnce) {
       prometheus::TextSerializer().Serialize(registry.Collect());
   EXPECT_THAT(text, HasSubstr("zeitgeber_nts_ke_connections_rejected_total{"
                               "reason=\"rate_limited\"}"));
-  EXPECT_THAT(text, HasSubstr("zeitgeber_nts_ke_refusing 1"));
 }
 
 // Every slot held by idle connections of one source: a new source is

@@ -232,7 +232,7 @@ class PtpPipelineTest : public ::testing::Test {
         buf, 2000, spec, static_cast<uint16_t>(ptp.size()), &info);
     ASSERT_GT(len, 0u);
     std::memcpy(buf + info.payload_offset, ptp.data(), ptp.size());
-    core::FinalizeUdpChecksum(buf, info);
+    core::FinaliseUdpChecksum(buf, info);
     mb->data_len = static_cast<uint16_t>(len);
     mb->pkt_len = len;
     ASSERT_LT(queue, ring_.rx.size());

@@ -349,7 +349,7 @@ TEST_F(PtpPipelineTest, MalformedAndOutOfDomainDroppedByReason) {
   const uint32_t len = core::BuildUdpFrame(buf, 2000, spec, 44, &info);
   std::memset(buf + info.payload_offset, 0, 44);
   buf[info.payload_offset + 1] = 0x01;
-  core::FinalizeUdpChecksum(buf, info);
+  core::FinaliseUdpChecksum(buf, info);
   mb->data_len = static_cast<uint16_t>(len);
   mb->pkt_len = len;
   ASSERT_EQ(rte_ring_enqueue(ring_.rx[0], mb), 0);

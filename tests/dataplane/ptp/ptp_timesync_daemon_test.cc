@@ -60,7 +60,7 @@ std::vector<uint8_t> DelayReq(const core::MacAddr& server, uint16_t seq) {
   const uint32_t len = core::BuildUdpFrame(
       frame.data(), 400, spec, static_cast<uint16_t>(ptp.size()), &info);
   std::memcpy(frame.data() + info.payload_offset, ptp.data(), ptp.size());
-  core::FinalizeUdpChecksum(frame.data(), info);
+  core::FinaliseUdpChecksum(frame.data(), info);
   frame.resize(len);
   return frame;
 }

@@ -146,7 +146,7 @@ class PtpTimesyncTest : public ::testing::Test {
         frame.data(), 2000, spec, static_cast<uint16_t>(ptp.size()), &info);
     EXPECT_GT(len, 0u);
     std::memcpy(frame.data() + info.payload_offset, ptp.data(), ptp.size());
-    core::FinalizeUdpChecksum(frame.data(), info);
+    core::FinaliseUdpChecksum(frame.data(), info);
     frame.resize(len);
     const std::optional<int64_t> wire = nic_->Inject(frame);
     EXPECT_TRUE(wire.has_value());

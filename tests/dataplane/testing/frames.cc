@@ -81,7 +81,7 @@ std::vector<uint8_t> UdpFrame(const ClientFlow& flow,
   if (len == 0) return {};
   std::memcpy(frame.data() + info.payload_offset, payload.data(),
               payload.size());
-  core::FinalizeUdpChecksum(frame.data(), info);
+  core::FinaliseUdpChecksum(frame.data(), info);
   frame.resize(len);
   return frame;
 }

@@ -19,127 +19,17 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "servo/json.h"
+#include "nlohmann/json.hpp"
+#include "servo/alarms/alarm_json.h"
 #include "servo/sources/source_spec.h"
-#include "tests/servo/fake_clocks.h"
+#include "tests/servo/control/control_plane_fixture.h"
 
 namespace zg::servo {
 namespace {
 
 using ::testing::Contains;
 using ::testing::ElementsAre;
-using testing::FakeRawClock;
-using testing::FakeSystemClockOps;
 using ::testing::HasSubstr;
-using testing::SimWorld;
-
-constexpr int64_t kMs = 1'000'000;
-constexpr int64_t kS = 1'000'000'000;
-
-std::vector<std::string> ReadLines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
-  return lines;
-}
-
-// The "event" field of every line; each line must be valid JSON.
-std::vector<std::string> Events(const std::string& path) {
-  std::vector<std::string> events;
-  for (const std::string& line : ReadLines(path)) {
-    absl::StatusOr<json::Value> v = json::Parse(line);
-    EXPECT_TRUE(v.ok()) << line;
-    if (!v.ok()) continue;
-    events.emplace_back(v->GetString("event").value_or("?"));
-  }
-  return events;
-}
-
-class ControlPlaneTest : public ::testing::Test {
- protected:
-  ControlPlaneTest() : tsc_(&world_), ops_(&world_) {
-    dir_ = absl::StrCat(::testing::TempDir(), "/zg-control-", getpid());
-    mkdir(dir_.c_str(), 0700);
-    audit_path_ = dir_ + "/audit.jsonl";
-  }
-  ~ControlPlaneTest() override {
-    control_.reset();
-    for (const char* f : {"/audit.jsonl", "/audit.jsonl.old"}) {
-      std::remove((dir_ + f).c_str());
-    }
-    rmdir(dir_.c_str());
-  }
-
-  std::unique_ptr<TscClock> FakeTsc() {
-    TscClock::Io io;
-    io.read_bracket = [this] {
-      BracketedRead r;
-      r.tsc_before = tsc_.NowTicks();
-      int64_t ns = 0;
-      ops_.ReadNs(CLOCK_MONOTONIC_RAW, &ns);
-      r.other = static_cast<uint64_t>(ns);
-      r.tsc_after = tsc_.NowTicks();
-      return r;
-    };
-    io.now_ticks = [this] { return tsc_.NowTicks(); };
-    io.sleep = [this](int64_t ns) { world_.Advance(ns); };
-    auto t = TscClock::CreateWithIo({}, io);
-    EXPECT_TRUE(t.ok()) << t.status();
-    return *std::move(t);
-  }
-
-  ControlPlaneConfig Config(const std::vector<std::string>& specs) {
-    ControlPlaneConfig c;
-    for (const std::string& s : specs) {
-      absl::StatusOr<SourceSpec> spec = ParseSourceSpec(s);
-      EXPECT_TRUE(spec.ok()) << spec.status();
-      c.sources.push_back(*spec);
-    }
-    c.leap_file = dir_ + "/no-such-leap-file";
-    c.audit.path = audit_path_;
-    c.audit.fsync = AuditLogOptions::Fsync::kNone;
-    c.version = "test";
-    c.settings = {{"oscillator", "tcxo"}};
-    c.log = [this](LogLevel, const std::string& m) { log_.push_back(m); };
-    return c;
-  }
-
-  void Start(ControlPlaneConfig c) {
-    auto cp = ControlPlane::Create(std::move(c), &published_, FakeTsc(), &ops_);
-    ASSERT_TRUE(cp.ok()) << cp.status();
-    control_ = *std::move(cp);
-  }
-
-  // Ticks every 100 ms until true time `t_s` after the world's start.
-  void RunUntil(double t_s) {
-    while (static_cast<double>(world_.true_utc_ns - SimWorld::kStart) * 1e-9 <
-           t_s) {
-      world_.Advance(100 * kMs);
-      control_->Tick();
-    }
-  }
-
-  core::ClockModel Published() {
-    core::ClockModel m;
-    EXPECT_TRUE(published_.TryRead(&m));
-    return m;
-  }
-
-  // Served TAI - true TAI now (ns).
-  int64_t ServedError() {
-    const core::ClockModel m = Published();
-    const uint64_t raw = world_.Tsc();
-    return m.RawToTai(raw).value - (world_.TrueUtcAtTicks(raw) + 37 * kS);
-  }
-
-  SimWorld world_;
-  FakeRawClock tsc_;
-  FakeSystemClockOps ops_;
-  std::string dir_, audit_path_;
-  std::vector<std::string> log_;
-  core::PublishedClock published_;
-  std::unique_ptr<ControlPlane> control_;
-};
 
 TEST_F(ControlPlaneTest, LocksHoldsOverAndRecordsEverything) {
   Start(Config({"sim:up_for=30s,down_for=30s,uncertainty=200ns"}));
@@ -212,20 +102,23 @@ TEST_F(ControlPlaneTest, LocksHoldsOverAndRecordsEverything) {
 
   // Records say who, what and why.
   const std::vector<std::string> lines = ReadLines(audit_path_);
-  absl::StatusOr<json::Value> start = json::Parse(lines[0]);
-  ASSERT_TRUE(start.ok());
-  EXPECT_EQ(start->Find("values")->GetString("version"), "test");
-  EXPECT_EQ(start->Find("values")->GetString("oscillator"), "tcxo");
-  EXPECT_THAT(std::string(*start->Find("values")->GetString("sources")),
+  const auto parse = [](const std::string& line) {
+    return nlohmann::json::parse(line, nullptr, false);
+  };
+  const nlohmann::json start = parse(lines[0]);
+  ASSERT_FALSE(start.is_discarded());
+  EXPECT_EQ(start["values"]["version"], "test");
+  EXPECT_EQ(start["values"]["oscillator"], "tcxo");
+  EXPECT_THAT(start["values"]["sources"].get<std::string>(),
               HasSubstr("sim (sim:up_for=30s"));
-  absl::StatusOr<json::Value> leap = json::Parse(lines[1]);
-  EXPECT_THAT(std::string(*leap->Find("values")->GetString("warning_1")),
+  const nlohmann::json leap = parse(lines[1]);
+  EXPECT_THAT(leap["values"]["warning_1"].get<std::string>(),
               HasSubstr("no-such-leap-file"));
   for (const std::string& line : lines) {
-    absl::StatusOr<json::Value> v = json::Parse(line);
-    if (v->GetString("event") != "source_down") continue;
-    EXPECT_EQ(v->GetString("source"), "sim");
-    EXPECT_THAT(std::string(*v->Find("values")->GetString("reason")),
+    const nlohmann::json v = parse(line);
+    if (v.value("event", "") != "source_down") continue;
+    EXPECT_EQ(v["source"], "sim");
+    EXPECT_THAT(v["values"]["reason"].get<std::string>(),
                 HasSubstr("scripted outage"));
   }
   EXPECT_THAT(log_, Contains(HasSubstr("clock: lock sim")));
@@ -347,6 +240,85 @@ TEST_F(ControlPlaneTest, SeveralSourcesByPriority) {
   control_->Stop("test");
   const std::vector<std::string> events = Events(audit_path_);
   EXPECT_EQ(std::count(events.begin(), events.end(), "selection_switch"), 2);
+}
+
+}  // namespace
+}  // namespace zg::servo
+
+namespace zg::servo {
+namespace {
+
+// The alarm sequence of a reference loss on a short oscillator profile:
+// reference_lost and holdover raised together, then holdover_out_of_spec;
+// each raise audited with the same TAI instant the published alarm table
+// and its JSON carry, in the same order.
+TEST_F(ControlPlaneTest, HoldoverRaisesAlarmsInOrderAuditedAndPublished) {
+  ControlPlaneConfig c = Config({"sim:up_for=20s,uncertainty=200ns"});
+  c.discipline.source_timeout_ns = 2 * kS;
+  c.discipline.oscillator.frequency_floor_ppb = 50'000;
+  c.discipline.oscillator.aging_ppb_per_day = 0;
+  c.discipline.oscillator.temperature_ppb_per_k = 0;
+  c.discipline.holdover.in_spec_limit_ns = 500'000;
+  Start(std::move(c));
+  RunUntil(19);
+  std::shared_ptr<const AlarmTable> t = control_->Alarms();
+  ASSERT_NE(t, nullptr);
+  auto row = [&](AlarmId id) -> const AlarmRow& {
+    for (const AlarmRow& r : t->rows) {
+      if (r.id == id && r.instance.empty()) return r;
+    }
+    ADD_FAILURE() << AlarmDefOf(id).name << " has no row";
+    return t->rows.front();
+  };
+  EXPECT_FALSE(row(AlarmId::kReferenceLost).active);
+  EXPECT_FALSE(row(AlarmId::kHoldover).active);
+  ASSERT_NE(control_->Status(), nullptr);
+  EXPECT_EQ(control_->Status()->discipline.state, core::SyncState::kLocked);
+  RunUntil(40);
+  t = control_->Alarms();
+  EXPECT_TRUE(row(AlarmId::kReferenceLost).active);
+  EXPECT_THAT(row(AlarmId::kReferenceLost).message,
+              HasSubstr("reference lost"));
+  EXPECT_TRUE(row(AlarmId::kHoldover).active);
+  EXPECT_TRUE(row(AlarmId::kHoldoverOutOfSpec).active);
+  EXPECT_TRUE(row(AlarmId::kNotSynchronized).active);
+  const core::TaiNs entered = row(AlarmId::kHoldover).since_tai;
+  const core::TaiNs out = row(AlarmId::kHoldoverOutOfSpec).since_tai;
+  EXPECT_LT(entered, out);
+  control_->Stop("test done");
+
+  // The audit log: the same raises, same order, same instants.
+  std::vector<std::pair<std::string, int64_t>> audited;
+  for (const std::string& line : ReadLines(audit_path_)) {
+    const nlohmann::json v = nlohmann::json::parse(line);
+    if (v["event"] != "alarm_raised") continue;
+    audited.emplace_back(v["values"]["alarm"], v["tai_ns"]);
+  }
+  std::vector<std::pair<std::string, int64_t>> published;
+  for (const AlarmEvent& e : t->recent) {
+    if (e.raised) published.emplace_back(AlarmDefOf(e.id).name, e.tai.value);
+  }
+  EXPECT_EQ(audited, published);
+  auto index = [&](const std::string& name) {
+    for (size_t i = 0; i < audited.size(); ++i) {
+      if (audited[i].first == name) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  ASSERT_GE(index("holdover"), 0);
+  EXPECT_LT(index("holdover"), index("holdover_out_of_spec"));
+  EXPECT_EQ(audited[index("holdover")].second, entered.value);
+  EXPECT_EQ(audited[index("holdover_out_of_spec")].second, out.value);
+  const nlohmann::json j = AlarmTableJson(*t, /*active_only=*/true);
+  bool found = false;
+  for (const nlohmann::json& a : j["alarms"]) {
+    if (a["name"] == "holdover_out_of_spec") {
+      found = true;
+      EXPECT_EQ(a["since_tai_ns"], out.value);
+      EXPECT_EQ(a["severity"], "critical");
+    }
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace

@@ -148,8 +148,8 @@ TEST(GpsdE2eTest, ReceivesTimeFixAndSatellitesFromGpsfake) {
   EXPECT_EQ(g.parse_errors, 0u);
   EXPECT_EQ(g.fix_mode, 3);
   EXPECT_EQ(g.last_fix_time, last_epoch);
-  EXPECT_EQ(g.of(GnssSystem::kGps), (SatelliteCounts{7, 5}));
-  EXPECT_EQ(g.of(GnssSystem::kBeidou), (SatelliteCounts{6, 4}));
+  EXPECT_EQ(g.of(GnssSystem::kGps), (SatelliteCounts{7, 5, 5}));
+  EXPECT_EQ(g.of(GnssSystem::kBeidou), (SatelliteCounts{6, 4, 4}));
   EXPECT_EQ(g.of(GnssSystem::kGalileo), (SatelliteCounts{0, 0}));
   EXPECT_EQ(g.satellites_seen, 13);
   EXPECT_GE(g.toff_messages, 1u);

@@ -56,9 +56,10 @@ TEST(GpsdMessagesTest, CountsSatellitesPerConstellation) {
   const GpsdSky& sky = std::get<GpsdSky>(*m);
   ASSERT_EQ(sky.satellites.size(), 13u);
   const ConstellationCounts c = CountSatellites(sky.satellites);
-  EXPECT_EQ(c[static_cast<size_t>(GnssSystem::kGps)], (SatelliteCounts{7, 5}));
+  EXPECT_EQ(c[static_cast<size_t>(GnssSystem::kGps)],
+            (SatelliteCounts{7, 5, 5}));
   EXPECT_EQ(c[static_cast<size_t>(GnssSystem::kBeidou)],
-            (SatelliteCounts{6, 4}));
+            (SatelliteCounts{6, 4, 4}));
   EXPECT_EQ(c[static_cast<size_t>(GnssSystem::kGalileo)],
             (SatelliteCounts{0, 0}));
   EXPECT_EQ(c[static_cast<size_t>(GnssSystem::kGlonass)],

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// ScrapeFamilies (scrape_families.h).
+#include "dataplane/metrics/scrape_families.h"
+
+#include <algorithm>
+
+namespace zg::dataplane {
+namespace {
+
+// Labels in name order, as prometheus-cpp's registry prints them.
+std::vector<prometheus::ClientMetric::Label> Sorted(
+    const ScrapeFamilies::Labels& labels) {
+  std::vector<prometheus::ClientMetric::Label> out;
+  for (const auto& [k, v] : labels) out.push_back({k, v});
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+prometheus::MetricFamily& ScrapeFamilies::Family(const std::string& name,
+                                                 const std::string& help,
+                                                 prometheus::MetricType type) {
+  auto [it, fresh] = index_.try_emplace(name, families_.size());
+  if (fresh) {
+    prometheus::MetricFamily f;
+    f.name = name;
+    f.help = help;
+    f.type = type;
+    families_.push_back(std::move(f));
+  }
+  return families_[it->second];
+}
+
+void ScrapeFamilies::Declare(const std::string& name, const std::string& help,
+                             prometheus::MetricType type) {
+  Family(name, help, type);
+}
+
+void ScrapeFamilies::Counter(const std::string& name, const std::string& help,
+                             const Labels& labels, double value) {
+  prometheus::ClientMetric m;
+  m.label = Sorted(labels);
+  m.counter.value = value;
+  Family(name, help, prometheus::MetricType::Counter)
+      .metric.push_back(std::move(m));
+}
+
+void ScrapeFamilies::Gauge(const std::string& name, const std::string& help,
+                           const Labels& labels, double value) {
+  prometheus::ClientMetric m;
+  m.label = Sorted(labels);
+  m.gauge.value = value;
+  Family(name, help, prometheus::MetricType::Gauge)
+      .metric.push_back(std::move(m));
+}
+
+std::vector<prometheus::MetricFamily> ScrapeFamilies::Take() {
+  index_.clear();
+  return std::move(families_);
+}
+
+}  // namespace zg::dataplane
