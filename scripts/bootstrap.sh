@@ -29,6 +29,9 @@ PACKAGES=(
   # tools and the MIB check (pysmi with pysnmp's compiled base MIBs)
   libsnmp-dev snmpd snmptrapd snmp python3-pysmi python3-pysnmp4
   prometheus-alertmanager  # amtool checks doc/alerts/alertmanager.yml
+  # Documentation: the man pages are made with pandoc; man renders them in
+  # the command_line test
+  pandoc man-db
 )
 
 # ntpsec's ntpd, a second independent NTS client for the e2e tests. Its
