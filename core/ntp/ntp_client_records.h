@@ -162,8 +162,7 @@ class NtpClientRecords {
   // Answered reads after the MAC check.
   uint32_t Request(const NtpClientKey& key, NtpClientHash hash, TaiNs rx_time,
                    NtpClientAuth auth);
-  uint32_t Request(const NtpClientKey& key, TaiNs rx_time,
-                   NtpClientAuth auth) {
+  uint32_t Request(const NtpClientKey& key, TaiNs rx_time, NtpClientAuth auth) {
     return Request(key, HashOf(key), rx_time, auth);
   }
   // The fingerprint of the client in `slot` now (the writer's view).

@@ -188,7 +188,6 @@ void NtpClientTable::SetLimit(const NtpRateLimitConfig& limit, bool kod) {
              ScaledLog2Interval(interval));
 }
 
-
 [[gnu::always_inline]] inline NtpRateVerdict NtpClientTable::Limit(
     Entry& e, uint32_t now) {
   const int8_t poll = static_cast<int8_t>(limit_.interval_log2);

@@ -86,7 +86,6 @@ bool NtsKeAdmission::RateLimited(Record& r, uint32_t now) {
   return true;
 }
 
-
 NtsKeAdmission::Decision NtsKeAdmission::Admit(const NtsKeSource& source,
                                                int64_t mono_ns) {
   const uint32_t t = Stamp(mono_ns);

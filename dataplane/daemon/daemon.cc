@@ -627,9 +627,9 @@ void Daemon::UpdateAlarms() {
   daemon_alarms_->UpdateWorkers(beats, core::ReadTsc(), mono);
   if (nts_ke_ != nullptr) {
     NtsKeServer::Refusals r = nts_ke_->refusals();
-    daemon_alarms_->UpdateNtsKe({r.rate_limited, r.full, std::move(r.top_source)},
-                                nts_cert_not_after_,
-                                core::UtcNs{absl::GetCurrentTimeNanos()}, mono);
+    daemon_alarms_->UpdateNtsKe(
+        {r.rate_limited, r.full, std::move(r.top_source)}, nts_cert_not_after_,
+        core::UtcNs{absl::GetCurrentTimeNanos()}, mono);
   }
 }
 

@@ -71,17 +71,16 @@ void DaemonAlarms::UpdateNtsKe(const NtsKeRefusalCounts& refused,
   if (nts_seen_ && refused.total() > nts_refused_.total()) {
     alarms_->Notice(
         AlarmId::kNtsKeRefusing, "",
-        absl::StrCat(
-            refused.total() - nts_refused_.total(),
-            " NTS-KE connection(s) refused: ",
-            refused.rate_limited - nts_refused_.rate_limited,
-            " over a source's rate limit (--nts_ke_ratelimit), ",
-            refused.full - nts_refused_.full,
-            " with every slot taken (--nts_ke_max_connections)",
-            refused.top_source.empty()
-                ? ""
-                : absl::StrCat("; refused most: ", refused.top_source),
-            " (", refused.total(), " since start)"),
+        absl::StrCat(refused.total() - nts_refused_.total(),
+                     " NTS-KE connection(s) refused: ",
+                     refused.rate_limited - nts_refused_.rate_limited,
+                     " over a source's rate limit (--nts_ke_ratelimit), ",
+                     refused.full - nts_refused_.full,
+                     " with every slot taken (--nts_ke_max_connections)",
+                     refused.top_source.empty()
+                         ? ""
+                         : absl::StrCat("; refused most: ", refused.top_source),
+                     " (", refused.total(), " since start)"),
         mono_ns);
   }
   nts_seen_ = true;

@@ -57,14 +57,17 @@ NtpPolicyVerdict NtpTrustPolicy::CheckHinted(const core::FrameInfo& request,
                                              core::TaiNs rx_time,
                                              NtpPolicyHint hint) {
   // The hash Prefetch computed, or (no prefetch) computed now: once.
-  const core::NtpClientHash hash =
-      hint.valid ? core::NtpClientHash{hint.value} : HashOf(KeyOf(request));
+  // (An access list alone needs none.)
+  const core::NtpClientHash hash = hint.valid ? core::NtpClientHash{hint.value}
+                                   : (table_ != nullptr || records_ != nullptr)
+                                       ? HashOf(KeyOf(request))
+                                       : core::NtpClientHash{};
   uint64_t ticket = 0;
   if (records_ != nullptr) {
     record_slot_ =
         records_->Request(KeyOf(request), hash, rx_time, AuthOf(check));
-    ticket = uint64_t{records_->FingerprintOf(record_slot_)} << 32 |
-             record_slot_;
+    ticket =
+        uint64_t{records_->FingerprintOf(record_slot_)} << 32 | record_slot_;
   }
   NtpPolicyVerdict v = Decide(request, rx_time, hash);
   v.ticket = ticket;
@@ -113,9 +116,8 @@ NtpPolicyVerdict NtpTrustPolicy::Denied(const AccessPolicy& acl,
                                         core::NtpClientHash hash,
                                         core::TaiNs rx) {
   if (acl.deny_action == NtpDenyAction::kKod) {
-    const bool budget =
-        table_ == nullptr ||
-        RateLimit(hash, rx).decision != core::NtpRateDecision::kDrop;
+    const bool budget = table_ == nullptr || RateLimit(hash, rx).decision !=
+                                                 core::NtpRateDecision::kDrop;
     if (budget) {
       stats_->kod_deny.Add(1);
       return NtpPolicyVerdict::Kiss(core::kNtpKissDeny, 0);

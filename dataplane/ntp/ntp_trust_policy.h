@@ -139,7 +139,9 @@ class NtpTrustPolicy final : public NtpRequestPolicy {
         drops_(drops),
         stats_(stats),
         records_(records),
-        seed_(table_ ? table_->seed() : records_ ? records_->seed() : 0) {}
+        seed_(table_     ? table_->seed()
+              : records_ ? records_->seed()
+                         : 0) {}
 
   NtpPolicyVerdict Check(const core::FrameInfo& request,
                          const core::NtpRequestCheck& check,

@@ -1,10 +1,9 @@
 // The NTS-KE flags (dataplane/daemon/flags/nts.h): address forms, the
 // default port, the per-source rate limit and the timeouts' defaults, and
 // the errors that name the flag.
-#include "dataplane/daemon/flags/nts.h"
-
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "dataplane/daemon/flags/nts.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
