@@ -16,7 +16,7 @@ PACKAGES=(
   libbenchmark-dev prometheus-cpp-dev libbpf-dev libxdp-dev libssl-dev
   libnuma-dev libpcap-dev libelf-dev zlib1g-dev linux-libc-dev
   nlohmann-json3-dev
-  nettle-dev  # tests compare our AES-SIV with nettle's (chrony's)
+  nettle-dev  # AES-256-CMAC for NTP keys; our AES-SIV/CMAC tested against it
   libsystemd-dev  # sd_notify, the watchdog, the journal's priorities
   # The service: systemd-analyze verify/security on the unit, and the Debian
   # package built (dpkg-buildpackage, debhelper) and installed by the tests

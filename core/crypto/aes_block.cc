@@ -95,6 +95,48 @@ void EncryptBlockPortable(const uint8_t* rk, const uint8_t* in16,
   std::memcpy(out16, s, 16);
 }
 
+void DblPortable(const uint8_t* in, uint8_t* out) {
+  const uint8_t msb = in[0] >> 7;
+  for (int i = 0; i < 15; ++i) {
+    out[i] = static_cast<uint8_t>((in[i] << 1) | (in[i + 1] >> 7));
+  }
+  out[15] = static_cast<uint8_t>((in[15] << 1) ^ (0x87 * msb));
+}
+
+void CmacPortable(const uint8_t* rk, const uint8_t* k1, const uint8_t* k2,
+                  const uint8_t* m, size_t len, const uint8_t* tail,
+                  uint8_t* mac) {
+  const size_t nblocks = len == 0 ? 1 : (len + 15) / 16;
+  const size_t tail_at = tail != nullptr ? len - 16 : len;
+  const bool complete = len != 0 && len % 16 == 0;
+  uint8_t x[16] = {0};
+  for (size_t b = 0; b < nblocks; ++b) {
+    const bool last = b + 1 == nblocks;
+    for (size_t i = 0; i < 16; ++i) {
+      const size_t at = 16 * b + i;
+      uint8_t byte = 0;
+      if (at < len) {
+        byte = m[at];
+        if (at >= tail_at)
+          byte = static_cast<uint8_t>(byte ^ tail[at - tail_at]);
+      } else if (at == len) {
+        byte = 0x80;
+      }
+      if (last) byte = static_cast<uint8_t>(byte ^ (complete ? k1[i] : k2[i]));
+      x[i] = static_cast<uint8_t>(x[i] ^ byte);
+    }
+    EncryptBlockPortable(rk, x, x);
+  }
+  std::memcpy(mac, x, 16);
+}
+
+void CmacSubkeysPortable(const uint8_t* rk, uint8_t* k1, uint8_t* k2) {
+  uint8_t l[16] = {0};
+  EncryptBlockPortable(rk, l, l);
+  DblPortable(l, k1);
+  DblPortable(k1, k2);
+}
+
 namespace {
 
 void Ctr128Portable(const uint8_t* rk, const uint8_t* ctr16, const uint8_t* in,

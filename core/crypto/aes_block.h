@@ -49,6 +49,18 @@ void ExpandKey128Portable(const uint8_t* key16, uint8_t* rk);
 void EncryptBlockPortable(const uint8_t* rk, const uint8_t* in16,
                           uint8_t* out16);
 
+// x·2 in GF(2^128) (RFC 5297 dbl, the CMAC subkeys): in, out big-endian
+// blocks (may be the same).
+void DblPortable(const uint8_t* in16, uint8_t* out16);
+// CMAC_rk(m[0..len)) (RFC 4493) with subkeys k1, k2 (CmacSubkeys), and
+// `tail`, when not null, xored into the last 16 bytes of m first (S2V's
+// xorend; then len >= 16).
+void CmacPortable(const uint8_t* rk, const uint8_t* k1, const uint8_t* k2,
+                  const uint8_t* m, size_t len, const uint8_t* tail,
+                  uint8_t* mac16);
+// The CMAC subkeys of rk: k1 = E(0)·2, k2 = k1·2.
+void CmacSubkeysPortable(const uint8_t* rk, uint8_t* k1, uint8_t* k2);
+
 }  // namespace zg::core::aes
 
 #endif  // ZG_CORE_CRYPTO_AES_BLOCK_H_

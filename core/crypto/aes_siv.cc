@@ -5,49 +5,12 @@
 
 #include "core/crypto/aes_block.h"
 #include "core/crypto/aesni_inl.h"
+#include "core/crypto/aesni_lanes_inl.h"
 
 namespace zg::core {
 namespace {
 
-// --- Portable path ----------------------------------------------------------
-
-void DblPortable(const uint8_t* in, uint8_t* out) {
-  const uint8_t msb = in[0] >> 7;
-  for (int i = 0; i < 15; ++i) {
-    out[i] = static_cast<uint8_t>((in[i] << 1) | (in[i + 1] >> 7));
-  }
-  out[15] = static_cast<uint8_t>((in[15] << 1) ^ (0x87 * msb));
-}
-
-// CMAC_K(M) (RFC 4493) with `tail`, when not null, xored into the last 16
-// bytes of M first (S2V's xorend; then len >= 16).
-void CmacPortable(const uint8_t* rk, const uint8_t* k1, const uint8_t* k2,
-                  const uint8_t* m, size_t len, const uint8_t* tail,
-                  uint8_t* mac) {
-  const size_t nblocks = len == 0 ? 1 : (len + 15) / 16;
-  const size_t tail_at = tail != nullptr ? len - 16 : len;
-  uint8_t x[16] = {0};
-  for (size_t b = 0; b < nblocks; ++b) {
-    const bool last = b + 1 == nblocks;
-    const bool complete = len != 0 && len % 16 == 0;
-    for (size_t i = 0; i < 16; ++i) {
-      const size_t at = 16 * b + i;
-      uint8_t byte = 0;
-      if (at < len) {
-        byte = m[at];
-        if (at >= tail_at)
-          byte = static_cast<uint8_t>(byte ^ tail[at - tail_at]);
-      } else if (at == len) {
-        byte = 0x80;
-      }
-      if (last) byte = static_cast<uint8_t>(byte ^ (complete ? k1[i] : k2[i]));
-      x[i] = static_cast<uint8_t>(x[i] ^ byte);
-    }
-    aes::EncryptBlockPortable(rk, x, x);
-  }
-  std::memcpy(mac, x, 16);
-}
-
+// The prepared key of one AesSiv (pointers into it).
 struct SivKeys {
   const uint8_t* s2v_rk;
   const uint8_t* ctr_rk;
@@ -56,26 +19,28 @@ struct SivKeys {
   const uint8_t* zero;
 };
 
+// --- Portable path ----------------------------------------------------------
+
 // RFC 5297 S2V over ad[0..n) then the plaintext.
 void S2vPortable(const SivKeys& k, std::span<const AesSivInput> ad,
                  const uint8_t* pt, size_t len, uint8_t* v) {
   uint8_t d[16], mac[16];
   std::memcpy(d, k.zero, 16);
   for (const AesSivInput& c : ad) {
-    CmacPortable(k.s2v_rk, k.k1, k.k2, c.data, c.len, nullptr, mac);
-    DblPortable(d, d);
+    aes::CmacPortable(k.s2v_rk, k.k1, k.k2, c.data, c.len, nullptr, mac);
+    aes::DblPortable(d, d);
     for (int i = 0; i < 16; ++i) d[i] = static_cast<uint8_t>(d[i] ^ mac[i]);
   }
   if (len >= 16) {
-    CmacPortable(k.s2v_rk, k.k1, k.k2, pt, len, d, v);
+    aes::CmacPortable(k.s2v_rk, k.k1, k.k2, pt, len, d, v);
     return;
   }
   uint8_t t[16] = {0};
-  DblPortable(d, d);
+  aes::DblPortable(d, d);
   if (len != 0) std::memcpy(t, pt, len);
   t[len] = 0x80;
   for (int i = 0; i < 16; ++i) t[i] = static_cast<uint8_t>(t[i] ^ d[i]);
-  CmacPortable(k.s2v_rk, k.k1, k.k2, t, 16, nullptr, v);
+  aes::CmacPortable(k.s2v_rk, k.k1, k.k2, t, 16, nullptr, v);
 }
 
 // The CTR counter: V with bits 63 and 31 (of the 128-bit block) cleared.
@@ -94,119 +59,124 @@ bool TagsEqual(const uint8_t* a, const uint8_t* b) {
   return diff == 0;
 }
 
+void SealPortable(const SivKeys& k, std::span<const AesSivInput> ad,
+                  const uint8_t* pt, size_t len, uint8_t* out) {
+  uint8_t v[16], q[16];
+  S2vPortable(k, ad, pt, len, v);
+  SivCounter(v, q);
+  std::memcpy(out, v, 16);
+  aes::Ctr128(k.ctr_rk, q, pt, out + 16, len);
+}
+
+bool OpenPortable(const SivKeys& k, std::span<const AesSivInput> ad,
+                  const uint8_t* in, size_t len, uint8_t* pt) {
+  uint8_t v[16], q[16], t[16];
+  std::memcpy(v, in, 16);  // before an in-place decryption
+  SivCounter(v, q);
+  aes::Ctr128(k.ctr_rk, q, in + 16, pt, len);
+  S2vPortable(k, ad, pt, len, t);
+  return TagsEqual(t, v);
+}
+
+void SetKeyPortable(const uint8_t* key, uint8_t* s2v_rk, uint8_t* ctr_rk,
+                    uint8_t* k1, uint8_t* k2, uint8_t* zero) {
+  aes::ExpandKey128Portable(key, s2v_rk);
+  aes::ExpandKey128Portable(key + 16, ctr_rk);
+  aes::CmacSubkeysPortable(s2v_rk, k1, k2);
+  aes::EncryptBlockPortable(s2v_rk, k1, zero);
+}
+
+// Messages handled together per pass of the AES-NI path (the stack holds
+// their lanes: kChunk * 9 * 64 bytes).
+constexpr size_t kChunk = 16;
+
 #ifdef ZG_HAVE_AESNI
 
-// --- AES-NI path: S2V's CMACs in lock step ---------------------------------
+// --- AES-NI path: every CMAC of a chunk's S2Vs in one lane engine ----------
 
-// One CMAC being computed: `raw` blocks at p absorbed as they are, then (when
-// has_last) the final block `last`, already padded and xored with its
-// subkey. x is the chaining value.
-struct Lane {
-  const uint8_t* p;
-  size_t raw;
-  size_t steps;  // raw + has_last
-  __m128i last;
-  __m128i x;
+// One S2V of a batch: its inputs, then V.
+struct S2vJob {
+  SivKeys k;
+  std::span<const AesSivInput> ad;
+  const uint8_t* pt;
+  size_t len;
+  __m128i v;
 };
 
-ZG_AESNI_INLINE __m128i PaddedBlock(const uint8_t* p, size_t n) {
-  alignas(16) uint8_t b[16] = {0};
-  if (n != 0) std::memcpy(b, p, n);
-  b[n] = 0x80;
-  return _mm_load_si128(reinterpret_cast<const __m128i*>(b));
+ZG_AESNI_INLINE __m128i LoadAligned(const uint8_t* p) {
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(p));
 }
 
-// The final block of CMAC over m[0..len): its last (possibly empty) block,
-// xored with K1 when complete, else padded and xored with K2.
-ZG_AESNI_INLINE Lane CmacLane(const uint8_t* m, size_t len, __m128i k1,
-                              __m128i k2) {
-  Lane l;
-  const size_t nblocks = len == 0 ? 1 : (len + 15) / 16;
-  l.p = m;
-  l.raw = nblocks - 1;
-  l.steps = nblocks;
-  const size_t tail = len - 16 * l.raw;
-  l.last = tail == 16 ? _mm_xor_si128(aesni::Load(m + 16 * l.raw), k1)
-                      : _mm_xor_si128(PaddedBlock(m + 16 * l.raw, tail), k2);
-  l.x = _mm_setzero_si128();
-  return l;
-}
-
-ZG_AESNI_INLINE __m128i LaneInput(const Lane& l, size_t step) {
-  const __m128i m = step < l.raw ? aesni::Load(l.p + 16 * step) : l.last;
-  return _mm_xor_si128(l.x, m);
-}
-
-// Runs every lane to its end, the lanes of a step encrypted together.
-ZG_AESNI_INLINE void RunLanes(Lane* lanes, size_t n, const aesni::Keys& k) {
-  size_t max_steps = 0;
+// V of each job (n <= kChunk). First every job's component CMACs and the
+// plaintext's blocks before its last 16 bytes (they do not depend on D),
+// then each job's final one or two blocks, T with D xored in.
+ZG_AESNI void S2vNi(S2vJob* jobs, size_t n) {
+  aesni::MacLane lanes[kChunk * (kAesSivMaxComponents + 1)];
+  size_t first[kChunk];
+  size_t m = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (lanes[i].steps > max_steps) max_steps = lanes[i].steps;
-  }
-  for (size_t s = 0; s < max_steps; ++s) {
-    Lane* active[kAesSivMaxComponents + 1];
-    size_t m = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (s < lanes[i].steps) active[m++] = &lanes[i];
+    const S2vJob& j = jobs[i];
+    const aesni::Keys* keys = aesni::KeysAt(j.k.s2v_rk);
+    const __m128i k1 = LoadAligned(j.k.k1), k2 = LoadAligned(j.k.k2);
+    first[i] = m;
+    for (const AesSivInput& c : j.ad) {
+      lanes[m++] = aesni::CmacLane(keys, c.data, c.len, k1, k2);
     }
-    for (size_t g = 0; g < m; g += 4) {
-      if (m - g == 1) {
-        active[g]->x = aesni::Enc1(LaneInput(*active[g], s), k);
-        continue;
-      }
-      __m128i b[4];
-      for (size_t j = 0; j < 4; ++j) {
-        b[j] = g + j < m ? LaneInput(*active[g + j], s) : _mm_setzero_si128();
-      }
-      aesni::EncN<4>(b, k);
-      for (size_t j = 0; j < 4 && g + j < m; ++j) active[g + j]->x = b[j];
-    }
+    const size_t prefix = j.len >= 16 ? (j.len - 16) / 16 : 0;
+    aesni::MacLane& pl = lanes[m++];
+    pl.keys = keys;
+    pl.p = j.pt;
+    pl.raw = prefix;
+    pl.steps = prefix;
+    pl.last = _mm_setzero_si128();
+    pl.x = _mm_setzero_si128();
   }
-}
+  aesni::RunMacLanes(lanes, m);
 
-ZG_AESNI_INLINE __m128i S2vNi(const SivKeys& sk, const aesni::Keys& k,
-                              std::span<const AesSivInput> ad,
-                              const uint8_t* pt, size_t len) {
-  const __m128i k1 = _mm_load_si128(reinterpret_cast<const __m128i*>(sk.k1));
-  const __m128i k2 = _mm_load_si128(reinterpret_cast<const __m128i*>(sk.k2));
-  Lane lanes[kAesSivMaxComponents + 1];
-  size_t n = 0;
-  for (const AesSivInput& c : ad) lanes[n++] = CmacLane(c.data, c.len, k1, k2);
-  // The plaintext's blocks before its last 16 bytes do not depend on D:
-  // their CMAC chain runs with the AD lanes.
-  const size_t prefix = len >= 16 ? (len - 16) / 16 : 0;
-  Lane* pl = &lanes[n];
-  pl->p = pt;
-  pl->raw = prefix;
-  pl->steps = prefix;
-  pl->x = _mm_setzero_si128();
-  RunLanes(lanes, n + 1, k);
-
-  __m128i d = _mm_load_si128(reinterpret_cast<const __m128i*>(sk.zero));
-  for (size_t i = 0; i < n; ++i) d = _mm_xor_si128(aesni::Dbl(d), lanes[i].x);
-
-  __m128i x = pl->x;
-  if (len < 16) {
-    const __m128i t = _mm_xor_si128(aesni::Dbl(d), PaddedBlock(pt, len));
-    x = aesni::Enc1(_mm_xor_si128(t, k1), k);
-  } else {
-    // T's blocks from `prefix` on: the rest of pt with D xored into its
-    // last 16 bytes (16..31 bytes: one complete block, or two with a
-    // partial last one).
-    const size_t rest = len - 16 * prefix;
-    alignas(16) uint8_t t[48] = {0};
-    std::memcpy(t, pt + 16 * prefix, rest);
-    const __m128i end = _mm_xor_si128(aesni::Load(t + rest - 16), d);
-    aesni::Store(t + rest - 16, end);
-    if (rest == 16) {
-      x = aesni::Enc1(_mm_xor_si128(x, _mm_xor_si128(aesni::Load(t), k1)), k);
-    } else {
-      x = aesni::Enc1(_mm_xor_si128(x, aesni::Load(t)), k);
-      const __m128i last = _mm_xor_si128(PaddedBlock(t + 16, rest - 16), k2);
-      x = aesni::Enc1(_mm_xor_si128(x, last), k);
+  aesni::MacLane fin[kChunk];
+  alignas(16) uint8_t first_block[kChunk][16];
+  for (size_t i = 0; i < n; ++i) {
+    const S2vJob& j = jobs[i];
+    const __m128i k1 = LoadAligned(j.k.k1), k2 = LoadAligned(j.k.k2);
+    const size_t nad = j.ad.size();
+    __m128i d = LoadAligned(j.k.zero);
+    for (size_t c = 0; c < nad; ++c) {
+      d = _mm_xor_si128(aesni::Dbl(d), lanes[first[i] + c].x);
     }
+    aesni::MacLane& f = fin[i];
+    f.keys = aesni::KeysAt(j.k.s2v_rk);
+    f.p = first_block[i];
+    f.raw = 0;
+    f.steps = 1;
+    f.x = lanes[first[i] + nad].x;
+    if (j.len < 16) {  // T = dbl(D) ^ pad(pt): one complete block
+      const __m128i padded = aesni::PaddedTail(j.pt, j.len, j.len);
+      f.last = _mm_xor_si128(_mm_xor_si128(aesni::Dbl(d), padded), k1);
+      continue;
+    }
+    // T's blocks from the prefix on: the rest of pt (16..31 bytes) with D
+    // xored into its last 16 bytes: one complete block, or a block whose
+    // last 16 - r bytes take D's first ones and a padded block of r.
+    const size_t prefix = (j.len - 16) / 16;
+    const size_t r = j.len - 16 * prefix - 16;
+    const __m128i end = _mm_xor_si128(aesni::Load(j.pt + j.len - 16), d);
+    if (r == 0) {
+      f.last = _mm_xor_si128(end, k1);
+      continue;
+    }
+    _mm_store_si128(
+        reinterpret_cast<__m128i*>(first_block[i]),
+        _mm_xor_si128(aesni::Load(j.pt + 16 * prefix), aesni::ShiftUp(d, r)));
+    f.raw = 1;
+    f.steps = 2;
+    f.last = _mm_xor_si128(
+        _mm_or_si128(
+            _mm_shuffle_epi8(end, aesni::Table(aesni::kPadTables.down[r])),
+            aesni::Table(aesni::kPadTables.pad[r])),
+        k2);
   }
-  return x;
+  aesni::RunMacLanes(fin, n);
+  for (size_t i = 0; i < n; ++i) jobs[i].v = fin[i].x;
 }
 
 // V with bits 63 and 31 cleared: the CTR counter.
@@ -216,42 +186,74 @@ ZG_AESNI_INLINE __m128i SivCounterNi(__m128i v) {
   return _mm_and_si128(v, _mm_set_epi32(clear, clear, -1, -1));
 }
 
-ZG_AESNI void SealNi(const SivKeys& sk, std::span<const AesSivInput> ad,
-                     const uint8_t* pt, size_t len, uint8_t* out) {
-  aesni::Keys k;
-  aesni::LoadKeys(sk.s2v_rk, &k);
-  const __m128i v = S2vNi(sk, k, ad, pt, len);
-  aesni::LoadKeys(sk.ctr_rk, &k);
-  aesni::Store(out, v);
-  aesni::Ctr(k, SivCounterNi(v), pt, out + 16, len);
-}
-
-ZG_AESNI bool OpenNi(const SivKeys& sk, std::span<const AesSivInput> ad,
-                     const uint8_t* in, size_t len, uint8_t* pt) {
-  aesni::Keys k;
-  aesni::LoadKeys(sk.ctr_rk, &k);
-  const __m128i v = aesni::Load(in);  // before an in-place decryption
-  aesni::Ctr(k, SivCounterNi(v), in + 16, pt, len);
-  aesni::LoadKeys(sk.s2v_rk, &k);
-  const __m128i diff = _mm_xor_si128(S2vNi(sk, k, ad, pt, len), v);
-  return _mm_testz_si128(diff, diff) != 0;  // constant time
-}
-
-// SetKey: both schedules, L = E_K1(0), the CMAC subkeys L·x and L·x², and
-// CMAC_K1(0^128) = E_K1(L·x).
-ZG_AESNI void SetKeyNi(const uint8_t* key, uint8_t* s2v_rk, uint8_t* ctr_rk,
-                       uint8_t* k1, uint8_t* k2, uint8_t* zero) {
-  aesni::Keys a, b;
-  aesni::ExpandTwo(key, &a, &b);
-  for (int i = 0; i < 11; ++i) {
-    _mm_store_si128(reinterpret_cast<__m128i*>(s2v_rk) + i, a.k[i]);
-    _mm_store_si128(reinterpret_cast<__m128i*>(ctr_rk) + i, b.k[i]);
+// jobs[i] sealed to out[i] (n <= kChunk).
+ZG_AESNI void SealNi(S2vJob* jobs, uint8_t* const* out, size_t n) {
+  S2vNi(jobs, n);
+  aesni::CtrJob ctr[kChunk];
+  for (size_t i = 0; i < n; ++i) {
+    aesni::Store(out[i], jobs[i].v);
+    ctr[i] = {aesni::KeysAt(jobs[i].k.ctr_rk), SivCounterNi(jobs[i].v),
+              jobs[i].pt, out[i] + 16, jobs[i].len};
   }
-  const __m128i l = aesni::Enc1(_mm_setzero_si128(), a);
-  const __m128i s1 = aesni::Dbl(l);
-  _mm_store_si128(reinterpret_cast<__m128i*>(k1), s1);
-  _mm_store_si128(reinterpret_cast<__m128i*>(k2), aesni::Dbl(s1));
-  _mm_store_si128(reinterpret_cast<__m128i*>(zero), aesni::Enc1(s1, a));
+  aesni::RunCtr(ctr, n);
+}
+
+// in[i] (V || C, C as long as jobs[i].len) decrypted to jobs[i].pt, then
+// checked (n <= kChunk).
+ZG_AESNI void OpenNi(S2vJob* jobs, const uint8_t* const* in, bool* ok,
+                     size_t n) {
+  __m128i v[kChunk];
+  aesni::CtrJob ctr[kChunk];
+  for (size_t i = 0; i < n; ++i) {
+    v[i] = aesni::Load(in[i]);  // before an in-place decryption
+    ctr[i] = {aesni::KeysAt(jobs[i].k.ctr_rk), SivCounterNi(v[i]), in[i] + 16,
+              const_cast<uint8_t*>(jobs[i].pt), jobs[i].len};
+  }
+  aesni::RunCtr(ctr, n);
+  S2vNi(jobs, n);
+  for (size_t i = 0; i < n; ++i) {
+    const __m128i diff = _mm_xor_si128(jobs[i].v, v[i]);
+    ok[i] = _mm_testz_si128(diff, diff) != 0;  // constant time
+  }
+}
+
+// For each of n <= 4 keys: both schedules (written in place), L = E_K1(0),
+// the CMAC subkeys L·x and L·x², and CMAC_K1(0^128) = E_K1(L·x); the key
+// expansions of all n interleaved.
+ZG_AESNI void SetKeysNi(const uint8_t* const* key, uint8_t* const* s2v_rk,
+                        uint8_t* const* ctr_rk, uint8_t* const* k1,
+                        uint8_t* const* k2, uint8_t* const* zero, size_t n) {
+  static constexpr int kRcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10,
+                                    0x20, 0x40, 0x80, 0x1b, 0x36};
+  aesni::Keys* a[4];
+  aesni::Keys* b[4];
+  for (size_t s = 0; s < n; ++s) {
+    a[s] = reinterpret_cast<aesni::Keys*>(s2v_rk[s]);
+    b[s] = reinterpret_cast<aesni::Keys*>(ctr_rk[s]);
+    a[s]->k[0] = aesni::Load(key[s]);
+    b[s]->k[0] = aesni::Load(key[s] + 16);
+  }
+  for (int i = 1; i < 11; ++i) {
+    for (size_t s = 0; s < n; ++s) {
+      a[s]->k[i] = aesni::ExpandStep(a[s]->k[i - 1], kRcon[i - 1]);
+      b[s]->k[i] = aesni::ExpandStep(b[s]->k[i - 1], kRcon[i - 1]);
+    }
+  }
+  const aesni::Keys* ka[4] = {a[0], a[n > 1 ? 1 : 0], a[n > 2 ? 2 : 0],
+                              a[n > 3 ? 3 : 0]};
+  __m128i x[4];
+  for (size_t s = 0; s < 4; ++s) x[s] = _mm_setzero_si128();
+  const int lanes = n == 1 ? 1 : n == 2 ? 2 : 4;
+  aesni::EncLanesN(x, ka, lanes);
+  for (size_t s = 0; s < n; ++s) {
+    x[s] = aesni::Dbl(x[s]);
+    _mm_store_si128(reinterpret_cast<__m128i*>(k1[s]), x[s]);
+    _mm_store_si128(reinterpret_cast<__m128i*>(k2[s]), aesni::Dbl(x[s]));
+  }
+  aesni::EncLanesN(x, ka, lanes);
+  for (size_t s = 0; s < n; ++s) {
+    _mm_store_si128(reinterpret_cast<__m128i*>(zero[s]), x[s]);
+  }
 }
 
 #endif  // ZG_HAVE_AESNI
@@ -267,61 +269,129 @@ AesSiv::AesSiv() {
 }
 
 void AesSiv::SetKey(const uint8_t* key) {
-#ifdef ZG_HAVE_AESNI
-  if (aes::UseAesNi()) {
-    return SetKeyNi(key, s2v_rk_, ctr_rk_, cmac_k1_, cmac_k2_, s2v_zero_);
-  }
-#endif
-  aes::ExpandKey128Portable(key, s2v_rk_);
-  aes::ExpandKey128Portable(key + 16, ctr_rk_);
-  uint8_t l[16] = {0};
-  aes::EncryptBlockPortable(s2v_rk_, l, l);
-  DblPortable(l, cmac_k1_);
-  DblPortable(cmac_k1_, cmac_k2_);
-  aes::EncryptBlockPortable(s2v_rk_, cmac_k1_, s2v_zero_);
+  AesSiv* self = this;
+  SetKeyBatch({&self, 1}, {&key, 1});
 }
 
 bool AesSiv::Seal(std::span<const AesSivInput> ad, const uint8_t* plaintext,
                   size_t len, uint8_t* out) const {
-  if (ad.size() > kAesSivMaxComponents) return false;
-  const SivKeys k{s2v_rk_, ctr_rk_, cmac_k1_, cmac_k2_, s2v_zero_};
-#ifdef ZG_HAVE_AESNI
-  if (aes::UseAesNi()) {
-    SealNi(k, ad, plaintext, len, out);
-    return true;
-  }
-#endif
-  uint8_t v[16], q[16];
-  S2vPortable(k, ad, plaintext, len, v);
-  SivCounter(v, q);
-  std::memcpy(out, v, 16);
-  aes::Ctr128(ctr_rk_, q, plaintext, out + 16, len);
-  return true;
+  const AesSivSealOp op{this, ad, plaintext, len, out};
+  return SealBatch({&op, 1});
 }
 
 bool AesSiv::Open(std::span<const AesSivInput> ad, const uint8_t* in,
                   size_t in_len, uint8_t* plaintext) const {
-  if (ad.size() > kAesSivMaxComponents || in_len < kAesSivTagSize) {
-    return false;
-  }
-  const size_t len = in_len - kAesSivTagSize;
-  const SivKeys k{s2v_rk_, ctr_rk_, cmac_k1_, cmac_k2_, s2v_zero_};
-  bool ok;
+  AesSivOpenOp op{this, ad, in, in_len, plaintext, false};
+  OpenBatch({&op, 1});
+  return op.ok;
+}
+
+void AesSiv::SetKeyBatch(std::span<AesSiv* const> sivs,
+                         std::span<const uint8_t* const> keys) {
 #ifdef ZG_HAVE_AESNI
   if (aes::UseAesNi()) {
-    ok = OpenNi(k, ad, in, len, plaintext);
+    for (size_t at = 0; at < sivs.size(); at += 4) {
+      const size_t n = sivs.size() - at < 4 ? sivs.size() - at : 4;
+      uint8_t *s2v[4], *ctr[4], *k1[4], *k2[4], *zero[4];
+      for (size_t s = 0; s < n; ++s) {
+        AesSiv& siv = *sivs[at + s];
+        s2v[s] = siv.s2v_rk_;
+        ctr[s] = siv.ctr_rk_;
+        k1[s] = siv.cmac_k1_;
+        k2[s] = siv.cmac_k2_;
+        zero[s] = siv.s2v_zero_;
+      }
+      SetKeysNi(keys.data() + at, s2v, ctr, k1, k2, zero, n);
+    }
+    return;
+  }
+#endif
+  for (size_t i = 0; i < sivs.size(); ++i) {
+    AesSiv& s = *sivs[i];
+    SetKeyPortable(keys[i], s.s2v_rk_, s.ctr_rk_, s.cmac_k1_, s.cmac_k2_,
+                   s.s2v_zero_);
+  }
+}
+
+bool AesSiv::SealBatch(std::span<const AesSivSealOp> ops) {
+  for (const AesSivSealOp& op : ops) {
+    if (op.ad.size() > kAesSivMaxComponents) return false;
+  }
+  auto keys = [](const AesSiv& s) {
+    return SivKeys{s.s2v_rk_, s.ctr_rk_, s.cmac_k1_, s.cmac_k2_, s.s2v_zero_};
+  };
+#ifdef ZG_HAVE_AESNI
+  if (aes::UseAesNi()) {
+    for (size_t at = 0; at < ops.size(); at += kChunk) {
+      const size_t n = ops.size() - at < kChunk ? ops.size() - at : kChunk;
+      S2vJob jobs[kChunk];
+      uint8_t* out[kChunk];
+      for (size_t i = 0; i < n; ++i) {
+        const AesSivSealOp& op = ops[at + i];
+        jobs[i].k = keys(*op.siv);
+        jobs[i].ad = op.ad;
+        jobs[i].pt = op.plaintext;
+        jobs[i].len = op.len;
+        out[i] = op.out;
+      }
+      SealNi(jobs, out, n);
+    }
+    return true;
+  }
+#endif
+  for (const AesSivSealOp& op : ops) {
+    SealPortable(keys(*op.siv), op.ad, op.plaintext, op.len, op.out);
+  }
+  return true;
+}
+
+void AesSiv::OpenBatch(std::span<AesSivOpenOp> ops) {
+  auto keys = [](const AesSiv& s) {
+    return SivKeys{s.s2v_rk_, s.ctr_rk_, s.cmac_k1_, s.cmac_k2_, s.s2v_zero_};
+  };
+  auto valid = [](const AesSivOpenOp& op) {
+    return op.ad.size() <= kAesSivMaxComponents && op.in_len >= kAesSivTagSize;
+  };
+#ifdef ZG_HAVE_AESNI
+  if (aes::UseAesNi()) {
+    S2vJob jobs[kChunk];
+    const uint8_t* in[kChunk];
+    bool ok[kChunk];
+    AesSivOpenOp* of[kChunk];
+    size_t n = 0;
+    auto run = [&] {
+      OpenNi(jobs, in, ok, n);
+      for (size_t i = 0; i < n; ++i) of[i]->ok = ok[i];
+      n = 0;
+    };
+    for (AesSivOpenOp& op : ops) {
+      op.ok = false;
+      if (!valid(op)) continue;
+      jobs[n].k = keys(*op.siv);
+      jobs[n].ad = op.ad;
+      jobs[n].pt = op.plaintext;
+      jobs[n].len = op.in_len - kAesSivTagSize;
+      in[n] = op.in;
+      of[n++] = &op;
+      if (n == kChunk) run();
+    }
+    if (n != 0) run();
   } else  // NOLINT(readability/braces)
 #endif
   {
-    uint8_t v[16], q[16], t[16];
-    std::memcpy(v, in, 16);  // before an in-place decryption
-    SivCounter(v, q);
-    aes::Ctr128(ctr_rk_, q, in + 16, plaintext, len);
-    S2vPortable(k, ad, plaintext, len, t);
-    ok = TagsEqual(t, v);
+    for (AesSivOpenOp& op : ops) {
+      op.ok =
+          valid(op) && OpenPortable(keys(*op.siv), op.ad, op.in,
+                                    op.in_len - kAesSivTagSize, op.plaintext);
+    }
   }
-  if (!ok && len != 0) std::memset(plaintext, 0, len);
-  return ok;
+  for (AesSivOpenOp& op : ops) {
+    const size_t len =
+        op.in_len >= kAesSivTagSize ? op.in_len - kAesSivTagSize : 0;
+    if (!op.ok && len != 0 && op.plaintext != nullptr) {
+      std::memset(op.plaintext, 0, len);
+    }
+  }
 }
 
 bool AesSiv::UsesAesNi() { return aes::UseAesNi(); }

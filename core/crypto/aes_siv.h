@@ -3,6 +3,12 @@
 // deterministic authenticated encryption that NTS uses for its cookies and
 // its NTP authenticators.
 //
+// Written here rather than taken from nettle (siv_cmac_aes128, chrony's) or
+// OpenSSL because a worker needs many seals and opens under many keys
+// interleaved in one pass, which neither library's one-message API can do;
+// bench/core/crypto/aes_siv_benchmark.cc compares it with both in the same
+// run, every side re-keyed per message alike.
+//
 // The 32-byte key is K1 || K2, both AES-128: K1 keys S2V (CMAC over the
 // associated-data components, the nonce and the plaintext), K2 keys CTR
 // mode. The output is V (16-byte synthetic IV, the tag) || C (as long as
@@ -13,15 +19,19 @@
 // syscall: cookies are sealed and opened under the period key of a
 // prepared AesSiv, and per request the NTS keys a cookie carries are
 // prepared with SetKey (a key expansion, tens of ns). Where the CPU has
-// AES-NI the blocks are AES-NI instructions, the independent CMACs of S2V
-// interleaved and CTR pipelined; elsewhere a portable path gives the same
-// bytes (tests compare both with OpenSSL's AES-128-SIV).
+// AES-NI the blocks are AES-NI instructions: the CMAC chains of S2V (one
+// per component) and the CTR blocks of every message of a batch run
+// interleaved, eight blocks in flight (core/crypto/aesni_lanes_inl.h), so
+// that a burst's requests or a reply's cookies cost little more than one;
+// elsewhere a portable path gives the same bytes (tests compare both with
+// OpenSSL's AES-128-SIV and nettle's).
 //
 //   AesSiv siv;
 //   siv.SetKey(key32);
 //   const AesSivInput ad[] = {{header, header_len}, {nonce, 16}};
 //   siv.Seal(ad, plaintext, n, out);          // out: 16 + n bytes
 //   if (!siv.Open(ad, out, 16 + n, plain)) reject;
+//   // many at once: AesSiv::SealBatch(ops), OpenBatch(ops), SetKeyBatch
 #ifndef ZG_CORE_CRYPTO_AES_SIV_H_
 #define ZG_CORE_CRYPTO_AES_SIV_H_
 
@@ -43,6 +53,25 @@ struct AesSivInput {
   size_t len = 0;
 };
 
+class AesSiv;
+
+// One message of a batch: as the arguments of AesSiv::Seal / Open.
+struct AesSivSealOp {
+  const AesSiv* siv = nullptr;
+  std::span<const AesSivInput> ad;
+  const uint8_t* plaintext = nullptr;
+  size_t len = 0;
+  uint8_t* out = nullptr;  // 16 + len bytes
+};
+struct AesSivOpenOp {
+  const AesSiv* siv = nullptr;
+  std::span<const AesSivInput> ad;
+  const uint8_t* in = nullptr;  // V || C
+  size_t in_len = 0;
+  uint8_t* plaintext = nullptr;  // in_len - 16 bytes
+  bool ok = false;               // written by OpenBatch
+};
+
 class AesSiv {
  public:
   AesSiv();
@@ -60,6 +89,17 @@ class AesSiv {
   // buffer holds garbage the caller must not use.
   bool Open(std::span<const AesSivInput> ad, const uint8_t* in, size_t in_len,
             uint8_t* plaintext) const;
+
+  // Batches: every op as Seal / Open / SetKey would do it, the AES of all
+  // of them interleaved. Ops must not write where another op of the batch
+  // reads (in place within one op is fine, as above).
+  // False (nothing sealed) when an op has more than kAesSivMaxComponents.
+  static bool SealBatch(std::span<const AesSivSealOp> ops);
+  // Sets each op's ok (false also for too many components or in_len < 16).
+  static void OpenBatch(std::span<AesSivOpenOp> ops);
+  // sivs[i]->SetKey(keys[i]); the spans are as long as each other.
+  static void SetKeyBatch(std::span<AesSiv* const> sivs,
+                          std::span<const uint8_t* const> keys);
 
   // Whether this build and CPU use the AES-NI path.
   static bool UsesAesNi();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // AES-NI inline helpers for core/crypto's .cc files only (aes_block.cc,
-// aes_siv.cc): round-key loading, N blocks encrypted in lock step (the
-// aesenc of independent blocks overlap in the pipeline), GF(2^128)
+// aes_siv.cc, aes_cmac.cc): round-key loading, N blocks encrypted in lock step
+// (the aesenc of independent blocks overlap in the pipeline), GF(2^128)
 // doubling and the big-endian CTR counter. Every function carries
 // ZG_AESNI (target aes + SSE4.1) so it inlines into the callers that carry
 // it too; callers check aes::UseAesNi() first.
@@ -66,19 +66,6 @@ ZG_AESNI_INLINE __m128i ExpandStep(__m128i key, int rcon) {
   key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
   key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
   return _mm_xor_si128(key, t);
-}
-
-// Both AES-128 schedules of a 32-byte key, interleaved: a from key[0..16),
-// b from key[16..32).
-ZG_AESNI_INLINE void ExpandTwo(const uint8_t* key, Keys* a, Keys* b) {
-  static constexpr int kRcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10,
-                                    0x20, 0x40, 0x80, 0x1b, 0x36};
-  a->k[0] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(key));
-  b->k[0] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(key + 16));
-  for (int i = 1; i < 11; ++i) {
-    a->k[i] = ExpandStep(a->k[i - 1], kRcon[i - 1]);
-    b->k[i] = ExpandStep(b->k[i - 1], kRcon[i - 1]);
-  }
 }
 
 // Reverses the 16 bytes: a big-endian block <-> a little-endian integer.

@@ -219,9 +219,9 @@ void NtpClientRecords::CompletePending(uint32_t slot) {
   }
 }
 
-uint32_t NtpClientRecords::Request(const NtpClientKey& key, TaiNs rx_time,
-                                   NtpClientAuth auth) {
-  const uint64_t h = Hash(key);
+uint32_t NtpClientRecords::Request(const NtpClientKey& key, NtpClientHash hash,
+                                   TaiNs rx_time, NtpClientAuth auth) {
+  const uint64_t h = hash.value;
   const size_t bucket = BucketOf(h);
   const uint32_t tag = static_cast<uint32_t>(h >> 32);
   const uint32_t now = Stamp(rx_time);
@@ -348,7 +348,7 @@ NtpClientRecords::ReadResult NtpClientRecords::Read(
 
 std::optional<NtpClientRecord> NtpClientRecords::Find(
     const NtpClientKey& key) const {
-  const uint64_t h = Hash(key);
+  const uint64_t h = HashOf(key).value;
   const size_t bucket = BucketOf(h);
   const uint32_t tag = static_cast<uint32_t>(h >> 32);
   for (size_t i = 0; i < kWays; ++i) {

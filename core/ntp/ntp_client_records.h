@@ -8,8 +8,9 @@
 // the workers' tables for zgctl is core/ntp/ntp_client_query.h.
 //
 // Layout: a set-associative table of `capacity` clients in buckets of 4, as
-// the rate limiter's (core/ntp/ntp_client_table.h), with its own seeded
-// hash; each client in two parts:
+// the rate limiter's (core/ntp/ntp_client_table.h), placed by the same keyed
+// hash (HashNtpClient: with one seed, a request's hash serves both); each
+// client in two parts:
 //   hot  16 bytes, 4 to a 64-byte line per bucket: the address's 32-bit
 //        fingerprint, the last-seen stamp (2^-4 s), the request count (56
 //        bits) and the latest request's auth kind, interleave and family
@@ -136,21 +137,38 @@ class NtpClientRecords {
 
   // ---- Writer: the owning worker only --------------------------------------
 
-  // Starts loading `key`'s hot line (a prefetch instruction; no state).
-  void Prefetch(const NtpClientKey& key) const {
+  // The client's hash in this table (HashNtpClient with its seed).
+  NtpClientHash HashOf(const NtpClientKey& key) const {
+    return HashNtpClient(key, seed_);
+  }
+  uint64_t seed() const { return seed_; }
+  // Starts loading the client's hot line (a prefetch instruction; no state).
+  void Prefetch(const NtpClientKey& key) const { Prefetch(HashOf(key)); }
+  void Prefetch(NtpClientHash hash) const {
     const char* line =
-        reinterpret_cast<const char*>(hot_ + BucketOf(Hash(key)));
+        reinterpret_cast<const char*>(hot_ + BucketOf(hash.value));
 #if defined(__x86_64__)
     asm volatile("prefetcht0 %0" : : "m"(*line));
 #else
     __builtin_prefetch(line, 1, 3);
 #endif
   }
-  // Records one request from `key` received at `rx_time` (inserting the
-  // client if new) and returns its slot for the calls below, valid until
-  // this writer's next Request. A symmetric-key request also starts loading
-  // the cold line, which Answered reads after the MAC check.
-  uint32_t Request(const NtpClientKey& key, TaiNs rx_time, NtpClientAuth auth);
+  // Records one request from `key` (whose HashOf is `hash`) received at
+  // `rx_time` (inserting the client if new) and returns its slot for the
+  // calls below. The slot is the client's until a later Request inserts
+  // another client in its place: a caller that holds slots across Requests
+  // (a burst's) keeps FingerprintOf(slot) and checks it is unchanged. A
+  // symmetric-key request also starts loading the cold line, which
+  // Answered reads after the MAC check.
+  uint32_t Request(const NtpClientKey& key, NtpClientHash hash, TaiNs rx_time,
+                   NtpClientAuth auth);
+  uint32_t Request(const NtpClientKey& key, TaiNs rx_time, NtpClientAuth auth) {
+    return Request(key, HashOf(key), rx_time, auth);
+  }
+  // The fingerprint of the client in `slot` now (the writer's view).
+  uint32_t FingerprintOf(uint32_t slot) const {
+    return HotOf(slot).tag.load(std::memory_order_relaxed);
+  }
   // Writes the cold lines of the clients inserted since the last Flush:
   // after every burst. Request flushes by itself when kMaxPending are
   // waiting; Drop, Kiss and Answered complete their client's insert first.
@@ -241,15 +259,6 @@ class NtpClientRecords {
   };
 
   NtpClientRecords() = default;
-  // Low 32 bits: the bucket; high 32 bits: the fingerprint.
-  uint64_t Hash(const NtpClientKey& key) const {
-    uint64_t h = (key.lo ^ seed_) * 0xC2B2AE3D27D4EB4Full;
-    h ^= (key.hi + (key.ipv6 ? 0x27D4EB2Fu : 0u)) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 31;
-    h *= 0x94D049BB133111EBull;
-    h ^= h >> 29;
-    return h;
-  }
   size_t BucketOf(uint64_t h) const {
     return static_cast<size_t>(((h & 0xffffffffu) * num_buckets_) >> 32);
   }

@@ -16,7 +16,7 @@ namespace zg::core {
 
 // One tracked client: 16 bytes (chrony's Record is about 128).
 struct NtpClientTable::Entry {
-  uint32_t tag;       // the address's fingerprint (Hash() >> 32)
+  uint32_t tag;       // the address's fingerprint (HashOf().value >> 32)
   uint32_t last_hit;  // Stamp() of the latest request
   uint16_t tokens;
   // Low 16 bits of the Stamp() of the latest KoD (valid with kKodSent):
@@ -120,7 +120,7 @@ absl::StatusOr<std::unique_ptr<NtpClientTable>> NtpClientTable::Create(
   t->huge_bytes_ = std::min(HugePageBytes(mem), t->alloc_bytes_);
   t->SetLimit(options.limit, options.kod);
   t->seed_ = options.seed != 0 ? options.seed : 0x2545F4914F6CDD1Dull;
-  t->rng_ = t->seed_ * 0x9E3779B97F4A7C15ull | 1;
+  t->leak_.state = t->seed_ * 0x9E3779B97F4A7C15ull | 1;
   return t;
 }
 
@@ -138,8 +138,8 @@ void NtpClientTable::SetLimit(const NtpRateLimitConfig& limit, bool kod) {
 // Lookup, Refill and Limit are forced inline into Check: GCC kept them as
 // calls, which cost about 10 ns a request in BM_RandomClients.
 [[gnu::always_inline]] inline NtpClientTable::Entry& NtpClientTable::Lookup(
-    const NtpClientKey& key, uint32_t now, bool& fresh) {
-  const uint64_t h = Hash(key);
+    NtpClientHash hash, uint32_t now, bool& fresh) {
+  const uint64_t h = hash.value;
   Bucket& b = buckets_[BucketOf(h)];
   const uint32_t tag = static_cast<uint32_t>(h >> 32);
   // The client's way, found without a branch per way: which way holds a
@@ -184,27 +184,9 @@ void NtpClientTable::SetLimit(const NtpRateLimitConfig& limit, bool kod) {
   e.last_hit = now;
   const uint32_t interval = now - prev;
   if (static_cast<int32_t>(interval) < 0) return;  // reordered stamps
-  const int shift = bucket_.token_shift;
-  const uint32_t max = bucket_.max_tokens;
-  uint32_t tokens;
-  if (shift >= 0) {
-    tokens = (now >> shift) - (prev >> shift);
-  } else if (interval > max) {
-    tokens = max;
-  } else {
-    tokens = interval << -shift;
-  }
-  e.tokens = static_cast<uint16_t>(std::min<uint32_t>(e.tokens + tokens, max));
+  e.tokens = bucket_.Refill(e.tokens, prev, now);
   UpdateRate((e.flags & kDropped) ? e.timeout_rate : e.rate,
              ScaledLog2Interval(interval));
-}
-
-// 0 on average once per 2^leak calls (chrony limit_response_random).
-bool NtpClientTable::Leak() {
-  rng_ ^= rng_ << 13;
-  rng_ ^= rng_ >> 7;
-  rng_ ^= rng_ << 17;
-  return (rng_ >> (64 - limit_.leak_log2)) == 0;
 }
 
 [[gnu::always_inline]] inline NtpRateVerdict NtpClientTable::Limit(
@@ -215,7 +197,7 @@ bool NtpClientTable::Leak() {
     e.tokens = static_cast<uint16_t>(e.tokens - bucket_.tokens_per_hit);
     return {NtpRateDecision::kAnswer, poll};
   }
-  const bool leak = Leak();
+  const bool leak = leak_.Leak(limit_.leak_log2);
   // The anti-amplification rule, as chrony's CLG_LimitServiceRate has it:
   // "Poorly implemented NTP clients can send requests at a higher rate when
   // they are not getting replies. If the request rate seems to be more than
@@ -247,10 +229,10 @@ bool NtpClientTable::Leak() {
   return {NtpRateDecision::kDrop, poll};
 }
 
-NtpRateVerdict NtpClientTable::Check(const NtpClientKey& key, TaiNs rx_time) {
+NtpRateVerdict NtpClientTable::Check(NtpClientHash hash, TaiNs rx_time) {
   const uint32_t now = Stamp(rx_time);
   bool fresh = false;
-  Entry& e = Lookup(key, now, fresh);
+  Entry& e = Lookup(hash, now, fresh);
   if (!fresh) Refill(e, now);
   return Limit(e, now);
 }

@@ -30,8 +30,9 @@
 //
 //   ZG_ASSIGN_OR_RETURN(auto table, NtpClientTable::Create(
 //       {.capacity = 1 << 20, .limit = config, .kod = true}));
-//   for (i in burst) table->Prefetch(key[i]);
-//   for (i in burst) verdict[i] = table->Check(key[i], rx_time[i]);
+//   for (i in burst) table->Prefetch(hash[i] = table->HashOf(key[i]));
+//   for (i in burst) verdict[i] = table->Check(hash[i], rx_time[i]);
+// (The hash is computed once per request: Prefetch and Check take it.)
 #ifndef ZG_CORE_NTP_NTP_CLIENT_TABLE_H_
 #define ZG_CORE_NTP_NTP_CLIENT_TABLE_H_
 
@@ -64,6 +65,25 @@ struct NtpClientKey {
   }
   friend bool operator==(const NtpClientKey&, const NtpClientKey&) = default;
 };
+
+// Where a client lives in a table of 4-way buckets: its bucket (low 32
+// bits, scaled to the table's size) and its fingerprint (high 32 bits).
+struct NtpClientHash {
+  uint64_t value = 0;
+};
+
+// The client's hash keyed by `seed` (a per-start secret, so a client cannot
+// aim at a bucket). The rate limiter's table and the client records
+// (core/ntp/ntp_client_records.h) both place clients by it: given one seed,
+// a request's hash is computed once for both.
+inline NtpClientHash HashNtpClient(const NtpClientKey& key, uint64_t seed) {
+  uint64_t h = (key.lo ^ seed) * 0x9E3779B97F4A7C15ull;
+  h ^= (key.hi + (key.ipv6 ? 0x5bd1e995u : 0u)) * 0xC2B2AE3D27D4EB4Full;
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 32;
+  return {h};
+}
 
 enum class NtpRateDecision : uint8_t {
   kAnswer,       // within the bucket
@@ -111,23 +131,34 @@ class NtpClientTable {
   NtpClientTable(const NtpClientTable&) = delete;
   NtpClientTable& operator=(const NtpClientTable&) = delete;
 
-  // Starts loading `key`'s bucket into the cache (no effect on state): a
-  // prefetch instruction, no load, so a burst's misses overlap and Prefetch
-  // does not wait for any. An asm statement, not __builtin_prefetch: GCC 12
-  // at -O3 dropped the builtin from a hint-only loop (seen with objdump),
-  // which is why a hint once measured no better than none. At 10M clients:
-  // 86 ns per Check without, 63 with a load, 43 with this (doc/performance.md).
-  void Prefetch(const NtpClientKey& key) const {
+  // The client's place in this table (the hash is keyed by the table's
+  // seed): what Prefetch and Check take, so a burst computes it once.
+  NtpClientHash HashOf(const NtpClientKey& key) const {
+    return HashNtpClient(key, seed_);
+  }
+  uint64_t seed() const { return seed_; }
+  // Starts loading the client's bucket into the cache (no effect on
+  // state): a prefetch instruction, no load, so a burst's misses overlap
+  // and Prefetch does not wait for any. An asm statement, not
+  // __builtin_prefetch: GCC 12 at -O3 dropped the builtin from a hint-only
+  // loop (seen with objdump), which is why a hint once measured no better
+  // than none. At 10M clients: 86 ns per Check without, 63 with a load, 43
+  // with this (doc/performance.md).
+  void Prefetch(NtpClientHash hash) const {
     const char* line = reinterpret_cast<const char*>(buckets_) +
-                       BucketOf(Hash(key)) * kBucketBytes;
+                       BucketOf(hash.value) * kBucketBytes;
 #if defined(__x86_64__)
     asm volatile("prefetcht0 %0" : : "m"(*line));
 #else
     __builtin_prefetch(line, 1, 3);
 #endif
   }
-  // Records a request from `key` received at `rx_time` and decides.
-  NtpRateVerdict Check(const NtpClientKey& key, TaiNs rx_time);
+  void Prefetch(const NtpClientKey& key) const { Prefetch(HashOf(key)); }
+  // Records a request from the client received at `rx_time` and decides.
+  NtpRateVerdict Check(NtpClientHash hash, TaiNs rx_time);
+  NtpRateVerdict Check(const NtpClientKey& key, TaiNs rx_time) {
+    return Check(HashOf(key), rx_time);
+  }
 
   // New limits (a reload): tracked clients keep their records; their
   // tokens are capped to the new bucket at their next request.
@@ -153,21 +184,11 @@ class NtpClientTable {
   struct Entry;
   struct Bucket;
   NtpClientTable() = default;
-  // Low 32 bits: the bucket; high 32 bits: the fingerprint.
-  uint64_t Hash(const NtpClientKey& key) const {
-    uint64_t h = (key.lo ^ seed_) * 0x9E3779B97F4A7C15ull;
-    h ^= (key.hi + (key.ipv6 ? 0x5bd1e995u : 0u)) * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 32;
-    return h;
-  }
   size_t BucketOf(uint64_t h) const {
     return static_cast<size_t>(((h & 0xffffffffu) * num_buckets_) >> 32);
   }
-  Entry& Lookup(const NtpClientKey& key, uint32_t now, bool& fresh);
+  Entry& Lookup(NtpClientHash hash, uint32_t now, bool& fresh);
   void Refill(Entry& e, uint32_t now) const;
-  bool Leak();
   NtpRateVerdict Limit(Entry& e, uint32_t now);
 
   Bucket* buckets_ = nullptr;
@@ -175,7 +196,7 @@ class NtpClientTable {
   size_t alloc_bytes_ = 0;
   size_t huge_bytes_ = 0;
   uint64_t seed_ = 0;
-  uint64_t rng_ = 0;  // xorshift64 state of the leak
+  NtpLeakRandom leak_;
   NtpRateLimitConfig limit_;
   NtpTokenBucket bucket_;
   bool kod_ = false;

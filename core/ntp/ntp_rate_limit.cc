@@ -65,7 +65,13 @@ absl::Status ParseItem(absl::string_view item, NtpRateLimitConfig& config,
 }  // namespace
 
 absl::StatusOr<NtpRateLimitConfig> ParseNtpRateLimit(absl::string_view text) {
-  NtpRateLimitConfig config;
+  return ParseNtpRateLimit(text, NtpRateLimitConfig{}, "--ntp_ratelimit");
+}
+
+absl::StatusOr<NtpRateLimitConfig> ParseNtpRateLimit(
+    absl::string_view text, const NtpRateLimitConfig& defaults,
+    absl::string_view flag) {
+  NtpRateLimitConfig config = defaults;
   if (text.size() > kNtpRateLimitMaxBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("rate limit spec is ", text.size(), " bytes; at most ",
@@ -76,7 +82,7 @@ absl::StatusOr<NtpRateLimitConfig> ParseNtpRateLimit(absl::string_view text) {
   for (absl::string_view item : absl::StrSplit(text, ',')) {
     if (absl::Status s = ParseItem(item, config, seen); !s.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--ntp_ratelimit='", text, "': ", s.message(),
+          absl::StrCat(flag, "='", text, "': ", s.message(),
                        "; expected interval=I,burst=B,leak=L"));
     }
   }

@@ -49,6 +49,11 @@ struct NtpRateLimitConfig {
 // omitted keys take chrony's defaults, "" is all defaults. Integers only,
 // within the ranges above. Errors say which key and what range.
 absl::StatusOr<NtpRateLimitConfig> ParseNtpRateLimit(absl::string_view text);
+// The same with other defaults for the omitted keys, errors naming `flag`
+// (chrony's ntsratelimit: interval 6).
+absl::StatusOr<NtpRateLimitConfig> ParseNtpRateLimit(
+    absl::string_view text, const NtpRateLimitConfig& defaults,
+    absl::string_view flag);
 
 // "interval=3,burst=8,leak=2": parses back to the same config.
 std::string FormatNtpRateLimit(const NtpRateLimitConfig& config);
@@ -66,6 +71,36 @@ struct NtpTokenBucket {
   int8_t token_shift = 0;
 
   static NtpTokenBucket For(const NtpRateLimitConfig& config);
+
+  // A record's tokens after the time from `prev` to `now` (2^-4 s stamps,
+  // modulo 2^32; a stamp before `prev` adds none), at most max_tokens
+  // (chrony clientlog.c update_record).
+  uint16_t Refill(uint16_t tokens, uint32_t prev, uint32_t now) const {
+    const uint32_t interval = now - prev;
+    if (static_cast<int32_t>(interval) < 0) return tokens;  // reordered
+    uint32_t add;
+    if (token_shift >= 0) {
+      add = (now >> token_shift) - (prev >> token_shift);
+    } else if (interval > max_tokens) {
+      add = max_tokens;
+    } else {
+      add = interval << -token_shift;
+    }
+    const uint32_t sum = tokens + add;
+    return static_cast<uint16_t>(sum < max_tokens ? sum : max_tokens);
+  }
+};
+
+// The leak's random draws (chrony limit_response_random): xorshift64.
+struct NtpLeakRandom {
+  uint64_t state = 1;  // never 0
+  // True on average once per 2^leak_log2 calls (leak_log2 in 1..4).
+  bool Leak(int leak_log2) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return (state >> (64 - leak_log2)) == 0;
+  }
 };
 
 }  // namespace zg::core

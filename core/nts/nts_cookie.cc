@@ -20,7 +20,7 @@ namespace {
 constexpr char kCookieSalt[] = "zeitgeber nts cookie";
 constexpr uint32_t kMaxWindow = 16;
 constexpr size_t kKeyIdOffset = 0;
-constexpr size_t kNonceOffset = 4;
+constexpr size_t kNonceOffset = kNtsCookieNonceOffset;
 constexpr size_t kSealedOffset = 20;  // V || C
 constexpr size_t kPlainSize = 2 * kNtsKeySize;
 static_assert(kSealedOffset + kAesSivTagSize + kPlainSize == kNtsCookieSize);
@@ -163,40 +163,103 @@ int64_t NtsCookieKeystore::current_period_end_unix_s() const {
 
 void NtsCookieKeystore::Seal(const NtsKeys& keys, const uint8_t* nonce16,
                              uint8_t* cookie_out) const {
-  StoreBe32(cookie_out + kKeyIdOffset, current_key_id());
-  std::memcpy(cookie_out + kNonceOffset, nonce16, 16);
-  uint8_t* plain = cookie_out + kSealedOffset + kAesSivTagSize;
-  std::memcpy(plain, keys.c2s.data(), kNtsKeySize);
-  std::memcpy(plain + kNtsKeySize, keys.s2c.data(), kNtsKeySize);
-  const AesSivInput ad[] = {{cookie_out + kKeyIdOffset, 4},
-                            {cookie_out + kNonceOffset, 16}};
-  siv_[current_period_ - first_period_].Seal(ad, plain, kPlainSize,
-                                             cookie_out + kSealedOffset);
+  const NtsCookieSealOp op{&keys, nonce16, cookie_out};
+  Seal({&op, 1});
 }
 
 NtsCookieError NtsCookieKeystore::Open(const uint8_t* cookie, size_t len,
                                        NtsKeys* out) const {
-  if (len != kNtsCookieSize) return NtsCookieError::kBadLength;
-  // The key id is the period's low 32 bits: its distance from the first
-  // period of the window, modulo 2^32, picks the key (wrap included).
-  const uint32_t index =
-      LoadBe32(cookie + kKeyIdOffset) - static_cast<uint32_t>(first_period_);
-  if (index >= key_count_) return NtsCookieError::kUnknownKey;
-  const AesSivInput ad[] = {{cookie + kKeyIdOffset, 4},
-                            {cookie + kNonceOffset, 16}};
-  uint8_t plain[kPlainSize];
-  bool ok = siv_[index].Open(ad, cookie + kSealedOffset,
-                             kAesSivTagSize + kPlainSize, plain);
-  if (!ok && has_previous_) {
-    ok = previous_siv_[index].Open(ad, cookie + kSealedOffset,
-                                   kAesSivTagSize + kPlainSize, plain);
+  NtsCookieOpenOp op{cookie, len, out};
+  Open({&op, 1});
+  return op.result;
+}
+
+namespace {
+
+// Cookies per pass of the batch calls (their AD and plaintext on the stack).
+constexpr size_t kCookieChunk = 32;
+
+}  // namespace
+
+void NtsCookieKeystore::Seal(std::span<const NtsCookieSealOp> ops) const {
+  AesSivInput ad[kCookieChunk][2];
+  AesSivSealOp seal[kCookieChunk];
+  const AesSiv* siv = &siv_[current_period_ - first_period_];
+  for (size_t at = 0; at < ops.size(); at += kCookieChunk) {
+    const size_t n =
+        ops.size() - at < kCookieChunk ? ops.size() - at : kCookieChunk;
+    for (size_t i = 0; i < n; ++i) {
+      const NtsCookieSealOp& op = ops[at + i];
+      uint8_t* c = op.cookie_out;
+      StoreBe32(c + kKeyIdOffset, current_key_id());
+      if (op.nonce16 != c + kNonceOffset) {
+        std::memcpy(c + kNonceOffset, op.nonce16, 16);
+      }
+      uint8_t* plain = c + kSealedOffset + kAesSivTagSize;
+      std::memcpy(plain, op.keys->c2s.data(), kNtsKeySize);
+      std::memcpy(plain + kNtsKeySize, op.keys->s2c.data(), kNtsKeySize);
+      ad[i][0] = {c + kKeyIdOffset, 4};
+      ad[i][1] = {c + kNonceOffset, 16};
+      seal[i] = {siv, ad[i], plain, kPlainSize, c + kSealedOffset};
+    }
+    AesSiv::SealBatch({seal, n});  // cannot fail: 2 components
   }
-  if (ok) {
-    std::memcpy(out->c2s.data(), plain, kNtsKeySize);
-    std::memcpy(out->s2c.data(), plain + kNtsKeySize, kNtsKeySize);
+}
+
+void NtsCookieKeystore::Open(std::span<NtsCookieOpenOp> ops) const {
+  AesSivInput ad[kCookieChunk][2];
+  AesSivOpenOp open[kCookieChunk];
+  uint8_t plain[kCookieChunk][kPlainSize];
+  NtsCookieOpenOp* of[kCookieChunk];
+  uint32_t index[kCookieChunk];
+  for (size_t at = 0; at < ops.size(); at += kCookieChunk) {
+    const size_t end =
+        ops.size() - at < kCookieChunk ? ops.size() : at + kCookieChunk;
+    size_t n = 0;
+    for (size_t j = at; j < end; ++j) {
+      NtsCookieOpenOp& op = ops[j];
+      if (op.len != kNtsCookieSize) {
+        op.result = NtsCookieError::kBadLength;
+        continue;
+      }
+      // The key id is the period's low 32 bits: its distance from the first
+      // period of the window, modulo 2^32, picks the key (wrap included).
+      const uint32_t k = LoadBe32(op.cookie + kKeyIdOffset) -
+                         static_cast<uint32_t>(first_period_);
+      if (k >= key_count_) {
+        op.result = NtsCookieError::kUnknownKey;
+        continue;
+      }
+      ad[n][0] = {op.cookie + kKeyIdOffset, 4};
+      ad[n][1] = {op.cookie + kNonceOffset, 16};
+      open[n] = {&siv_[k], ad[n], op.cookie + kSealedOffset,
+                 kAesSivTagSize + kPlainSize, plain[n]};
+      index[n] = k;
+      of[n++] = &op;
+    }
+    AesSiv::OpenBatch({open, n});
+    if (has_previous_) {  // the failures again, under the previous key
+      AesSivOpenOp retry[kCookieChunk];
+      size_t r = 0, which[kCookieChunk];
+      for (size_t i = 0; i < n; ++i) {
+        if (open[i].ok) continue;
+        retry[r] = open[i];
+        retry[r].siv = &previous_siv_[index[i]];
+        which[r++] = i;
+      }
+      AesSiv::OpenBatch({retry, r});
+      for (size_t i = 0; i < r; ++i) open[which[i]].ok = retry[i].ok;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      NtsCookieOpenOp& op = *of[i];
+      op.result = open[i].ok ? NtsCookieError::kOk : NtsCookieError::kBadTag;
+      if (open[i].ok) {
+        std::memcpy(op.out->c2s.data(), plain[i], kNtsKeySize);
+        std::memcpy(op.out->s2c.data(), plain[i] + kNtsKeySize, kNtsKeySize);
+      }
+    }
+    OPENSSL_cleanse(plain, sizeof(plain[0]) * n);
   }
-  OPENSSL_cleanse(plain, sizeof(plain));
-  return ok ? NtsCookieError::kOk : NtsCookieError::kBadTag;
 }
 
 }  // namespace zg::core

@@ -124,42 +124,98 @@ NtsFailure ParseNtsRequest(const uint8_t* payload, uint32_t len,
 NtsFailure NtsServer::Check(uint8_t* payload, uint32_t len,
                             const NtsCookieKeystore& keystore,
                             NtsRequestState* state) {
-  NtsRequestFields& f = state->fields;
-  const NtsFailure parsed = ParseNtsRequest(payload, len, &f);
-  if (parsed != NtsFailure::kNone) return parsed;
-  switch (
-      keystore.Open(payload + f.cookie_offset, f.cookie_length, &state->keys)) {
-    case NtsCookieError::kOk:
-      break;
-    case NtsCookieError::kBadLength:
-      return NtsFailure::kCookieBadLength;
-    case NtsCookieError::kUnknownKey:
-      return NtsFailure::kCookieUnknownKey;
-    case NtsCookieError::kBadTag:
-      return NtsFailure::kCookieBadTag;
+  NtsCheckOp op{payload, len, state};
+  CheckBatch({&op, 1}, keystore);
+  return op.result;
+}
+
+void NtsServer::CheckBatch(std::span<NtsCheckOp> ops,
+                           const NtsCookieKeystore& keystore) {
+  for (size_t at = 0; at < ops.size(); at += kNtsBatch) {
+    const size_t end =
+        ops.size() - at < kNtsBatch ? ops.size() : at + kNtsBatch;
+    // Parse; the cookies of those that parse, opened together.
+    NtsCookieOpenOp cookies[kNtsBatch];
+    NtsCheckOp* parsed[kNtsBatch];
+    size_t n = 0;
+    for (size_t j = at; j < end; ++j) {
+      NtsCheckOp& op = ops[j];
+      NtsRequestFields& f = op.state->fields;
+      op.result = ParseNtsRequest(op.payload, op.len, &f);
+      if (op.result != NtsFailure::kNone) continue;
+      cookies[n] = {op.payload + f.cookie_offset, f.cookie_length,
+                    &op.state->keys};
+      parsed[n++] = &op;
+    }
+    keystore.Open({cookies, n});
+    // The C2S keys of the cookies that opened, then their authenticators.
+    AesSiv* sivs[kNtsBatch];
+    const uint8_t* keys[kNtsBatch];
+    NtsCheckOp* opened[kNtsBatch];
+    size_t m = 0;
+    for (size_t i = 0; i < n; ++i) {
+      NtsCheckOp& op = *parsed[i];
+      switch (cookies[i].result) {
+        case NtsCookieError::kOk:
+          sivs[m] = &c2s_[m];
+          keys[m] = op.state->keys.c2s.data();
+          opened[m++] = &op;
+          continue;
+        case NtsCookieError::kBadLength:
+          op.result = NtsFailure::kCookieBadLength;
+          continue;
+        case NtsCookieError::kUnknownKey:
+          op.result = NtsFailure::kCookieUnknownKey;
+          continue;
+        case NtsCookieError::kBadTag:
+          op.result = NtsFailure::kCookieBadTag;
+          continue;
+      }
+    }
+    AesSiv::SetKeyBatch({sivs, m}, {keys, m});
+    AesSivInput ad[kNtsBatch][2];
+    AesSivOpenOp auth[kNtsBatch];
+    for (size_t i = 0; i < m; ++i) {
+      const NtsCheckOp& op = *opened[i];
+      const NtsRequestFields& f = op.state->fields;
+      ad[i][0] = {op.payload, f.auth_offset};
+      ad[i][1] = {op.payload + f.nonce_offset, f.nonce_length};
+      uint8_t* ct = op.payload + f.ciphertext_offset;
+      // Any encrypted fields are decrypted in place (and ignored).
+      auth[i] = {&c2s_[i], ad[i], ct, f.ciphertext_length, ct + kAesSivTagSize};
+    }
+    AesSiv::OpenBatch({auth, m});
+    for (size_t i = 0; i < m; ++i) {
+      opened[i]->result =
+          auth[i].ok ? NtsFailure::kNone : NtsFailure::kBadAuthenticator;
+    }
   }
-  c2s_.SetKey(state->keys.c2s.data());
-  const AesSivInput ad[] = {{payload, f.auth_offset},
-                            {payload + f.nonce_offset, f.nonce_length}};
-  uint8_t* ct = payload + f.ciphertext_offset;
-  // Any encrypted fields are decrypted in place (and ignored).
-  if (!c2s_.Open(ad, ct, f.ciphertext_length, ct + kAesSivTagSize)) {
-    return NtsFailure::kBadAuthenticator;
-  }
-  return NtsFailure::kNone;
 }
 
 uint32_t NtsServer::WriteReply(uint8_t* payload, uint32_t request_len,
                                const NtsRequestState& state,
                                const NtsCookieKeystore& keystore,
-                               NtsSealJob* job) {
+                               NtsSealJob* job, uint32_t max_cookies) {
+  const uint32_t n =
+      QueueReply(payload, request_len, state, keystore, job, max_cookies);
+  SealCookies(keystore);
+  return n;
+}
+
+uint32_t NtsServer::QueueReply(uint8_t* payload, uint32_t request_len,
+                               const NtsRequestState& state,
+                               const NtsCookieKeystore& keystore,
+                               NtsSealJob* job, uint32_t max_cookies) {
   const NtsRequestFields& f = state.fields;
+  if (max_cookies > kNtsMaxReplyCookies) max_cookies = kNtsMaxReplyCookies;
+  if (max_cookies < 1) max_cookies = 1;
   uint32_t cookies = 1 + f.placeholders;
-  if (cookies > kNtsMaxReplyCookies) cookies = kNtsMaxReplyCookies;
+  if (cookies > max_cookies) cookies = max_cookies;
   const uint32_t plaintext = cookies * kNtsCookieFieldSize;
   const uint32_t auth = kNtpHeaderSize + f.uid_length;
   const uint32_t unpadded = auth + kNtsReplyAuthOverhead + plaintext;
   if (unpadded > request_len) return 0;
+  if (pending_count_ + cookies > pending_.size()) SealCookies(keystore);
   // The UID first (its bytes are the request's: memmove), then the
   // authenticator after it, overwriting the request's fields.
   std::memmove(payload + kNtpHeaderSize, payload + f.uid_offset, f.uid_length);
@@ -169,14 +225,17 @@ uint32_t NtsServer::WriteReply(uint8_t* payload, uint32_t request_len,
   StoreBe16(a + 4, static_cast<uint16_t>(kNtsServerNonceSize));
   StoreBe16(a + 6, static_cast<uint16_t>(kAesSivTagSize + plaintext));
   random_->Fill(a + 8, kNtsServerNonceSize);
-  // Plaintext: the cookie fields, after the (not yet computed) tag.
+  // Plaintext: the cookie fields, after the (not yet computed) tag; each
+  // cookie's nonce where the cookie keeps it, its seal left for
+  // SealCookies.
   uint8_t* p = a + 8 + kNtsServerNonceSize + kAesSivTagSize;
   for (uint32_t i = 0; i < cookies; ++i, p += kNtsCookieFieldSize) {
     StoreBe16(p, static_cast<uint16_t>(NtsFieldType::kCookie));
     StoreBe16(p + 2, static_cast<uint16_t>(kNtsCookieFieldSize));
-    uint8_t nonce[16];
-    random_->Fill(nonce, sizeof(nonce));
-    keystore.Seal(state.keys, nonce, p + 4);
+    uint8_t* cookie = p + 4;
+    random_->Fill(cookie + kNtsCookieNonceOffset, 16);
+    pending_[pending_count_++] = {&state.keys, cookie + kNtsCookieNonceOffset,
+                                  cookie};
   }
   std::memset(p, 0, request_len - unpadded);  // additional padding
   job->s2c = state.keys.s2c;
@@ -185,13 +244,34 @@ uint32_t NtsServer::WriteReply(uint8_t* payload, uint32_t request_len,
   return request_len;
 }
 
+void NtsServer::SealCookies(const NtsCookieKeystore& keystore) {
+  keystore.Seal({pending_.data(), pending_count_});
+  pending_count_ = 0;
+}
+
 void SealNtsReply(const AesSiv& s2c, uint8_t* payload, const NtsSealJob& job) {
-  const uint8_t* nonce = payload + job.ad_length + 8;
-  uint8_t* out = payload + job.ad_length + 8 + kNtsServerNonceSize;
-  const AesSivInput ad[] = {{payload, job.ad_length},
-                            {nonce, kNtsServerNonceSize}};
-  // In place: the plaintext is at out + 16. Cannot fail (2 components).
-  s2c.Seal(ad, out + kAesSivTagSize, job.plaintext_length, out);
+  const NtsReplySealOp op{&s2c, payload, &job};
+  SealNtsReplies({&op, 1});
+}
+
+void SealNtsReplies(std::span<const NtsReplySealOp> ops) {
+  AesSivInput ad[kNtsBatch][2];
+  AesSivSealOp seal[kNtsBatch];
+  for (size_t at = 0; at < ops.size(); at += kNtsBatch) {
+    const size_t n = ops.size() - at < kNtsBatch ? ops.size() - at : kNtsBatch;
+    for (size_t i = 0; i < n; ++i) {
+      const NtsReplySealOp& op = ops[at + i];
+      const NtsSealJob& job = *op.job;
+      uint8_t* nonce = op.payload + job.ad_length + 8;
+      uint8_t* out = nonce + kNtsServerNonceSize;
+      ad[i][0] = {op.payload, job.ad_length};
+      ad[i][1] = {nonce, kNtsServerNonceSize};
+      // In place: the plaintext is at out + 16.
+      seal[i] = {op.s2c, ad[i], out + kAesSivTagSize, job.plaintext_length,
+                 out};
+    }
+    AesSiv::SealBatch({seal, n});  // cannot fail: 2 components
+  }
 }
 
 uint32_t WriteNtsKiss(uint8_t* payload, const NtpRequestCheck& check,

@@ -46,16 +46,25 @@
 //     ignored.
 // Reply: header + the Unique Identifier + an authenticator whose plaintext
 // is one NTS Cookie field (104 bytes) per cookie and placeholder received
-// (at most kNtsMaxReplyCookies), new cookies sealed under the keystore's
+// (at most max_cookies, at most kNtsMaxReplyCookies), new cookies sealed
+// under the keystore's
 // current key with nonces from the worker's CSPRNG; our nonce is 16 bytes;
 // additional padding makes the reply exactly as long as the request (as
 // chrony does), and a reply that would be longer is refused.
+//
+// Batches: a worker checks a burst's requests with CheckBatch (every
+// cookie opened, every C2S key set up and every authenticator verified in
+// one interleaved pass each), writes each reply with QueueReply and seals
+// all their new cookies with one SealCookies, and seals the replies with
+// SealNtsReplies: the AES of a burst then costs about what its longest
+// request costs alone (core/crypto/aesni_lanes_inl.h).
 #ifndef ZG_CORE_NTS_NTS_SERVER_H_
 #define ZG_CORE_NTS_NTS_SERVER_H_
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "core/crypto/aes_ctr_random.h"
 #include "core/crypto/aes_siv.h"
@@ -66,6 +75,8 @@ namespace zg::core {
 
 inline constexpr uint32_t kNtsMinUniqueIdSize = 32;  // body, RFC 8915 5.3
 inline constexpr uint32_t kNtsMaxReplyCookies = 8;   // chrony NTS_MAX_COOKIES
+// Requests per pass of CheckBatch (a burst).
+inline constexpr uint32_t kNtsBatch = 32;
 inline constexpr uint32_t kNtsServerNonceSize = 16;  // our replies' nonce
 // An NTS Cookie field of ours: type, length, kNtsCookieSize bytes.
 inline constexpr uint32_t kNtsCookieFieldSize = 4 + kNtsCookieSize;
@@ -138,8 +149,24 @@ struct NtsSealJob {
   uint16_t plaintext_length = 0;  // the new cookies' fields
 };
 
-// One worker's NTS server state: the AES-SIV context that C2S keys are
-// prepared in, and the worker's CSPRNG. Used by its worker alone.
+// One request of CheckBatch: its bytes and state, then what Check found.
+struct NtsCheckOp {
+  uint8_t* payload = nullptr;
+  uint32_t len = 0;
+  NtsRequestState* state = nullptr;
+  NtsFailure result = NtsFailure::kNone;  // written by CheckBatch
+};
+
+// One reply of SealNtsReplies: as SealNtsReply's arguments.
+struct NtsReplySealOp {
+  const AesSiv* s2c = nullptr;
+  uint8_t* payload = nullptr;
+  const NtsSealJob* job = nullptr;
+};
+
+// One worker's NTS server state: the AES-SIV contexts that C2S keys are
+// prepared in, the cookies waiting for SealCookies, and the worker's
+// CSPRNG. Used by its worker alone.
 class NtsServer {
  public:
   // `random` must outlive this object.
@@ -150,6 +177,8 @@ class NtsServer {
   // bytes after the nonce change). kNone: *state holds the fields and keys.
   NtsFailure Check(uint8_t* payload, uint32_t len,
                    const NtsCookieKeystore& keystore, NtsRequestState* state);
+  // Every op as Check, the AES of all of them interleaved.
+  void CheckBatch(std::span<NtsCheckOp> ops, const NtsCookieKeystore& keystore);
 
   // After the reply's 48-byte header is written (WriteNtpReply): moves the
   // Unique Identifier to offset 48 and writes the authenticator (nonce from
@@ -159,17 +188,32 @@ class NtsServer {
   // longer than the request.
   uint32_t WriteReply(uint8_t* payload, uint32_t request_len,
                       const NtsRequestState& state,
-                      const NtsCookieKeystore& keystore, NtsSealJob* job);
+                      const NtsCookieKeystore& keystore, NtsSealJob* job,
+                      uint32_t max_cookies = kNtsMaxReplyCookies);
+  // As WriteReply, but the new cookies (their fields and nonces written)
+  // are sealed by the next SealCookies, with every other reply's queued
+  // since: `state` and the payload must stay until then.
+  uint32_t QueueReply(uint8_t* payload, uint32_t request_len,
+                      const NtsRequestState& state,
+                      const NtsCookieKeystore& keystore, NtsSealJob* job,
+                      uint32_t max_cookies = kNtsMaxReplyCookies);
+  // Seals the cookies QueueReply left, in one batch.
+  void SealCookies(const NtsCookieKeystore& keystore);
 
  private:
   AesCtrRandom* random_;
-  AesSiv c2s_;  // per request: SetKey(cookie's C2S), then Open
+  // Per request of a batch: SetKey(cookie's C2S), then Open.
+  std::array<AesSiv, kNtsBatch> c2s_;
+  std::array<NtsCookieSealOp, kNtsBatch * kNtsMaxReplyCookies> pending_;
+  size_t pending_count_ = 0;
 };
 
 // Encrypts and authenticates a reply WriteReply prepared: `s2c` has
 // SetKey(job.s2c). AD = payload[0..job.ad_length), which covers T3: call
 // after StampNtpTransmit.
 void SealNtsReply(const AesSiv& s2c, uint8_t* payload, const NtsSealJob& job);
+// Every op as SealNtsReply, the AES of all of them interleaved.
+void SealNtsReplies(std::span<const NtsReplySealOp> ops);
 
 // A Kiss-o'-Death for an NTS request (WriteNtpKissOfDeath, `kiss_code`
 // kNtpKissNtsNak for a NAK) with the request's Unique Identifier field

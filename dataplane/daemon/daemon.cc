@@ -805,9 +805,10 @@ void Daemon::UpdateAlarms() {
   daemon_alarms_->UpdateWorkers(beats, core::ReadTsc(), mono);
   // The draining alarm: FleetControl (zgctl drain, the drain files).
   if (nts_ke_ != nullptr) {
+    NtsKeServer::Refusals r = nts_ke_->refusals();
     daemon_alarms_->UpdateNtsKe(
-        nts_ke_->stats().connections_rejected.load(std::memory_order_relaxed),
-        nts_cert_not_after_, core::UtcNs{absl::GetCurrentTimeNanos()}, mono);
+        {r.rate_limited, r.full, std::move(r.top_source)}, nts_cert_not_after_,
+        core::UtcNs{absl::GetCurrentTimeNanos()}, mono);
   }
 }
 

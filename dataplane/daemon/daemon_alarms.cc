@@ -65,18 +65,26 @@ void DaemonAlarms::OnReload(bool ok, const std::string& error,
                mono_ns);
 }
 
-void DaemonAlarms::UpdateNtsKe(uint64_t connections_refused,
+void DaemonAlarms::UpdateNtsKe(const NtsKeRefusalCounts& refused,
                                std::optional<core::UtcNs> not_after,
                                core::UtcNs now, int64_t mono_ns) {
-  if (nts_seen_ && connections_refused > nts_refused_) {
-    alarms_->Notice(AlarmId::kNtsKeRefusing, "",
-                    absl::StrCat(connections_refused - nts_refused_,
-                                 " NTS-KE connection(s) refused (",
-                                 connections_refused, " since start)"),
-                    mono_ns);
+  if (nts_seen_ && refused.total() > nts_refused_.total()) {
+    alarms_->Notice(
+        AlarmId::kNtsKeRefusing, "",
+        absl::StrCat(refused.total() - nts_refused_.total(),
+                     " NTS-KE connection(s) refused: ",
+                     refused.rate_limited - nts_refused_.rate_limited,
+                     " over a source's rate limit (--nts_ke_ratelimit), ",
+                     refused.full - nts_refused_.full,
+                     " with every slot taken (--nts_ke_max_connections)",
+                     refused.top_source.empty()
+                         ? ""
+                         : absl::StrCat("; refused most: ", refused.top_source),
+                     " (", refused.total(), " since start)"),
+        mono_ns);
   }
   nts_seen_ = true;
-  nts_refused_ = connections_refused;
+  nts_refused_ = refused;
   if (!not_after.has_value()) return;
   const int64_t left = not_after->value - now.value;
   alarms_->Set(

@@ -5,7 +5,8 @@
 //   link_down                    per port, from the polled link state
 //   worker_stalled               per worker, heartbeat older than 1 s
 //   config_reload_failed         the last SIGHUP reload's outcome
-//   nts_ke_refusing              NTS-KE connections refused lately
+//   nts_ke_refusing              NTS-KE connections refused lately (by
+//                                reason, and the source refused most)
 //   nts_ke_certificate_expiring  --nts_cert's notAfter within 14 days
 //   draining, withdrawn,         the fleet's inputs (SetDraining/
 //   bgp_speaker_unreachable      SetWithdrawn/SetBgpSpeakerUnreachable),
@@ -31,6 +32,14 @@
 
 namespace zg::dataplane {
 
+// The NTS-KE server's refusals since start (NtsKeServer::refusals()).
+struct NtsKeRefusalCounts {
+  uint64_t rate_limited = 0;  // a source over --nts_ke_ratelimit
+  uint64_t full = 0;          // every --nts_ke_max_connections slot taken
+  std::string top_source;     // refused most lately ("": not known)
+  uint64_t total() const { return rate_limited + full; }
+};
+
 // A worker whose heartbeat is older than this is stalled.
 inline constexpr int64_t kWorkerStallNs = 1'000'000'000;
 
@@ -46,8 +55,9 @@ class DaemonAlarms {
                      int64_t mono_ns);
   // A SIGHUP reload's outcome: ok, or rejected with `error`.
   void OnReload(bool ok, const std::string& error, int64_t mono_ns);
-  // NTS-KE: the refusal counter's total and the certificate's expiry.
-  void UpdateNtsKe(uint64_t connections_refused,
+  // NTS-KE: its refusals and the certificate's expiry. The alarm is
+  // noticed whenever the refusals grew since the previous call.
+  void UpdateNtsKe(const NtsKeRefusalCounts& refused,
                    std::optional<core::UtcNs> certificate_not_after,
                    core::UtcNs now, int64_t mono_ns);
   // The fleet's inputs (the anycast/drain control sets them).
@@ -60,7 +70,7 @@ class DaemonAlarms {
   servo::AlarmSet* alarms_;
   std::vector<std::string> ports_;
   double tsc_hz_;
-  uint64_t nts_refused_ = 0;
+  NtsKeRefusalCounts nts_refused_;
   bool nts_seen_ = false;
 };
 

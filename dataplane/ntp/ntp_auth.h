@@ -6,8 +6,9 @@
 // dataplane/trust/ntp_keyfile.h), registers the drop reasons, builds one
 // NtpWorkerAuth per worker (its own core::NtpMacer: every key schedule
 // prepared there, nothing allocated per request) and exports the counters.
-// NtpHandler (dataplane/ntp/ntp_handler.h) calls the worker side per
-// request:
+// NtpHandler (dataplane/ntp/ntp_handler.h) calls the worker side for a
+// burst's requests together (their AES-CMACs interleaved: VerifyBatch in
+// its burst step, SignBatch in EndFinalise):
 //
 //   request with a MAC (ValidateNtpRequest(..., NtpMacHandling::kReport))
 //     known key, valid MAC   answered; the reply (48 bytes + the same key's
@@ -52,6 +53,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -106,10 +108,44 @@ class NtpWorkerAuth {
     // boundary (a reload swaps macers only between bursts).
     const core::NtpMacer* macer = nullptr;
   };
-  // Checks the request's symmetric MAC (check.trailer.mac == kSymmetric).
-  Verdict Verify(const uint8_t* payload, const core::NtpRequestCheck& check) {
+  // Checks each request's symmetric MAC (ops[i]: payload, trailer with
+  // mac == kSymmetric) into out[i].
+  void VerifyBatch(std::span<core::NtpMacVerifyOp> ops, Verdict* out) {
     const core::NtpMacer* m = Current();
-    const core::NtpMacCheck c = m->Verify(payload, check.trailer);
+    m->VerifyBatch(ops);
+    for (size_t i = 0; i < ops.size(); ++i) out[i] = Of(ops[i].result, m);
+  }
+  Verdict Verify(const uint8_t* payload, const core::NtpRequestCheck& check) {
+    core::NtpMacVerifyOp op{payload, check.trailer, {}};
+    Verdict v;
+    VerifyBatch({&op, 1}, &v);
+    return v;
+  }
+  // Bytes the MAC trailer of key `key_index` takes (20 or 24).
+  static uint32_t TrailerSize(const core::NtpMacer& m, uint16_t key_index) {
+    return core::NtpKeyMacSize(m.type(key_index));
+  }
+  // MACs payload[0..data_len) with the key Verify found, appending key id +
+  // digest; returns the trailer size (0 on an OpenSSL failure). Counts the
+  // reply.
+  uint32_t Sign(const core::NtpMacer& m, uint16_t key_index, uint8_t* payload,
+                uint32_t data_len) {
+    core::NtpMacSignOp op{key_index, payload, data_len, 0};
+    SignBatch(m, {&op, 1});
+    return op.trailer_size;
+  }
+  // Sign for each op (keys of `m`), their AES-CMACs interleaved.
+  void SignBatch(const core::NtpMacer& m, std::span<core::NtpMacSignOp> ops) {
+    m.SignBatch(ops);
+    for (const core::NtpMacSignOp& op : ops) {
+      if (op.trailer_size != 0) {
+        stats_->replies[static_cast<size_t>(m.type(op.key_index))].Add(1);
+      }
+    }
+  }
+
+ private:
+  Verdict Of(const core::NtpMacCheck& c, const core::NtpMacer* m) const {
     switch (c.verdict) {
       case core::NtpMacVerdict::kOk:
         return {true, 0, c.key_index, m};
@@ -122,23 +158,7 @@ class NtpWorkerAuth {
     }
     return {false, drops_.bad_mac, 0, nullptr};
   }
-  // Bytes the MAC trailer of key `key_index` takes (20 or 24).
-  static uint32_t TrailerSize(const core::NtpMacer& m, uint16_t key_index) {
-    return core::NtpKeyMacSize(m.type(key_index));
-  }
-  // MACs payload[0..data_len) with the key Verify found, appending key id +
-  // digest; returns the trailer size (0 on an OpenSSL failure). Counts the
-  // reply.
-  uint32_t Sign(const core::NtpMacer& m, uint16_t key_index, uint8_t* payload,
-                uint32_t data_len) {
-    const uint32_t n = m.Sign(key_index, payload, data_len);
-    if (n != 0) {
-      stats_->replies[static_cast<size_t>(m.type(key_index))].Add(1);
-    }
-    return n;
-  }
 
- private:
   // The worker's macer for this burst (valid until its next boundary).
   const core::NtpMacer* Current() const { return macer_->Current(); }
 

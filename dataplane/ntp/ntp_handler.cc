@@ -14,19 +14,7 @@
 namespace zg::dataplane {
 namespace {
 
-// Written by Handle, read by FinaliseTx and AfterTx of the same frame.
-struct NtpTxNote {
-  bool software_checksum : 1 = false;  // UpdateUdpChecksum after writing T3
-  bool nts : 1 = false;  // an NTS reply: key_index is its seal slot
-  // An interleaved reply: T3 (the previous reply's) was written in Handle.
-  bool interleaved : 1 = false;
-  uint16_t key_index = 0;  // of `macer`
-  // Saved for interleaved mode: AfterTx gives the slot its transmit time.
-  uint32_t xleave_slot = core::kNtpInterleaveNoSlot;
-  // Non-null: append the MAC of key_index after T3. Valid until the burst
-  // ends (NtpWorkerAuth::Verdict::macer).
-  const core::NtpMacer* macer = nullptr;
-};
+using NtpTxNote = NtpHandler::TxNote;
 static_assert(sizeof(NtpTxNote) <= kNoteScratchBytes);
 
 // The model the frame's receive stamp was converted with.
@@ -62,6 +50,10 @@ void ApplyInterleave(NtpWorkerInterleave* x, uint8_t* payload,
   note.interleaved = a.interleaved;
 }
 
+uint8_t* PayloadOf(Packet& pkt) {
+  return pkt.data() + pkt.ParseAs<ParsedFrame>().info.payload_offset;
+}
+
 }  // namespace
 
 absl::StatusOr<NtpDropIndex> RegisterNtpNames(CounterNames& names) {
@@ -74,61 +66,155 @@ absl::StatusOr<NtpDropIndex> RegisterNtpNames(CounterNames& names) {
   return index;
 }
 
+void NtpHandler::BeginBurst(std::span<Packet* const> frames,
+                            const BurstContext& burst) {
+  Prepare(frames, burst, /*prefetched=*/prefetch_);
+  next_request_ = 0;
+}
+
 HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
+  if (next_request_ < n_requests_ && requests_[next_request_].pkt == &pkt) {
+    return requests_[next_request_++].result;
+  }
+  // Not seen by BeginBurst: this frame alone, the same way (its note holds
+  // no hint: the policy hashes the client itself).
+  Packet* const one[] = {&pkt};
+  Prepare(one, burst, /*prefetched=*/false);
+  n_requests_ = 0;
+  return requests_[0].result;
+}
+
+// Each step over every request before the next: the policy's lookups were
+// prefetched before the validation, and the MACs and NTS crypto of the
+// burst run interleaved.
+void NtpHandler::Prepare(std::span<Packet* const> frames,
+                         const BurstContext& burst, bool prefetched) {
+  const size_t n = frames.size();
+  n_requests_ = n;
+  const auto macs = auth_ != nullptr ? core::NtpMacHandling::kReport
+                                     : core::NtpMacHandling::kDrop;
+  const auto nts = nts_ != nullptr ? core::NtpNtsHandling::kReport
+                                   : core::NtpNtsHandling::kDrop;
+  for (size_t i = 0; i < n; ++i) {
+    Request& r = requests_[i];
+    r.pkt = frames[i];
+    // Prefetch's hint, before the note is written.
+    r.hint = prefetched ? r.pkt->NoteAs<NtpPolicyHint>() : NtpPolicyHint{};
+    const core::FrameInfo& info = r.pkt->ParseAs<ParsedFrame>().info;
+    r.check = core::ValidateNtpRequest(r.pkt->data() + info.payload_offset,
+                                       info.payload_len, macs, nts);
+    r.note = NtpTxNote{};
+    r.done = r.check.drop != core::NtpDrop::kNone;
+    if (r.done) r.result = HandleResult::Drop(ntp_drops_.Of(r.check.drop));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Request& r = requests_[i];
+    if (r.done) continue;
+    r.verdict = NtpPolicyVerdict::Answer();
+    if (policy_ == nullptr) continue;
+    r.verdict = policy_->CheckHinted(r.pkt->ParseAs<ParsedFrame>().info,
+                                     r.check, r.pkt->rx.tai, r.hint);
+    if (r.verdict.action == NtpPolicyVerdict::Action::kDrop) {
+      r.done = true;
+      r.result = HandleResult::Drop(r.verdict.drop_reason);
+    }
+  }
+  // The MACs and NTS after the policy's drops and before its KoD, in
+  // chrony's order (NCR_ProcessRxUnknown: access and rate-limit drops
+  // first, then NAU_CheckRequestAuth, then KoD RATE): a flood the policy
+  // drops costs no crypto, and a request with a bad MAC gets no KoD.
+  if (auth_ != nullptr) VerifyMacs(n);
+  if (nts_ != nullptr) CheckNts(n);
+  for (size_t i = 0; i < n; ++i) {
+    Request& r = requests_[i];
+    if (r.done) continue;
+    r.result = r.check.trailer.nts_fields != 0
+                   ? ReplyNts(r, nts_states_[i], burst)
+                   : Reply(r, burst);
+  }
+  if (nts_ != nullptr) nts_->FinishReplies();
+}
+
+void NtpHandler::VerifyMacs(size_t n) {
+  std::array<core::NtpMacVerifyOp, kBurstSize> ops;
+  std::array<Request*, kBurstSize> of;
+  std::array<NtpWorkerAuth::Verdict, kBurstSize> v;
+  size_t m = 0;
+  for (size_t i = 0; i < n; ++i) {
+    Request& r = requests_[i];
+    if (r.done || r.check.trailer.nts_fields != 0 ||
+        r.check.trailer.mac != core::NtpMacKind::kSymmetric) {
+      continue;
+    }
+    ops[m] = {PayloadOf(*r.pkt), r.check.trailer, {}};
+    of[m++] = &r;
+  }
+  if (m == 0) return;
+  auth_->VerifyBatch({ops.data(), m}, v.data());
+  for (size_t j = 0; j < m; ++j) {
+    Request& r = *of[j];
+    if (!v[j].ok) {
+      r.done = true;
+      r.result = HandleResult::Drop(v[j].drop_reason);
+      Report(r, NtpRequestOutcome::Result::kAuthFailed);
+      continue;
+    }
+    r.note.macer = v[j].macer;
+    r.note.key_index = v[j].key_index;
+  }
+}
+
+void NtpHandler::CheckNts(size_t n) {
+  std::array<core::NtsCheckOp, kBurstSize> ops;
+  std::array<Request*, kBurstSize> of;
+  std::array<NtsWorkerAuth::Verdict, kBurstSize> v;
+  size_t m = 0;
+  for (size_t i = 0; i < n; ++i) {
+    Request& r = requests_[i];
+    if (r.done || r.check.trailer.nts_fields == 0) continue;
+    const core::FrameInfo& info = r.pkt->ParseAs<ParsedFrame>().info;
+    ops[m] = {PayloadOf(*r.pkt), info.payload_len, &nts_states_[i]};
+    of[m++] = &r;
+  }
+  if (m == 0) return;
+  nts_->CheckBatch({ops.data(), m}, v.data());
+  for (size_t j = 0; j < m; ++j) {
+    Request& r = *of[j];
+    r.nts = v[j];
+    if (v[j].action == NtsWorkerAuth::Verdict::Action::kDrop) {
+      r.done = true;
+      r.result = HandleResult::Drop(v[j].drop_reason);
+      Report(r, NtpRequestOutcome::Result::kAuthFailed);
+    }
+  }
+}
+
+HandleResult NtpHandler::Reply(Request& r, const BurstContext& burst) {
+  Packet& pkt = *r.pkt;
   ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
   uint8_t* frame = pkt.data();
   uint8_t* payload = frame + p.info.payload_offset;
-  const core::NtpRequestCheck check =
-      core::ValidateNtpRequest(payload, p.info.payload_len,
-                               auth_ != nullptr ? core::NtpMacHandling::kReport
-                                                : core::NtpMacHandling::kDrop,
-                               nts_ != nullptr ? core::NtpNtsHandling::kReport
-                                               : core::NtpNtsHandling::kDrop);
-  if (check.drop != core::NtpDrop::kNone) {
-    return HandleResult::Drop(ntp_drops_.Of(check.drop));
-  }
-  const NtpPolicyVerdict verdict =
-      policy_ == nullptr ? NtpPolicyVerdict::Answer()
-                         : policy_->Check(p.info, check, pkt.rx.tai);
-  if (verdict.action == NtpPolicyVerdict::Action::kDrop) {
-    return HandleResult::Drop(verdict.drop_reason);
-  }
-  if (check.trailer.nts_fields != 0) {  // only with nts_ (kReport)
-    return HandleNts(pkt, burst, check, verdict);
-  }
-  // The MAC after the policy's drop and before its KoD, in chrony's order
-  // (NCR_ProcessRxUnknown: access and rate-limit drops first, then
-  // NAU_CheckRequestAuth, then KoD RATE): a flood the policy drops costs no
-  // MAC, and a request with a bad MAC gets no KoD.
-  NtpTxNote note;
-  if (auth_ != nullptr && check.trailer.mac == core::NtpMacKind::kSymmetric) {
-    const NtpWorkerAuth::Verdict v = auth_->Verify(payload, check);
-    if (!v.ok) {
-      Report(NtpRequestOutcome::Result::kAuthFailed);
-      return HandleResult::Drop(v.drop_reason);
-    }
-    note.macer = v.macer;
-    note.key_index = v.key_index;
-  }
+  const NtpPolicyVerdict& verdict = r.verdict;
+  NtpTxNote note = r.note;
   uint32_t payload_len = 0;
   switch (verdict.action) {
     case NtpPolicyVerdict::Action::kAnswer: {
       const core::NtpInterleavedRequest xreq =
-          InspectInterleave(interleave_.get(), payload, check);
-      payload_len = core::WriteNtpReply(payload, check, pkt.rx.tai,
+          InspectInterleave(interleave_.get(), payload, r.check);
+      payload_len = core::WriteNtpReply(payload, r.check, pkt.rx.tai,
                                         ModelFor(pkt.rx, burst));
       ApplyInterleave(interleave_.get(), payload, xreq, note);
       RaisePoll(payload, verdict.answer_min_poll_log2);
       if (note.macer != nullptr || interleave_ != nullptr) {
-        Report(NtpRequestOutcome::Result::kAnswered, note.interleaved,
-               check.trailer.mac_key_id);
+        Report(r, NtpRequestOutcome::Result::kAnswered, note.interleaved,
+               r.check.trailer.mac_key_id);
       }
       break;
     }
     case NtpPolicyVerdict::Action::kKiss:
-      payload_len = core::WriteNtpKissOfDeath(payload, check, verdict.kiss_code,
-                                              verdict.kiss_min_poll_log2);
-      Report(NtpRequestOutcome::Result::kKissed);
+      payload_len = core::WriteNtpKissOfDeath(
+          payload, r.check, verdict.kiss_code, verdict.kiss_min_poll_log2);
+      Report(r, NtpRequestOutcome::Result::kKissed);
       break;
     case NtpPolicyVerdict::Action::kDrop:
       return HandleResult::Drop(verdict.drop_reason);
@@ -136,7 +222,7 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   if (note.macer != nullptr) {
     // The same key's trailer, no longer than the request's (its MAC had
     // this size, or Verify failed). Zero until signed: a KoD now, a reply
-    // in FinaliseTx once T3 is final.
+    // after T3 (FinaliseTx, EndFinalise).
     const uint32_t trailer =
         NtpWorkerAuth::TrailerSize(*note.macer, note.key_index);
     std::memset(payload + payload_len, 0, trailer);
@@ -163,47 +249,44 @@ HandleResult NtpHandler::Handle(Packet& pkt, const BurstContext& burst) {
   return HandleResult::TransmitFinalise();
 }
 
-HandleResult NtpHandler::HandleNts(Packet& pkt, const BurstContext& burst,
-                                   const core::NtpRequestCheck& check,
-                                   const NtpPolicyVerdict& verdict) {
+HandleResult NtpHandler::ReplyNts(Request& r, core::NtsRequestState& st,
+                                  const BurstContext& burst) {
+  Packet& pkt = *r.pkt;
   ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
   uint8_t* frame = pkt.data();
   uint8_t* payload = frame + p.info.payload_offset;
   const uint32_t len = p.info.payload_len;
-  // As for MACs: the policy's drops first, then the crypto, then its KoD.
-  core::NtsRequestState st;
-  const NtsWorkerAuth::Verdict v = nts_->Check(payload, len, &st);
+  const NtpPolicyVerdict& verdict = r.verdict;
   uint32_t payload_len = 0;
   uint16_t slot = 0;
   NtpTxNote note;
-  const bool answer = v.action == NtsWorkerAuth::Verdict::Action::kAnswer &&
+  const bool answer = r.nts.action == NtsWorkerAuth::Verdict::Action::kAnswer &&
                       verdict.action == NtpPolicyVerdict::Action::kAnswer;
-  switch (v.action) {
+  switch (r.nts.action) {
     case NtsWorkerAuth::Verdict::Action::kDrop:
-      Report(NtpRequestOutcome::Result::kAuthFailed);
-      return HandleResult::Drop(v.drop_reason);
+      return HandleResult::Drop(r.nts.drop_reason);  // CheckNts reported it
     case NtsWorkerAuth::Verdict::Action::kNak:
-      Report(NtpRequestOutcome::Result::kAuthFailed);
-      payload_len = core::WriteNtsKiss(payload, check, core::kNtpKissNtsNak, 0,
-                                       st.fields);
+      Report(r, NtpRequestOutcome::Result::kAuthFailed);
+      payload_len = core::WriteNtsKiss(payload, r.check, core::kNtpKissNtsNak,
+                                       0, st.fields);
       break;
     case NtsWorkerAuth::Verdict::Action::kAnswer:
       if (!answer) {  // the policy's KoD
-        payload_len = core::WriteNtsKiss(payload, check, verdict.kiss_code,
+        payload_len = core::WriteNtsKiss(payload, r.check, verdict.kiss_code,
                                          verdict.kiss_min_poll_log2, st.fields);
-        Report(NtpRequestOutcome::Result::kKissed);
+        Report(r, NtpRequestOutcome::Result::kKissed);
         break;
       }
       {
         const core::NtpInterleavedRequest xreq =
-            InspectInterleave(interleave_.get(), payload, check);
-        core::WriteNtpReply(payload, check, pkt.rx.tai,
+            InspectInterleave(interleave_.get(), payload, r.check);
+        core::WriteNtpReply(payload, r.check, pkt.rx.tai,
                             ModelFor(pkt.rx, burst));
         ApplyInterleave(interleave_.get(), payload, xreq, note);
       }
-      Report(NtpRequestOutcome::Result::kAnswered, note.interleaved);
+      Report(r, NtpRequestOutcome::Result::kAnswered, note.interleaved);
       RaisePoll(payload, verdict.answer_min_poll_log2);
-      payload_len = nts_->WriteReply(payload, len, st, &slot);
+      payload_len = nts_->QueueReply(payload, len, st, &slot);
       if (payload_len == 0) return HandleResult::Drop(nts_->reply_too_long());
       break;
   }
@@ -213,8 +296,8 @@ HandleResult NtpHandler::HandleNts(Packet& pkt, const BurstContext& burst,
     return HandleResult::Drop(frame_drops_.Of(core::FrameDrop::kReplyTooLong));
   }
   pkt.Trim(static_cast<uint16_t>(frame_len));
-  // A KoD is complete now. A reply is sealed in FinaliseTx: a software
-  // checksum waits for that, an offloaded one is set up now.
+  // A KoD is complete now. A reply is sealed after T3: a software checksum
+  // waits for that, an offloaded one is set up now.
   if (!answer || burst.offloads.udp_checksum) {
     FinaliseUdpChecksum(pkt.mbuf, p.info, burst.offloads);
   }
@@ -229,39 +312,36 @@ HandleResult NtpHandler::HandleNts(Packet& pkt, const BurstContext& burst,
   return HandleResult::TransmitFinalise();
 }
 
-void NtpHandler::FinaliseNts(Packet& pkt, const TxStamp& tx, uint16_t slot,
-                             bool software_checksum, bool interleaved,
-                             uint32_t xleave_slot) {
-  const ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
-  uint8_t* payload = pkt.data() + p.info.payload_offset;
-  // The S2C key schedule was prepared in Handle: T3, the seal, and nothing
-  // else until tx_burst but the other replies of the batch (and the
-  // software checksum, which the seal's bytes need).
+void NtpHandler::FinaliseNts(Packet& pkt, const TxStamp& tx,
+                             const NtpTxNote& note) {
+  uint8_t* payload = PayloadOf(pkt);
+  // The S2C key schedule was prepared in BeginBurst: T3 now, the seal with
+  // the group's in EndFinalise, and nothing else until tx_burst but the
+  // other replies of the batch (and the software checksum, which the
+  // seal's bytes need).
   const uint64_t now = core::ReadTsc();
   // Scheduled (send-on-timestamp): the launch time is exact, seal or not;
   // else --ntp_tx_stamp: plus the estimated part of tx_burst still to come.
   const core::TaiNs t3 =
       tx.scheduled ? tx.tai : tx.tsc_model->RawToTai(now + tx.kick_ticks);
-  if (!interleaved) {  // an interleaved reply's T3 is final
+  if (!note.interleaved) {  // an interleaved reply's T3 is final
     core::StampNtpTransmit(payload, t3, *tx.tsc_model);
     if (interleave_ != nullptr) NtpWorkerInterleave::TagTransmit(payload);
   }
-  if (interleave_ != nullptr) KeepTx(xleave_slot, t3, tx);
-  nts_->Seal(payload, slot);
-  last_mac_tsc_ = now;
-  if (software_checksum) {
-    FinaliseUdpChecksum(pkt.mbuf, p.info, TxOffloads{});
-  }
+  if (interleave_ != nullptr) KeepTx(note.xleave_slot, t3, tx);
+  last_mac_tsc_ = now;  // later replies of the batch read the TSC again
+  nts_->QueueSeal(payload, note.key_index);
+  nts_queued_ = true;
+  if (note.software_checksum) nts_checksums_[n_nts_checksums_++] = &pkt;
 }
 
 void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
-  const ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
   const NtpTxNote note = pkt.NoteAs<NtpTxNote>();
   if (note.nts) {
-    FinaliseNts(pkt, tx, note.key_index, note.software_checksum,
-                note.interleaved, note.xleave_slot);
+    FinaliseNts(pkt, tx, note);
     return;
   }
+  const ParsedFrame& p = pkt.ParseAs<ParsedFrame>();
   uint8_t* frame = pkt.data();
   uint8_t* payload = frame + p.info.payload_offset;
   uint8_t* t3 = payload + core::kNtpOffsetTransmitTime;
@@ -279,14 +359,14 @@ void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
           ? tx.tai
           : tx.tsc_model->RawToTai(tx.tsc_ticks + tx.leave_ticks);
   if (!tx.scheduled && (mac || last_mac_tsc_ > tx.tsc_ticks)) {
-    // The batch's stamp was read before any reply was MACed; each MAC takes
-    // ~0.1-0.2 us. An authenticated reply, and any reply after one in this
-    // batch (a MAC ran since the batch's stamp), reads the TSC again, so
-    // its T3 lags its departure only by the MACs of the replies after it:
-    // T3 is early (by those MACs; with --ntp_tx_stamp=before also by
-    // tx_burst), never late, and the lag shows up as path delay in the
-    // client's measurement (within its error bound), not as an offset the
-    // bound does not cover. Batches without MACs keep the one stamp.
+    // The batch's stamp was read before MACs or seals ran (a group's take
+    // tens of ns each). An authenticated reply, and any reply after MACs
+    // ran in this batch, reads the TSC again, so its T3 lags its departure
+    // only by the MACs and seals after it: T3 is early (by those; with
+    // --ntp_tx_stamp=before also by tx_burst), never late, and the lag
+    // shows up as path delay in the client's measurement (within its error
+    // bound), not as an offset the bound does not cover. Batches without
+    // MACs keep the one stamp.
     const uint64_t now = core::ReadTsc();
     tx_time = tx.tsc_model->RawToTai(now + tx.kick_ticks);
     if (mac) last_mac_tsc_ = now;
@@ -296,13 +376,58 @@ void NtpHandler::FinaliseTx(Packet& pkt, const TxStamp& tx) {
     if (interleave_ != nullptr) NtpWorkerInterleave::TagTransmit(payload);
   }
   if (interleave_ != nullptr) KeepTx(note.xleave_slot, tx_time, tx);
-  if (mac) {
-    auth_->Sign(*note.macer, note.key_index, payload, core::kNtpHeaderSize);
+  if (mac) {  // signed with the group's in EndFinalise, then the checksum
+    if (n_mac_seals_ == mac_seals_.size()) EndFinalise();
+    MacSeal& m = mac_seals_[n_mac_seals_++];
+    m.pkt = &pkt;
+    m.macer = note.macer;
+    m.op = {note.key_index, payload, core::kNtpHeaderSize, 0};
+    m.software_checksum = note.software_checksum;
+    m.span = span;
+    std::memcpy(m.before, before, span);
+    return;
   }
   if (note.software_checksum) {
     core::UpdateUdpChecksum(frame, p.info, core::kNtpOffsetTransmitTime, before,
                             t3, span);
   }
+}
+
+void NtpHandler::EndFinalise() {
+  if (n_mac_seals_ == 0 && !nts_queued_) return;
+  // The MACs, one batch per macer (one per burst, unless a reload swapped
+  // it), then the checksums over T3 and the trailer.
+  for (size_t i = 0; i < n_mac_seals_;) {
+    const core::NtpMacer* macer = mac_seals_[i].macer;
+    std::array<core::NtpMacSignOp, kBurstSize> ops;
+    size_t m = 0;
+    const size_t first = i;
+    for (; i < n_mac_seals_ && mac_seals_[i].macer == macer; ++i) {
+      ops[m++] = mac_seals_[i].op;
+    }
+    auth_->SignBatch(*macer, {ops.data(), m});
+    for (size_t j = 0; j < m; ++j) {
+      MacSeal& s = mac_seals_[first + j];
+      if (!s.software_checksum) continue;
+      const ParsedFrame& p = s.pkt->ParseAs<ParsedFrame>();
+      uint8_t* payload = PayloadOf(*s.pkt);
+      core::UpdateUdpChecksum(s.pkt->data(), p.info,
+                              core::kNtpOffsetTransmitTime, s.before,
+                              payload + core::kNtpOffsetTransmitTime, s.span);
+    }
+  }
+  n_mac_seals_ = 0;
+  if (nts_queued_) {
+    nts_->SealQueued();
+    for (size_t i = 0; i < n_nts_checksums_; ++i) {
+      Packet& pkt = *nts_checksums_[i];
+      FinaliseUdpChecksum(pkt.mbuf, pkt.ParseAs<ParsedFrame>().info,
+                          TxOffloads{});
+    }
+    n_nts_checksums_ = 0;
+    nts_queued_ = false;
+  }
+  last_mac_tsc_ = core::ReadTsc();
 }
 
 void NtpHandler::KeepTx(uint32_t slot, core::TaiNs t3, const TxStamp& tx) {

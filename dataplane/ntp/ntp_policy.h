@@ -47,18 +47,29 @@ struct NtpPolicyVerdict {
   // kAnswer: the reply's poll is raised to at least this (rate limiting:
   // the interval it allows); kNoMinPoll leaves the request's.
   int8_t answer_min_poll_log2 = kNoMinPoll;
+  // The policy's own, handed back in NtpRequestOutcome::ticket (client
+  // records: which record the request counted in).
+  uint64_t ticket = 0;
   static constexpr int8_t kNoMinPoll = INT8_MIN;
 
   static constexpr NtpPolicyVerdict Answer() { return {}; }
   static constexpr NtpPolicyVerdict AnswerWithPoll(int8_t min_poll_log2) {
-    return {Action::kAnswer, 0, 0, 0, min_poll_log2};
+    return {Action::kAnswer, 0, 0, 0, min_poll_log2, 0};
   }
   static constexpr NtpPolicyVerdict Drop(uint8_t reason) {
-    return {Action::kDrop, reason, 0, 0, kNoMinPoll};
+    return {Action::kDrop, reason, 0, 0, kNoMinPoll, 0};
   }
   static constexpr NtpPolicyVerdict Kiss(uint32_t code, int8_t min_poll_log2) {
-    return {Action::kKiss, 0, code, min_poll_log2, kNoMinPoll};
+    return {Action::kKiss, 0, code, min_poll_log2, kNoMinPoll, 0};
   }
+};
+
+// What a policy's Prefetch learnt about a request for its Check of the
+// same request (the client's hash), so that it is computed once. Opaque to
+// the handler, which passes it back.
+struct NtpPolicyHint {
+  uint64_t value = 0;
+  bool valid = false;  // false: Check computes it
 };
 
 // What the NTP handler did with a request its policy let through, once
@@ -72,6 +83,7 @@ struct NtpRequestOutcome {
   Result result = Result::kAnswered;
   bool interleaved = false;  // kAnswered: the reply was interleaved
   uint32_t key_id = 0;       // a request with a symmetric MAC: its key id
+  uint64_t ticket = 0;       // the request's NtpPolicyVerdict::ticket
 };
 
 class NtpRequestPolicy {
@@ -83,18 +95,30 @@ class NtpRequestPolicy {
   virtual NtpPolicyVerdict Check(const core::FrameInfo& request,
                                  const core::NtpRequestCheck& check,
                                  core::TaiNs rx_time) = 0;
+  // Check with what Prefetch returned for the same request (the handler
+  // calls this one; the default ignores the hint).
+  virtual NtpPolicyVerdict CheckHinted(const core::FrameInfo& request,
+                                       const core::NtpRequestCheck& check,
+                                       core::TaiNs rx_time,
+                                       NtpPolicyHint /*hint*/) {
+    return Check(request, check, rx_time);
+  }
   // Whether Prefetch does anything (asked once, when the worker starts).
   virtual bool WantsPrefetch() const { return false; }
   // Called for every NTP frame of a burst before the first Check of that
   // burst: starts loading what Check(request) will read (its client's
-  // table bucket), so the burst's cache misses overlap.
-  virtual void Prefetch(const core::FrameInfo& /*request*/) {}
+  // table bucket), so the burst's cache misses overlap, and returns what
+  // CheckHinted may reuse.
+  virtual NtpPolicyHint Prefetch(const core::FrameInfo& /*request*/) {
+    return {};
+  }
   // Whether Outcome does anything (asked once, when the handler is built).
   virtual bool WantsOutcome() const { return false; }
   // Called after Check for the same request when Check did not drop it and
   // the request was authenticated (MAC or NTS), kissed, or answered with
-  // interleaved mode on: what became of it. A plain request answered in
-  // basic mode gets no call.
+  // interleaved mode on: what became of it, with the ticket of its verdict.
+  // A burst's Checks may all run before its Outcomes. A plain request
+  // answered in basic mode gets no call.
   virtual void Outcome(const NtpRequestOutcome& /*outcome*/) {}
   // Whether EndBurst does anything (asked once); EndBurst runs once per
   // burst after its replies were sent (FrameHandler::EndBurst).

@@ -53,22 +53,41 @@ core::NtpClientAuth AuthOf(const core::NtpRequestCheck& check) {
 
 }  // namespace
 
-NtpPolicyVerdict NtpTrustPolicy::Check(const core::FrameInfo& request,
-                                       const core::NtpRequestCheck& check,
-                                       core::TaiNs rx_time) {
+NtpPolicyVerdict NtpTrustPolicy::CheckHinted(const core::FrameInfo& request,
+                                             const core::NtpRequestCheck& check,
+                                             core::TaiNs rx_time,
+                                             NtpPolicyHint hint) {
+  // The hash Prefetch computed, or (no prefetch) computed now: once.
+  // (An access list alone needs none.)
+  const core::NtpClientHash hash = hint.valid ? core::NtpClientHash{hint.value}
+                                   : (table_ != nullptr || records_ != nullptr)
+                                       ? HashOf(KeyOf(request))
+                                       : core::NtpClientHash{};
+  uint64_t ticket = 0;
   if (records_ != nullptr) {
-    record_slot_ = records_->Request(KeyOf(request), rx_time, AuthOf(check));
+    record_slot_ =
+        records_->Request(KeyOf(request), hash, rx_time, AuthOf(check));
+    ticket =
+        uint64_t{records_->FingerprintOf(record_slot_)} << 32 | record_slot_;
   }
+  NtpPolicyVerdict v = Decide(request, rx_time, hash);
+  v.ticket = ticket;
+  return v;
+}
+
+NtpPolicyVerdict NtpTrustPolicy::Decide(const core::FrameInfo& request,
+                                        core::TaiNs rx_time,
+                                        core::NtpClientHash hash) {
   if (acl_ != nullptr) {
     const AccessPolicy* acl = acl_->Current();
     const core::AccessVerdict v = request.ip_version == 6
                                       ? acl->list->Check(request.src_ipv6)
                                       : acl->list->Check(request.src_ipv4);
     stats_->acl[static_cast<size_t>(v)].Add(1);
-    if (!core::IsAllowed(v)) return Denied(*acl, request, rx_time);
+    if (!core::IsAllowed(v)) return Denied(*acl, hash, rx_time);
   }
   if (table_ == nullptr) return NtpPolicyVerdict::Answer();
-  const core::NtpRateVerdict v = RateLimit(request, rx_time);
+  const core::NtpRateVerdict v = RateLimit(hash, rx_time);
   switch (v.decision) {
     case core::NtpRateDecision::kAnswer:
       break;
@@ -95,10 +114,10 @@ NtpPolicyVerdict NtpTrustPolicy::Check(const core::FrameInfo& request,
 // is sent only where the client's bucket would have given an answer (or a
 // KoD RATE): the same budget, so denied floods get no more than allowed ones.
 NtpPolicyVerdict NtpTrustPolicy::Denied(const AccessPolicy& acl,
-                                        const core::FrameInfo& request,
+                                        core::NtpClientHash hash,
                                         core::TaiNs rx) {
   if (acl.deny_action == NtpDenyAction::kKod) {
-    const bool budget = table_ == nullptr || RateLimit(request, rx).decision !=
+    const bool budget = table_ == nullptr || RateLimit(hash, rx).decision !=
                                                  core::NtpRateDecision::kDrop;
     if (budget) {
       stats_->kod_deny.Add(1);
@@ -111,20 +130,24 @@ NtpPolicyVerdict NtpTrustPolicy::Denied(const AccessPolicy& acl,
 }
 
 void NtpTrustPolicy::Outcome(const NtpRequestOutcome& outcome) {
+  const uint32_t slot = static_cast<uint32_t>(outcome.ticket);
+  // A later request of the burst gave the slot to another client (a full
+  // bucket whose clients were all seen this 1/16 s): nothing to count in.
+  if (records_->FingerprintOf(slot) != outcome.ticket >> 32) return;
   switch (outcome.result) {
     case NtpRequestOutcome::Result::kAnswered:
-      records_->Answered(record_slot_, outcome.key_id, outcome.interleaved);
+      records_->Answered(slot, outcome.key_id, outcome.interleaved);
       break;
     case NtpRequestOutcome::Result::kKissed:
-      records_->Kiss(record_slot_);
+      records_->Kiss(slot);
       break;
     case NtpRequestOutcome::Result::kAuthFailed:
-      records_->Drop(record_slot_, core::NtpClientDrop::kAuth);
+      records_->Drop(slot, core::NtpClientDrop::kAuth);
       break;
   }
 }
 
-core::NtpRateVerdict NtpTrustPolicy::RateLimit(const core::FrameInfo& request,
+core::NtpRateVerdict NtpTrustPolicy::RateLimit(core::NtpClientHash hash,
                                                core::TaiNs rx) {
   // Reloaded parameters: one load of a line that changes only on SIGHUP.
   const NtpRateParams* params = rate_->Current();
@@ -132,7 +155,7 @@ core::NtpRateVerdict NtpTrustPolicy::RateLimit(const core::FrameInfo& request,
     table_->SetLimit(params->limit, params->kod);
     rate_generation_ = params->generation;
   }
-  const core::NtpRateVerdict v = table_->Check(KeyOf(request), rx);
+  const core::NtpRateVerdict v = table_->Check(hash, rx);
   const core::NtpClientTableStats& t = table_->stats();
   if (t.inserted != seen_inserted_) {  // a new client, perhaps an eviction
     seen_inserted_ = t.inserted;
@@ -367,17 +390,20 @@ absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> NtpTrustPolicyFactory::Create(
     return std::unique_ptr<NtpRequestPolicy>();
   }
   stats_.push_back(std::make_unique<NtpTrustWorkerStats>());
+  // A per-start secret: clients cannot aim at one bucket to evict others.
+  // One for the worker's rate table and records: a request is hashed once.
+  const uint64_t seed = ((uint64_t{std::random_device{}()} << 32) ^
+                         std::random_device{}() ^ setup.worker_index) |
+                        1;
   ZG_ASSIGN_OR_RETURN(core::NtpClientRecords* const records,
-                      CreateRecords(setup));
+                      CreateRecords(setup, seed));
   std::unique_ptr<core::NtpClientTable> table;
   if (rate_ != nullptr) {
     core::NtpClientTable::Options o;
     o.capacity = PerWorkerClients(config_.clients_max, WorkerLcores().size());
     o.limit = *config_.rate_limit;
     o.kod = config_.rate_kod;
-    // A per-start secret: clients cannot aim at one bucket to evict others.
-    o.seed = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}() ^
-             setup.worker_index;
+    o.seed = seed;
     absl::StatusOr<std::unique_ptr<core::NtpClientTable>> t =
         core::NtpClientTable::Create(o);
     if (!t.ok()) {
@@ -399,12 +425,11 @@ absl::StatusOr<std::unique_ptr<NtpRequestPolicy>> NtpTrustPolicyFactory::Create(
 // ---- Client records ---------------------------------------------------------
 
 absl::StatusOr<core::NtpClientRecords*> NtpTrustPolicyFactory::CreateRecords(
-    const WorkerSetup& setup) {
+    const WorkerSetup& setup, uint64_t seed) {
   if (!config_.client_records) return nullptr;
   core::NtpClientRecords::Options o;
   o.capacity = PerWorkerClients(config_.clients_max, WorkerLcores().size());
-  o.seed = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}() ^
-           (uint64_t{setup.worker_index} << 17);
+  o.seed = seed;
   absl::StatusOr<std::unique_ptr<core::NtpClientRecords>> r =
       core::NtpClientRecords::Create(o);
   if (!r.ok()) {

@@ -127,7 +127,7 @@ class NtpTrustPolicy final : public NtpRequestPolicy {
  public:
   // `acl` and `rate` (null: none) are the factory's; `table` is null
   // exactly when `rate` is. `records` (null: none) is the factory's, written
-  // by this policy alone.
+  // by this policy alone. `table` and `records` have the same hash seed.
   NtpTrustPolicy(const ReloadableAccessList* acl,
                  const SwappableConfig<NtpRateParams>* rate,
                  std::unique_ptr<core::NtpClientTable> table, bool prefetch,
@@ -139,18 +139,34 @@ class NtpTrustPolicy final : public NtpRequestPolicy {
         prefetch_(prefetch),
         drops_(drops),
         stats_(stats),
-        records_(records) {}
+        records_(records),
+        seed_(table_     ? table_->seed()
+              : records_ ? records_->seed()
+                         : 0) {}
 
   NtpPolicyVerdict Check(const core::FrameInfo& request,
                          const core::NtpRequestCheck& check,
-                         core::TaiNs rx_time) override;
+                         core::TaiNs rx_time) override {
+    return CheckHinted(request, check, rx_time, {});
+  }
+  // The hint is the client's NtpClientHash from Prefetch; the verdict's
+  // ticket is the client's record (its slot and fingerprint: Outcome counts
+  // in it unless a later request of the burst gave the slot to another
+  // client).
+  NtpPolicyVerdict CheckHinted(const core::FrameInfo& request,
+                               const core::NtpRequestCheck& check,
+                               core::TaiNs rx_time,
+                               NtpPolicyHint hint) override;
   bool WantsPrefetch() const override {
     return prefetch_ && (table_ || records_);
   }
-  void Prefetch(const core::FrameInfo& request) override {
-    const core::NtpClientKey key = KeyOf(request);
-    if (table_) table_->Prefetch(key);
-    if (records_) records_->Prefetch(key);
+  // The client's hash, once for the rate limiter's table and the records
+  // (one seed: HashNtpClient), and their lines.
+  NtpPolicyHint Prefetch(const core::FrameInfo& request) override {
+    const core::NtpClientHash h = HashOf(KeyOf(request));
+    if (table_) table_->Prefetch(h);
+    if (records_) records_->Prefetch(h);
+    return {h.value, true};
   }
   bool WantsOutcome() const override { return records_ != nullptr; }
   void Outcome(const NtpRequestOutcome& outcome) override;
@@ -165,10 +181,15 @@ class NtpTrustPolicy final : public NtpRequestPolicy {
   const core::NtpClientTable* table() const { return table_.get(); }
 
  private:
-  core::NtpRateVerdict RateLimit(const core::FrameInfo& request,
-                                 core::TaiNs rx);
-  NtpPolicyVerdict Denied(const AccessPolicy& acl,
-                          const core::FrameInfo& request, core::TaiNs rx);
+  core::NtpClientHash HashOf(const core::NtpClientKey& key) const {
+    return core::HashNtpClient(key, seed_);
+  }
+  // The access list and the rate limit (CheckHinted's verdict).
+  NtpPolicyVerdict Decide(const core::FrameInfo& request, core::TaiNs rx_time,
+                          core::NtpClientHash hash);
+  core::NtpRateVerdict RateLimit(core::NtpClientHash hash, core::TaiNs rx);
+  NtpPolicyVerdict Denied(const AccessPolicy& acl, core::NtpClientHash hash,
+                          core::TaiNs rx);
 
   const ReloadableAccessList* acl_;              // null: no access list
   const SwappableConfig<NtpRateParams>* rate_;   // null: no rate limit
@@ -180,6 +201,7 @@ class NtpTrustPolicy final : public NtpRequestPolicy {
   uint64_t seen_inserted_ = 0;       // table inserts already in stats_
   core::NtpClientRecords* records_;  // owned by the factory; null: none
   uint32_t record_slot_ = 0;         // the record of the request being checked
+  uint64_t seed_;                    // of table_ and records_ (HashOf)
 };
 
 class NtpTrustPolicyFactory final : public NtpPolicyFactory {
@@ -263,9 +285,10 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
 
  private:
   class Plugin;
-  // The worker's client records (config_.client_records), or null.
+  // The worker's client records (config_.client_records), or null; `seed`
+  // is its rate table's (non-zero).
   absl::StatusOr<core::NtpClientRecords*> CreateRecords(
-      const WorkerSetup& setup);
+      const WorkerSetup& setup, uint64_t seed);
 
   NtpTrustConfig config_;
   std::atomic<bool> records_enabled_{false};  // config_.client_records

@@ -18,9 +18,6 @@
 
 namespace zg::dataplane {
 
-static_assert(NtsWorkerAuth::kSealSlots >= kBurstSize,
-              "a seal slot must outlive its burst");
-
 // One worker's exported replies, advanced to its running total.
 struct NtsFactory::Series {
   const NtsWorkerStats* stats = nullptr;
@@ -55,11 +52,13 @@ absl::Status NtsFactory::Configure(const DaemonConfig& config) {
   ZG_ASSIGN_OR_RETURN(std::vector<uint8_t> master,
                       ReadNtsMasterKey(config.nts.master_key));
   master_path_ = config.nts.master_key;
+  max_cookies_ = config.nts.max_cookies_per_reply;
   ZG_RETURN_IF_ERROR(SetMasterKey(std::move(master), config.nts.keystore));
   LogInfo(absl::StrCat("NTS: cookie keys from ", master_path_, ", period ",
                        config_.period_s, " s, window -", config_.window_past,
                        "/+", config_.window_future, ", key id ",
-                       CurrentKeystore()->current_key_id()));
+                       CurrentKeystore()->current_key_id(), ", at most ",
+                       max_cookies_, " cookies per reply"));
   return absl::OkStatus();
 }
 
@@ -125,8 +124,9 @@ absl::StatusOr<std::unique_ptr<NtsWorkerAuth>> NtsFactory::Create(
           std::make_unique<const core::NtsCookieKeystore>(*ks)));
   stats_.push_back(std::make_unique<NtsWorkerStats>());
   worker_index_.push_back(setup.worker_index);
-  return std::make_unique<NtsWorkerAuth>(
-      keystores_.back().get(), std::move(random), stats_.back().get(), drops_);
+  return std::make_unique<NtsWorkerAuth>(keystores_.back().get(),
+                                         std::move(random), stats_.back().get(),
+                                         drops_, max_cookies_);
 }
 
 void NtsFactory::Audit(const ControlTick& tick, const std::string& why) {

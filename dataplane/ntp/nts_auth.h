@@ -52,6 +52,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -102,25 +103,35 @@ struct NtsDropIndex {
 absl::StatusOr<std::vector<uint8_t>> ReadNtsMasterKey(const std::string& path);
 
 // One worker's NTS: used by that worker alone; no locks, allocation or
-// syscalls per request.
+// syscalls per request. A burst's requests go through it together, so
+// their AES interleaves (core/nts/nts_server.h):
+//   BeginBurst   CheckBatch(requests)   cookies opened, C2S keys set up,
+//                                       authenticators verified
+//                QueueReply(each answer) its fields, nonces, cookie fields
+//                FinishReplies()        every new cookie sealed, every
+//                                       S2C key schedule prepared
+//   FinaliseTx   QueueSeal(each reply, after its T3)
+//   EndFinalise  SealQueued()           the queued replies sealed
 class NtsWorkerAuth {
  public:
-  // Seal jobs (with their S2C key schedule, prepared in Handle) wait in a
-  // ring from Handle to FinaliseTx: at most one burst (kBurstSize frames,
-  // dataplane/worker/worker.h; checked in nts_auth.cc) is handled before its
-  // batch is finalised, so a slot is reused only after its FinaliseTx.
-  static constexpr size_t kSealSlots = 32;
+  // Seal slots (a reply's S2C key schedule and seal job, from QueueReply
+  // to SealQueued): one per frame of a burst; a slot is reused only by a
+  // later burst, after its seal.
+  static constexpr size_t kSealSlots = kBurstSize;
 
   // `keystore` (this worker's; published to by the factory) and `stats`
-  // must outlive this object.
+  // must outlive this object. At most `max_cookies` (1..8) cookies per
+  // reply (--nts_max_cookies_per_reply).
   NtsWorkerAuth(const SwappableConfig<core::NtsCookieKeystore>* keystore,
                 core::AesCtrRandom random, NtsWorkerStats* stats,
-                NtsDropIndex drops)
+                NtsDropIndex drops,
+                uint32_t max_cookies = core::kNtsMaxReplyCookies)
       : keystore_(keystore),
         random_(std::move(random)),
         server_(&random_),
         stats_(stats),
-        drops_(drops) {}
+        drops_(drops),
+        max_cookies_(max_cookies) {}
   NtsWorkerAuth(const NtsWorkerAuth&) = delete;  // server_ points at random_
   NtsWorkerAuth& operator=(const NtsWorkerAuth&) = delete;
 
@@ -129,37 +140,53 @@ class NtsWorkerAuth {
     Action action = Action::kDrop;
     uint8_t drop_reason = 0;  // kDrop: a CounterNames index
   };
-  // Handle: checks the request (payload[0..len), NTS fields reported).
-  Verdict Check(uint8_t* payload, uint32_t len, core::NtsRequestState* st) {
-    const core::NtsFailure f =
-        server_.Check(payload, len, *keystore_->Current(), st);
-    if (f == core::NtsFailure::kNone) return {Verdict::Action::kAnswer, 0};
-    if (core::NtsFailureIsNak(f)) {
-      stats_->naks[NakIndex(f)].Add(1);
-      return {Verdict::Action::kNak, 0};
-    }
-    return {Verdict::Action::kDrop, drops_.Of(f)};
+  // Checks each request (ops[i]: payload, length, state; NTS fields
+  // reported) into out[i], counting the NAKs.
+  void CheckBatch(std::span<core::NtsCheckOp> ops, Verdict* out) {
+    server_.CheckBatch(ops, *keystore_->Current());
+    for (size_t i = 0; i < ops.size(); ++i) out[i] = Of(ops[i].result);
   }
-  // Handle, after WriteNtpReply: the reply's NTS fields, and the S2C key
-  // schedule for its seal (both wait in *slot). Returns the reply length,
-  // or 0: drop as reply_too_long().
-  uint32_t WriteReply(uint8_t* payload, uint32_t len,
+  // After WriteNtpReply: the reply's NTS fields; its cookies are sealed and
+  // its S2C key schedule (in *slot) prepared by FinishReplies. `st` and the
+  // payload must stay until then. Returns the reply length, or 0: drop as
+  // reply_too_long().
+  uint32_t QueueReply(uint8_t* payload, uint32_t len,
                       const core::NtsRequestState& st, uint16_t* slot) {
     *slot = static_cast<uint16_t>(next_slot_++ % kSealSlots);
     SealSlot& s = slots_[*slot];
-    const uint32_t n =
-        server_.WriteReply(payload, len, st, *keystore_->Current(), &s.job);
-    if (n != 0) s.s2c.SetKey(s.job.s2c.data());
+    const uint32_t n = server_.QueueReply(
+        payload, len, st, *keystore_->Current(), &s.job, max_cookies_);
+    if (n != 0) keying_[n_keying_++] = *slot;
     return n;
+  }
+  void FinishReplies() {
+    server_.SealCookies(*keystore_->Current());
+    core::AesSiv* sivs[kSealSlots];
+    const uint8_t* keys[kSealSlots];
+    for (size_t i = 0; i < n_keying_; ++i) {
+      sivs[i] = &slots_[keying_[i]].s2c;
+      keys[i] = slots_[keying_[i]].job.s2c.data();
+    }
+    core::AesSiv::SetKeyBatch({sivs, n_keying_}, {keys, n_keying_});
+    n_keying_ = 0;
   }
   uint8_t reply_too_long() const {
     return drops_.Of(core::NtsFailure::kReplyTooLong);
   }
-  // FinaliseTx, right after T3: the seal. Counts it.
-  void Seal(uint8_t* payload, uint16_t slot) {
+  // FinaliseTx, right after T3: the reply waits for SealQueued.
+  void QueueSeal(uint8_t* payload, uint16_t slot) {
+    if (n_sealing_ == sealing_.size()) SealQueued();
     const SealSlot& s = slots_[slot];
-    core::SealNtsReply(s.s2c, payload, s.job);
-    stats_->replies.Add(1);
+    sealing_[n_sealing_++] = {&s.s2c, payload, &s.job};
+  }
+  // EndFinalise: the queued replies sealed together; counts them and
+  // returns how many.
+  size_t SealQueued() {
+    const size_t n = n_sealing_;
+    core::SealNtsReplies({sealing_.data(), n});
+    stats_->replies.Add(n);
+    n_sealing_ = 0;
+    return n;
   }
 
   static size_t NakIndex(core::NtsFailure f) {
@@ -168,17 +195,31 @@ class NtsWorkerAuth {
   }
 
  private:
+  Verdict Of(core::NtsFailure f) {
+    if (f == core::NtsFailure::kNone) return {Verdict::Action::kAnswer, 0};
+    if (core::NtsFailureIsNak(f)) {
+      stats_->naks[NakIndex(f)].Add(1);
+      return {Verdict::Action::kNak, 0};
+    }
+    return {Verdict::Action::kDrop, drops_.Of(f)};
+  }
+
   const SwappableConfig<core::NtsCookieKeystore>* keystore_;
   core::AesCtrRandom random_;  // this worker's CSPRNG (nonces)
-  core::NtsServer server_;     // C2S context; uses random_
+  core::NtsServer server_;     // C2S contexts, queued cookies; uses random_
   struct SealSlot {
-    core::AesSiv s2c;  // SetKey(job.s2c) in Handle, used in FinaliseTx
+    core::AesSiv s2c;  // SetKey(job.s2c) in FinishReplies, used in SealQueued
     core::NtsSealJob job;
   };
   std::array<SealSlot, kSealSlots> slots_;
   uint32_t next_slot_ = 0;
+  std::array<uint16_t, kSealSlots> keying_;  // slots FinishReplies keys
+  size_t n_keying_ = 0;
+  std::array<core::NtsReplySealOp, kSealSlots> sealing_;  // for SealQueued
+  size_t n_sealing_ = 0;
   NtsWorkerStats* stats_;
   NtsDropIndex drops_;
+  uint32_t max_cookies_;
 };
 
 class NtsFactory {
@@ -192,6 +233,9 @@ class NtsFactory {
   // Uses `master` instead of a file (tests, benchmarks).
   absl::Status SetMasterKey(std::vector<uint8_t> master,
                             const core::NtsKeystoreConfig& config);
+  // At most this many cookies per reply (--nts_max_cookies_per_reply,
+  // 1..8), for the workers created after it.
+  void SetMaxCookiesPerReply(uint32_t n) { max_cookies_ = n; }
   // The clock periods are counted on (Unix seconds; default the system
   // clock). Tests set it before Configure/SetMasterKey.
   void SetClock(std::function<int64_t()> unix_now) {
@@ -244,6 +288,7 @@ class NtsFactory {
   int64_t previous_until_unix_s_ = 0;
   std::string master_path_;
   core::NtsKeystoreConfig config_;
+  uint32_t max_cookies_ = core::kNtsMaxReplyCookies;
   std::function<int64_t()> unix_now_;
   int64_t period_end_unix_s_ = 0;  // rotate once now >= this
   uint64_t rotations_ = 0;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "core/ntp/ntp_rate_limit.h"
 
 namespace zg::core {
 class NtsCookieKeystore;
@@ -41,10 +42,19 @@ struct NtsKeConfig {
   std::string ntp_server;  // --nts_ntp_server ("": no NTPv4 Server record)
   uint16_t ntp_port = 0;   // --nts_ntp_port (0: no NTPv4 Port record)
   uint32_t max_connections = 256;  // --nts_ke_max_connections
+  // --nts_ke_ratelimit: connections per source (IPv4 address, IPv6 /64),
+  // chrony's ntsratelimit (core/nts/nts_ke_admission.h); off: none.
+  bool rate_limit = true;
+  core::NtpRateLimitConfig rate{6, 8, 2};
   // --nts_ke_handshake_timeout: accept to the end of the TLS handshake.
-  absl::Duration handshake_timeout = absl::Seconds(5);
-  // --nts_ke_request_timeout: end of handshake to the response written.
-  absl::Duration request_timeout = absl::Seconds(5);
+  // 2 s, chrony's whole NTS-KE session (nts_ke_server.c SERVER_TIMEOUT): a
+  // TLS 1.3 handshake is done 1.5 round trips after accept, so a 300 ms
+  // path with a lost segment still fits; a connection that sends nothing
+  // holds its slot no longer than this.
+  absl::Duration handshake_timeout = absl::Seconds(2);
+  // --nts_ke_request_timeout: end of handshake to the response written
+  // (the request comes in the client's Finished flight).
+  absl::Duration request_timeout = absl::Seconds(2);
   bool enabled() const { return !addresses.empty(); }
 };
 

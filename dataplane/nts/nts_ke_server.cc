@@ -31,6 +31,8 @@ struct NtsKeServer::Conn {
   size_t slot = 0;      // index in conns_
   bool closed = false;  // in dead_: events still queued for it are ignored
   int fd = -1;
+  core::NtsKeSource source;
+  absl::Time last_active;  // accepted, or the latest event
   SslPtr ssl;
   ConnPhase phase = ConnPhase::kHandshake;
   absl::Time deadline;
@@ -56,6 +58,33 @@ constexpr absl::Duration kAcceptPause = absl::Milliseconds(100);
 
 void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) {
   c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
+
+// The source of an accepted connection's peer address.
+core::NtsKeSource SourceOf(const sockaddr_storage& peer) {
+  if (peer.ss_family == AF_INET6) {
+    const auto& a6 = reinterpret_cast<const sockaddr_in6&>(peer);
+    core::Ipv6Addr a;
+    std::memcpy(a.b.data(), &a6.sin6_addr, 16);
+    // An IPv4 client on a dual-stack socket is its IPv4 address.
+    static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0,    0,
+                                            0, 0, 0, 0, 0xff, 0xff};
+    if (std::memcmp(a.b.data(), kMapped, 12) == 0) {
+      return core::NtsKeSource::V4(core::Ipv4Addr::Load(a.b.data() + 12));
+    }
+    return core::NtsKeSource::V6(a);
+  }
+  const auto& a4 = reinterpret_cast<const sockaddr_in&>(peer);
+  return core::NtsKeSource::V4(
+      core::Ipv4Addr::Load(reinterpret_cast<const uint8_t*>(&a4.sin_addr)));
+}
+
+core::NtsKeAdmission::Config AdmissionConfig(const NtsKeConfig& c) {
+  core::NtsKeAdmission::Config a;
+  a.rate = c.rate;
+  a.rate_limit = c.rate_limit;
+  a.max_connections = c.max_connections;
+  return a;
 }
 
 absl::StatusOr<int> BindListener(const NtsKeListenAddress& a, uint16_t* bound) {
@@ -146,7 +175,8 @@ std::vector<uint8_t> AnswerNtsKeRequest(const core::NtsKeRequestParse& parse,
 NtsKeServer::NtsKeServer(const NtsKeConfig& config, NtsKeystoreSource keystore)
     : config_(config),
       records_{config.ntp_server, config.ntp_port},
-      keystore_(std::move(keystore)) {}
+      keystore_(std::move(keystore)),
+      admission_(AdmissionConfig(config)) {}
 
 absl::StatusOr<std::unique_ptr<NtsKeServer>> NtsKeServer::Start(
     const NtsKeConfig& config, NtsKeystoreSource keystore) {
@@ -282,6 +312,7 @@ void NtsKeServer::Loop() {
     const absl::Time now = absl::Now();
     if (now >= next_scan || now >= next_deadline_) {
       ExpireTimeouts();
+      ReportRefusals(now);
       next_scan = now + kScanInterval;
     }
     if (accept_paused_until_ != absl::InfinitePast() &&
@@ -295,8 +326,10 @@ void NtsKeServer::Loop() {
 
 void NtsKeServer::Accept(int listen_fd) {
   while (true) {
-    const int fd =
-        accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    sockaddr_storage peer{};
+    socklen_t peer_len = sizeof(peer);
+    const int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer),
+                           &peer_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       // EAGAIN: done; a connection reset before accept: next one. Out of
       // descriptors or memory: the listener stays readable, so stop
@@ -309,15 +342,28 @@ void NtsKeServer::Accept(int listen_fd) {
       }
       return;
     }
-    if (conns_.size() >= config_.max_connections) {
+    // Decided before any TLS work: the source's rate, then a fair slot.
+    const absl::Time now = absl::Now();
+    const core::NtsKeSource source = SourceOf(peer);
+    const core::NtsKeAdmission::Decision d = admission_.Admit(
+        source, absl::ToInt64Nanoseconds(now - absl::UnixEpoch()));
+    if (d.refusal != core::NtsKeRefusal::kNone) {
       close(fd);
-      Bump(stats_.connections_rejected);
+      Refused(d.refusal, now);
       continue;
+    }
+    if (d.cut) {
+      if (Conn* victim = Idlest(d.cut_source); victim != nullptr) {
+        Close(*victim);
+        Bump(stats_.connections_cut);
+      }
     }
     const int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     auto c = std::make_unique<Conn>();
     c->fd = fd;
+    c->source = source;
+    c->last_active = now;
     {
       std::lock_guard<std::mutex> lock(ctx_mu_);
       c->ssl.reset(SSL_new(ctx_.get()));
@@ -327,7 +373,7 @@ void NtsKeServer::Accept(int listen_fd) {
       continue;  // ~Conn closes fd
     }
     SSL_set_accept_state(c->ssl.get());
-    c->deadline = absl::Now() + config_.handshake_timeout;
+    c->deadline = now + config_.handshake_timeout;
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = reinterpret_cast<uintptr_t>(c.get());
@@ -335,8 +381,77 @@ void NtsKeServer::Accept(int listen_fd) {
     next_deadline_ = std::min(next_deadline_, c->deadline);
     c->slot = conns_.size();
     conns_.push_back(std::move(c));
+    admission_.Opened(source);
     stats_.connections_active.store(conns_.size(), std::memory_order_relaxed);
+    stats_.sources.store(admission_.sources(), std::memory_order_relaxed);
   }
+}
+
+NtsKeServer::Conn* NtsKeServer::Idlest(const core::NtsKeSource& source) {
+  Conn* idlest = nullptr;
+  for (const std::unique_ptr<Conn>& c : conns_) {
+    if (!(c->source == source)) continue;
+    // A connection still in its handshake first, then the one whose last
+    // event is the oldest.
+    const bool better = idlest == nullptr ||
+                        (c->phase == ConnPhase::kHandshake) >
+                            (idlest->phase == ConnPhase::kHandshake) ||
+                        ((c->phase == ConnPhase::kHandshake) ==
+                             (idlest->phase == ConnPhase::kHandshake) &&
+                         c->last_active < idlest->last_active);
+    if (better) idlest = c.get();
+  }
+  return idlest;
+}
+
+void NtsKeServer::Refused(core::NtsKeRefusal reason, absl::Time now) {
+  Bump(stats_.connections_rejected[static_cast<size_t>(reason)]);
+  stats_.sources.store(admission_.sources(), std::memory_order_relaxed);
+  if (refused_since_report_++ == 0) first_unreported_ = now;
+  ReportRefusals(now);
+}
+
+void NtsKeServer::ReportRefusals(absl::Time now) {
+  if (refused_since_report_ == 0 ||
+      now - last_refusal_report_ < kRefusalReportEvery) {
+    return;
+  }
+  const core::NtsKeAdmission::TopRefused top = admission_.TakeTopRefused();
+  {
+    std::lock_guard<std::mutex> lock(top_refused_mu_);
+    top_refused_ = top.source.ToString();
+  }
+  LogWarning(absl::StrCat(
+      "NTS-KE: refused ", refused_since_report_, " connection(s) since ",
+      absl::FormatTime("%H:%M:%S", first_unreported_, absl::UTCTimeZone()),
+      " (rate_limited ",
+      stats_
+          .connections_rejected[static_cast<size_t>(
+              core::NtsKeRefusal::kRateLimited)]
+          .load(),
+      ", full ",
+      stats_
+          .connections_rejected[static_cast<size_t>(core::NtsKeRefusal::kFull)]
+          .load(),
+      " in all); most from ", top.source.ToString(), " (", top.refused,
+      "); --nts_ke_ratelimit, --nts_ke_max_connections"));
+  last_refusal_report_ = now;
+  refused_since_report_ = 0;
+}
+
+NtsKeServer::Refusals NtsKeServer::refusals() const {
+  Refusals r;
+  r.rate_limited = stats_
+                       .connections_rejected[static_cast<size_t>(
+                           core::NtsKeRefusal::kRateLimited)]
+                       .load(std::memory_order_relaxed);
+  r.full =
+      stats_
+          .connections_rejected[static_cast<size_t>(core::NtsKeRefusal::kFull)]
+          .load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(top_refused_mu_);
+  r.top_source = top_refused_;
+  return r;
 }
 
 void NtsKeServer::PauseAccepting(const std::string& why) {
@@ -442,6 +557,7 @@ bool NtsKeServer::WriteResponse(Conn& c) {
 }
 
 void NtsKeServer::Drive(Conn& c) {
+  c.last_active = absl::Now();
   if (c.phase == ConnPhase::kHandshake && !Handshake(c)) return;
   if (c.phase == ConnPhase::kRequest && !ReadRequest(c)) return;
   if (c.phase == ConnPhase::kResponse) WriteResponse(c);
@@ -451,6 +567,7 @@ void NtsKeServer::Close(Conn& c) {
   if (c.closed) return;
   c.closed = true;
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
+  admission_.Closed(c.source);
   const size_t slot = c.slot;
   std::swap(conns_[slot], conns_.back());
   conns_[slot]->slot = slot;

@@ -5,13 +5,26 @@
 // request (core/nts/nts_ke_records.h) -> one response with 8 cookies
 // sealed by the current keystore -> close_notify and close.
 //
-// One epoll loop, non-blocking sockets:
-//   - at most max_connections at once; one more is accepted and closed at
-//     once (counted: connections_rejected_total);
-//   - a connection still in its handshake after handshake_timeout, or one
-//     that has not been answered request_timeout after its handshake
-//     (slowloris), is cut off (timeouts_total{phase}).
-// IPv4 and IPv6 listeners (IPV6_V6ONLY, so 0.0.0.0 and [::] coexist).
+// One epoll loop, non-blocking sockets. No single source (an IPv4
+// address, an IPv6 /64) can starve the others (core/nts/
+// nts_ke_admission.h), each accepted connection decided before any TLS:
+//   - per source, chrony's ntsratelimit (--nts_ke_ratelimit, default one
+//     connection per 64 s, bursts of 8, 1 in 4 past that let through):
+//     over it, closed at once (connections_rejected_total{reason=
+//     "rate_limited"});
+//   - at most max_connections at once, shared fairly: when all are taken
+//     the source holding the most gives up its connection idle the
+//     longest (connections_cut_total) if it holds at least two more than
+//     the newcomer would; else the newcomer is closed at once
+//     (connections_rejected_total{reason="full"});
+//   - a connection still in its handshake after handshake_timeout (2 s), or
+//     one that has not been answered request_timeout (2 s) after its
+//     handshake (slowloris), is cut off (timeouts_total{phase}).
+// While connections are being refused, a warning (at the first refusal,
+// then every 10 s) names the source refused most; refusals() gives the
+// counts by reason and that source to the daemon's nts_ke_refusing alarm
+// (dataplane/daemon/daemon_alarms.h). IPv4 and IPv6 listeners
+// (IPV6_V6ONLY, so 0.0.0.0 and [::] coexist).
 //
 // Reload (SIGHUP, on the control thread): ReloadCertificate builds a new
 // SSL_CTX from the files (any error keeps the old one) and swaps it in for
@@ -25,7 +38,10 @@
 // Metrics (prefix zeitgeber_nts_ke_):
 //   handshakes_total{result="ok"|"failed"}   TLS handshakes finished
 //   connections_active                       open connections
-//   connections_rejected_total               closed: over max_connections
+//   connections_rejected_total{reason}       closed at accept: rate_limited
+//                                            (the source's bucket), full
+//   connections_cut_total                    closed to let another source in
+//   sources                                  sources with a record (rate)
 //   timeouts_total{phase="handshake"|"request"}
 //   records_errors_total{code="unrecognized_critical"|"bad_request"|
 //                         "internal_server_error"}   Error records sent
@@ -51,6 +67,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/nts/nts_cookie.h"
+#include "core/nts/nts_ke_admission.h"
 #include "core/nts/nts_ke_records.h"
 #include "dataplane/nts/nts_ke_config.h"
 #include "dataplane/nts/nts_ke_tls.h"
@@ -69,7 +86,10 @@ struct NtsKeStats {
   std::atomic<uint64_t> handshakes_ok{0};
   std::atomic<uint64_t> handshakes_failed{0};
   std::atomic<uint64_t> connections_active{0};
-  std::atomic<uint64_t> connections_rejected{0};
+  // By core::NtsKeRefusal (kNone unused).
+  std::atomic<uint64_t> connections_rejected[core::kNtsKeRefusalCount] = {};
+  std::atomic<uint64_t> connections_cut{0};  // fair share: another source
+  std::atomic<uint64_t> sources{0};          // a level
   std::atomic<uint64_t> timeouts_handshake{0};
   std::atomic<uint64_t> timeouts_request{0};
   std::atomic<uint64_t> record_errors[core::kNtsKeErrorCodeCount] = {};
@@ -114,6 +134,17 @@ class NtsKeServer {
   // The ports bound, in address order (port 0 in the config: the kernel's).
   const std::vector<uint16_t>& ports() const { return ports_; }
   const NtsKeStats& stats() const { return stats_; }
+  // The refusals since start, by reason, and the source refused most in
+  // the latest report (the log's warning; empty before the first). Any
+  // thread.
+  struct Refusals {
+    uint64_t rate_limited = 0;
+    uint64_t full = 0;
+    std::string top_source;
+  };
+  Refusals refusals() const;
+  // How often the log names the source refused most, at most.
+  static constexpr absl::Duration kRefusalReportEvery = absl::Seconds(10);
 
   absl::Status AddMetrics(prometheus::Registry& registry);
   void UpdateMetrics();  // control thread, with every exporter update
@@ -134,6 +165,10 @@ class NtsKeServer {
   void PauseAccepting(const std::string& why);
   void SetListening(bool on);
   void Close(Conn& c);  // c stays valid until the end of the event batch
+  // The open connection of `source` idle the longest (handshake first).
+  Conn* Idlest(const core::NtsKeSource& source);
+  void Refused(core::NtsKeRefusal reason, absl::Time now);
+  void ReportRefusals(absl::Time now);  // at most every kRefusalReportEvery
   void ExpireTimeouts();
   int WaitMs() const;
 
@@ -151,6 +186,13 @@ class NtsKeServer {
   // KE thread only.
   std::vector<std::unique_ptr<Conn>> conns_;  // open connections, by slot
   std::vector<std::unique_ptr<Conn>> dead_;   // closed in this event batch
+  core::NtsKeAdmission admission_;
+  absl::Time last_refusal_report_ = absl::InfinitePast();
+  absl::Time first_unreported_ = absl::InfinitePast();  // refusal
+  uint64_t refused_since_report_ = 0;
+  // Written by: the KE thread (ReportRefusals). Read by: refusals().
+  mutable std::mutex top_refused_mu_;
+  std::string top_refused_;  // guarded by top_refused_mu_
   absl::Time next_deadline_ = absl::InfiniteFuture();      // earliest, or later
   absl::Time accept_paused_until_ = absl::InfinitePast();  // past: accepting
   absl::Time last_pause_log_ = absl::InfinitePast();

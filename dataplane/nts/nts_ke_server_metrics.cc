@@ -20,7 +20,10 @@ struct NtsKeServer::Series {
   prometheus::Counter* handshakes_ok = nullptr;
   prometheus::Counter* handshakes_failed = nullptr;
   prometheus::Gauge* active = nullptr;
-  prometheus::Counter* rejected = nullptr;
+  prometheus::Counter* rejected_rate = nullptr;
+  prometheus::Counter* rejected_full = nullptr;
+  prometheus::Counter* cut = nullptr;
+  prometheus::Gauge* sources = nullptr;
   prometheus::Counter* timeouts_handshake = nullptr;
   prometheus::Counter* timeouts_request = nullptr;
   prometheus::Counter* record_errors[core::kNtsKeErrorCodeCount] = {};
@@ -28,7 +31,7 @@ struct NtsKeServer::Series {
   prometheus::Counter* responses_no_common = nullptr;
   prometheus::Counter* responses_error = nullptr;
   prometheus::Counter* cookies = nullptr;
-  std::vector<double> last = std::vector<double>(16, 0.0);
+  std::vector<double> last = std::vector<double>(32, 0.0);
 };
 
 void NtsKeServer::SeriesDeleter::operator()(Series* s) const { delete s; }
@@ -47,13 +50,33 @@ absl::Status NtsKeServer::AddMetrics(prometheus::Registry& registry) {
                   .Help("NTS-KE connections open")
                   .Register(registry)
                   .Add({});
-  s.rejected = &prometheus::BuildCounter()
-                    .Name("zeitgeber_nts_ke_connections_rejected_total")
-                    .Help(
-                        "NTS-KE connections closed at accept: over "
-                        "--nts_ke_max_connections")
-                    .Register(registry)
-                    .Add({});
+  auto& rejected =
+      prometheus::BuildCounter()
+          .Name("zeitgeber_nts_ke_connections_rejected_total")
+          .Help(
+              "NTS-KE connections closed at accept, by reason: rate_limited "
+              "(the source's --nts_ke_ratelimit bucket), full (every "
+              "--nts_ke_max_connections slot taken, none to reclaim fairly)")
+          .Register(registry);
+  s.rejected_rate = &rejected.Add(
+      {{"reason", core::NtsKeRefusalName(core::NtsKeRefusal::kRateLimited)}});
+  s.rejected_full = &rejected.Add(
+      {{"reason", core::NtsKeRefusalName(core::NtsKeRefusal::kFull)}});
+  s.cut = &prometheus::BuildCounter()
+               .Name("zeitgeber_nts_ke_connections_cut_total")
+               .Help(
+                   "NTS-KE connections closed, idle, to let another source "
+                   "in when every slot was taken (the source holding the "
+                   "most gives one up)")
+               .Register(registry)
+               .Add({});
+  s.sources = &prometheus::BuildGauge()
+                   .Name("zeitgeber_nts_ke_sources")
+                   .Help(
+                       "NTS-KE sources (IPv4 addresses, IPv6 /64s) with a "
+                       "rate-limit record")
+                   .Register(registry)
+                   .Add({});
   auto& to = prometheus::BuildCounter()
                  .Name("zeitgeber_nts_ke_timeouts_total")
                  .Help("NTS-KE connections cut off at a timeout, by phase")
@@ -93,7 +116,15 @@ void NtsKeServer::UpdateMetrics() {
   const std::pair<prometheus::Counter*, uint64_t> counters[] = {
       {s.handshakes_ok, stats_.handshakes_ok.load()},
       {s.handshakes_failed, stats_.handshakes_failed.load()},
-      {s.rejected, stats_.connections_rejected.load()},
+      {s.rejected_rate, stats_
+                            .connections_rejected[static_cast<size_t>(
+                                core::NtsKeRefusal::kRateLimited)]
+                            .load()},
+      {s.rejected_full,
+       stats_
+           .connections_rejected[static_cast<size_t>(core::NtsKeRefusal::kFull)]
+           .load()},
+      {s.cut, stats_.connections_cut.load()},
       {s.timeouts_handshake, stats_.timeouts_handshake.load()},
       {s.timeouts_request, stats_.timeouts_request.load()},
       {s.record_errors[0], stats_.record_errors[0].load()},
@@ -110,15 +141,25 @@ void NtsKeServer::UpdateMetrics() {
     s.last[i] = v;
   }
   s.active->Set(static_cast<double>(stats_.connections_active.load()));
+  s.sources->Set(static_cast<double>(stats_.sources.load()));
 }
 
 void NtsKeServer::Report() {
-  LogInfo(absl::StrCat("NTS-KE: handshakes ok=", stats_.handshakes_ok.load(),
-                       " failed=", stats_.handshakes_failed.load(),
-                       " rejected=", stats_.connections_rejected.load(),
-                       " timeouts handshake=", stats_.timeouts_handshake.load(),
-                       " request=", stats_.timeouts_request.load(),
-                       " cookies=", stats_.cookies_issued.load()));
+  LogInfo(absl::StrCat(
+      "NTS-KE: handshakes ok=", stats_.handshakes_ok.load(),
+      " failed=", stats_.handshakes_failed.load(), " rejected rate_limited=",
+      stats_
+          .connections_rejected[static_cast<size_t>(
+              core::NtsKeRefusal::kRateLimited)]
+          .load(),
+      " full=",
+      stats_
+          .connections_rejected[static_cast<size_t>(core::NtsKeRefusal::kFull)]
+          .load(),
+      " cut=", stats_.connections_cut.load(),
+      " timeouts handshake=", stats_.timeouts_handshake.load(),
+      " request=", stats_.timeouts_request.load(),
+      " cookies=", stats_.cookies_issued.load()));
 }
 
 }  // namespace zg::dataplane

@@ -8,11 +8,15 @@
 // Per burst, the worker (dataplane/worker/worker.cc) does:
 //   per frame: pkt.rx = timestamper.Stamp(mbuf)  // TAI receive time
 //              Verdict v = classifier->Classify(pkt)  // kind, or a drop
-//   per frame whose handler HasPrefetch(): handlers[v.kind]->Prefetch(pkt)
+//   per frame whose handler HasPrefetch(): handler->Prefetch(pkt)
+//   per kind whose handler HasBurstSteps(): handler->BeginBurst(that kind's
+//     frames of the burst, in order, burst)
 //   per frame: HandleResult r = handlers[v.kind]->Handle(pkt, burst)
 //     kTransmit          -> queued for tx_burst as rewritten
 //     kTransmitFinalise  -> queued; FinaliseTx(pkt, tx) runs just before
-//                           tx_burst (NTP writes T3 and the UDP checksum)
+//                           tx_burst (NTP writes T3 and the UDP checksum),
+//                           then, per group of them, EndFinalise() of the
+//                           handlers with burst steps (NTS seals together)
 //   after tx_burst, frames of kinds whose handler HasAfterTx():
 //     AfterTx(pkt, after, sent) with the stamp taken when tx_burst returned
 //     kDrop              -> freed, counted under r.drop_reason
@@ -49,6 +53,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -81,6 +86,9 @@ struct NtpClientQuery;  // core/ntp/ntp_client_query.h
 }  // namespace zg::core
 
 namespace zg::dataplane {
+
+// Frames per rx_burst: the most frames of one burst a handler sees.
+inline constexpr uint16_t kBurstSize = 32;
 
 inline constexpr size_t kParseScratchBytes =
     96;  // fits core::FrameInfo + a pointer
@@ -197,12 +205,29 @@ class FrameHandler {
   // Runs just before tx_burst for frames Handle() returned
   // kTransmitFinalise for, with one fresh stamp for the whole TX batch.
   virtual void FinaliseTx(Packet& /*pkt*/, const TxStamp& /*tx*/) {}
-  // Optional burst-level step: whether Prefetch does anything (asked once,
-  // when the worker starts), and Prefetch itself, which the worker calls for
-  // every frame of this kind in a burst after classifying the whole burst
-  // and before the first Handle, so per-client lookups' cache misses overlap.
+  // Optional, when HasPrefetch() (asked once, when the worker starts):
+  // called for every frame of this kind in a burst after the whole burst
+  // is classified and before BeginBurst and the first Handle, so that the
+  // burst's per-client lookups' cache misses overlap. It starts loads and
+  // may leave what it computed in pkt.note for BeginBurst and Handle of
+  // the same frame (before they write the note); whoever drives the
+  // handler calls it for every frame of its kind.
   virtual bool HasPrefetch() const { return false; }
   virtual void Prefetch(Packet& /*pkt*/) {}
+  // Optional burst-level steps, when HasBurstSteps() (asked once, when the
+  // worker starts). BeginBurst gets every frame of this handler's kind in
+  // the burst, in order, after the whole burst is classified and before
+  // the first Handle; Handle then gets the same frames in the same order.
+  // It does what is cheaper for the burst together: per-client lookups
+  // whose cache misses overlap, crypto whose AES blocks interleave (NTP:
+  // the policy, MACs and NTS of every request). EndFinalise runs after a
+  // group of FinaliseTx calls (at most kFinaliseCheckEvery, worker.h) and
+  // before their tx_burst: what FinaliseTx left to do together (the
+  // replies' MACs and NTS seals after their T3).
+  virtual bool HasBurstSteps() const { return false; }
+  virtual void BeginBurst(std::span<Packet* const> /*frames*/,
+                          const BurstContext& /*burst*/) {}
+  virtual void EndFinalise() {}
   // Optional: after tx_burst, for every frame of this kind that was queued
   // for transmission (kTransmit or kTransmitFinalise), when HasAfterTx()
   // (asked once, when the worker starts): whether tx_burst took it, and one

@@ -9,9 +9,13 @@
 //   -> per frame: stamp, classify
 //   -> per frame whose handler has one: Prefetch (the whole burst's
 //      per-client lookups start before the first is used)
+//   -> per kind whose handler has burst steps: BeginBurst with that kind's
+//      frames (NTP: the burst's per-client lookups start before the first
+//      is used; its MAC and NTS crypto runs interleaved)
 //   -> per frame: dispatch to the kind's handler, which rewrites the mbuf
 //      in place
-//   -> late TX hook: one fresh TSC stamp, FinaliseTx for frames that asked
+//   -> late TX hook: one fresh TSC stamp, FinaliseTx for frames that asked,
+//      EndFinalise after each group of them (the group's seals together)
 //   -> rte_eth_tx_burst; frames it did not take are freed and counted (a
 //      batch whose hooks are costly, NTS seals, goes in chunks, each with
 //      its own stamp: kFinaliseBudgetNs)
@@ -59,13 +63,14 @@
 
 namespace zg::dataplane {
 
-inline constexpr uint16_t kBurstSize = 32;
 // A TX batch is sent in chunks once its FinaliseTx hooks (checked every
-// kFinaliseCheckEvery hooks) have run this long since the chunk's stamp: a
-// reply's late-written T3 is then early by at most about this much plus
-// kFinaliseCheckEvery hooks (Worker::Flush).
+// kFinaliseCheckEvery hooks, after the handlers' EndFinalise) have run this
+// long since the chunk's stamp: a reply's late-written T3 is then early by
+// at most about this much plus kFinaliseCheckEvery hooks and their
+// EndFinalise (Worker::Flush). Eight: the seals EndFinalise runs together
+// fill the AES pipeline (core/crypto/aesni_lanes_inl.h).
 inline constexpr double kFinaliseBudgetNs = 1000;
-inline constexpr uint32_t kFinaliseCheckEvery = 4;
+inline constexpr uint32_t kFinaliseCheckEvery = 8;
 // A tx_burst bracket (stamp to return) longer than this is not learnt from
 // (the worker was preempted): core/time/tx_kick_estimate.h.
 inline constexpr double kKickOutlierNs = 200'000;
@@ -142,6 +147,9 @@ class Worker {
   // Classifies pkt: its kind (with a handler), or false when it was dropped.
   bool Classify(Packet& pkt, uint8_t& kind);
   void Dispatch(Packet& pkt, uint8_t kind, const BurstContext& burst);
+  // BeginBurst of each handler with burst steps, with its kind's frames.
+  void BeginBursts(uint16_t n_classified, const BurstContext& burst);
+  void EndFinalise();
   void Flush(QueueState& q);
   // tx_burst of tx_[from, to); frames it did not take are freed, counted.
   // `stamp_tsc`: the chunk's TxStamp (0: none), for q.kick's bracket.
@@ -157,8 +165,11 @@ class Worker {
   std::array<FrameHandler*, kMaxFrameKinds> handlers_ =
       {};                                           // owned by pipeline_
   std::array<bool, kMaxFrameKinds> prefetch_ = {};  // handler HasPrefetch()
-  std::array<bool, kMaxFrameKinds> after_tx_ = {};  // handler HasAfterTx()
   bool any_prefetch_ = false;
+  std::array<bool, kMaxFrameKinds> after_tx_ = {};  // handler HasAfterTx()
+  // The kinds whose handler HasBurstSteps(), and how many.
+  std::array<uint8_t, kMaxFrameKinds> burst_kinds_ = {};
+  size_t n_burst_kinds_ = 0;
   // The handlers whose HasEndBurst(), each once.
   std::array<FrameHandler*, kMaxFrameKinds> end_burst_ = {};
   size_t n_end_burst_ = 0;
@@ -179,6 +190,7 @@ class Worker {
   std::array<Packet, kBurstSize> packets_ = {};
   std::array<Packet*, kBurstSize> classified_ = {};  // frames to handle
   std::array<uint8_t, kBurstSize> kinds_ = {};       // their frame kinds
+  std::array<Packet*, kBurstSize> group_ = {};  // one kind's, for BeginBurst
   uint16_t n_tx_ = 0;
   std::array<Packet*, kBurstSize> tx_ = {};
   std::array<FrameHandler*, kBurstSize> finalise_ = {};  // null: no hook

@@ -59,8 +59,8 @@ constexpr AlarmDef kDefs[kAlarmDefCount] = {
      "The NTS-KE certificate expires within 14 days (or has expired)."},
     {AlarmId::kNtsKeRefusing, "nts_ke_refusing", AlarmSeverity::kWarning, 0,
      60 * kS, false,
-     "The NTS-KE server refuses connections (connection limit, timeouts, "
-     "no keystore)."},
+     "The NTS-KE server refuses connections: a source over "
+     "--nts_ke_ratelimit, or every --nts_ke_max_connections slot taken."},
     {AlarmId::kConfigReloadFailed, "config_reload_failed",
      AlarmSeverity::kWarning, 0, 0, false,
      "The last SIGHUP reload was rejected; the previous configuration is in "

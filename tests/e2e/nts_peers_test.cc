@@ -57,15 +57,6 @@ using testutil::RigConfig;
 
 constexpr char kNtpsecNtpd[] = "/opt/zeitgeber-peers/ntpsec/usr/sbin/ntpd";
 
-// "System clock wrong by X seconds" of a chronyd -Q run, in seconds.
-bool ChronydOffset(const CommandResult& r, double* offset) {
-  const std::string text = r.stdout_text + r.stderr_text;
-  const size_t at = text.find("System clock wrong by ");
-  if (at == std::string::npos) return false;
-  const std::string rest = text.substr(at + 22);
-  return absl::SimpleAtod(rest.substr(0, rest.find(' ')), offset);
-}
-
 class NtsPeersTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -148,16 +139,8 @@ class NtsZeitgeberdTest : public NtsPeersTest {
 
   // chronyd -Q against `name` over NTS; its own timeout `own_s`.
   CommandResult ChronydQ(const std::string& name, int own_s) {
-    absl::StatusOr<CommandResult> r = rig_->Run(
-        {"env", "SSLKEYLOGFILE=" + dir_->File("keylog"), "chronyd", "-Q", "-P",
-         "10", "-u", "root", "-t", absl::StrCat(own_s), "-f", "/dev/null",
-         "pidfile " + dir_->File("q.pid"),
-         "bindcmdaddress " + dir_->File("q.sock"), "cmdport 0",
-         "ntstrustedcerts " + pki_.ca_pem,
-         "server " + name + " iburst nts minpoll -4 maxpoll -4 maxsamples 4"},
-        absl::Seconds(own_s + 3));
-    EXPECT_TRUE(r.ok()) << r.status();
-    return r.ok() ? *r : CommandResult{};
+    return ChronydQueryNts(*rig_, *dir_, pki_.ca_pem, name, own_s,
+                           dir_->File("keylog"));
   }
 
   // A running chronyd -x (never touching the clock): authdata and sources.

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -141,6 +142,41 @@ absl::StatusOr<testutil::CommandResult> NtsQuery(
   argv.push_back(tool);
   argv.insert(argv.end(), args.begin(), args.end());
   return testutil::RunInNamespace(ns, argv, absl::Seconds(15));
+}
+
+testutil::CommandResult ChronydQueryNts(const testutil::NetnsRig& rig,
+                                        const testutil::TempDir& dir,
+                                        const std::string& ca_pem,
+                                        const std::string& name, int own_s,
+                                        const std::string& keylog) {
+  std::vector<std::string> argv;
+  if (!keylog.empty()) argv = {"env", "SSLKEYLOGFILE=" + keylog};
+  for (const std::string& a :
+       {std::string("chronyd"), std::string("-Q"), std::string("-P"),
+        std::string("10"), std::string("-u"), std::string("root"),
+        std::string("-t"), absl::StrCat(own_s), std::string("-f"),
+        std::string("/dev/null"), "pidfile " + dir.File("q.pid"),
+        "bindcmdaddress " + dir.File("q.sock"), std::string("cmdport 0"),
+        "ntstrustedcerts " + ca_pem,
+        "server " + name + " iburst nts minpoll -4 maxpoll -4 maxsamples 4"}) {
+    argv.push_back(a);
+  }
+  absl::StatusOr<testutil::CommandResult> r =
+      rig.Run(argv, absl::Seconds(own_s + 3));
+  if (!r.ok()) {
+    testutil::CommandResult failed;
+    failed.stderr_text = std::string(r.status().message());
+    return failed;
+  }
+  return *r;
+}
+
+bool ChronydOffset(const testutil::CommandResult& r, double* offset) {
+  const std::string text = r.stdout_text + r.stderr_text;
+  const size_t at = text.find("System clock wrong by ");
+  if (at == std::string::npos) return false;
+  const std::string rest = text.substr(at + 22);
+  return absl::SimpleAtod(rest.substr(0, rest.find(' ')), offset);
 }
 
 }  // namespace zg::e2e

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Shared set-up of the NTS e2e tests (nts_peers_test.cc, nts_fleet_test.cc):
+// Shared set-up of the NTS e2e tests (nts_peers_test.cc, nts_fleet_test.cc,
+// nts_ke_flood_test.cc):
 // a test CA and server certificate made with the openssl CLI, a hosts file
 // for a namespace (`ip netns exec NS` bind-mounts /etc/netns/NS/hosts over
 // /etc/hosts, so clients there resolve the certificate's names), a master
-// key file, the zeitgeberd flags that turn NTS on, and nts_query.
+// key file, the zeitgeberd flags that turn NTS on, nts_query, and chronyd
+// -Q over NTS.
 //
 //   ZG_ASSIGN_OR_RETURN(TestPki pki, MakeTestPki(dir, {"nts4.zg.test"}));
 //   ZG_ASSIGN_OR_RETURN(auto hosts, NamespaceHosts::Create(rig->ns(),
@@ -66,6 +68,17 @@ bool ZeitgeberdHasNts();
 std::vector<std::string> NtsServerFlags(
     const TestPki& pki, const std::string& master_key,
     const std::vector<std::string>& ke_addresses);
+
+// chronyd -Q over NTS in the rig's client namespace against `name`
+// (kNtsName4, kNtsName6), trusting `ca_pem`, with its own timeout `own_s`;
+// files (pid, socket) in dir. A non-empty `keylog` is SSLKEYLOGFILE.
+testutil::CommandResult ChronydQueryNts(const testutil::NetnsRig& rig,
+                                        const testutil::TempDir& dir,
+                                        const std::string& ca_pem,
+                                        const std::string& name, int own_s,
+                                        const std::string& keylog = "");
+// "System clock wrong by X seconds" of a chronyd -Q run, in seconds.
+bool ChronydOffset(const testutil::CommandResult& r, double* offset);
 
 // nts_query (tests/e2e/nts_query.cc) in `ns` with `args`; its one line.
 // A non-empty `keylog` is passed as SSLKEYLOGFILE (TLS secrets for tshark).

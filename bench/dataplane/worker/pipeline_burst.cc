@@ -96,28 +96,62 @@ void PipelineBurst::Handle() {
   const BurstContext burst{
       &stamper_->tsc_model(), nullptr, stamper_->burst_tsc(), kPortId, 0, {}};
   FrameClassifier* classifier = pipeline_.classifier();
+  // As Worker::PollQueue: the whole burst classified, then prefetched, then
+  // each kind's burst step, then handled.
+  size_t classified = 0;
   for (size_t i = 0; i < kBurstSize; ++i) {
     Packet& pkt = packets_[i];
     pkt.mbuf = mbufs_[i];
     pkt.port_id = kPortId;
     pkt.rx = stamper_->Stamp(pkt.mbuf);
-    const Verdict v = classifier->Classify(pkt);
-    FrameHandler* h = v.drop ? nullptr : pipeline_.handler(v.value);
     finalise_[i] = nullptr;
-    if (h != nullptr &&
-        h->Handle(pkt, burst).action == Action::kTransmitFinalise) {
-      finalise_[i] = h;
+    const Verdict v = classifier->Classify(pkt);
+    if (v.drop || pipeline_.handler(v.value) == nullptr) continue;
+    kinds_[classified] = v.value;
+    classified_[classified++] = &pkt;
+  }
+  for (size_t i = 0; i < classified; ++i) {
+    FrameHandler* h = pipeline_.handler(kinds_[i]);
+    if (h->HasPrefetch()) h->Prefetch(*classified_[i]);
+  }
+  for (size_t k = 0; k < kMaxFrameKinds; ++k) {
+    FrameHandler* h = pipeline_.handler(static_cast<uint8_t>(k));
+    if (h == nullptr || !h->HasBurstSteps()) continue;
+    size_t m = 0;
+    for (size_t i = 0; i < classified; ++i) {
+      if (kinds_[i] == k) group_[m++] = classified_[i];
+    }
+    if (m != 0) h->BeginBurst({group_.data(), m}, burst);
+  }
+  for (size_t i = 0; i < classified; ++i) {
+    Packet& pkt = *classified_[i];
+    FrameHandler* h = pipeline_.handler(kinds_[i]);
+    if (h->Handle(pkt, burst).action == Action::kTransmitFinalise) {
+      finalise_[static_cast<size_t>(&pkt - packets_.data())] = h;
     }
   }
 }
 
 uint32_t PipelineBurst::Finalise() {
+  // As Worker::Flush: the handlers' EndFinalise after every
+  // kFinaliseCheckEvery hooks and after the last; EndBurst after the burst.
+  auto end_finalise = [this] {
+    for (size_t k = 0; k < kMaxFrameKinds; ++k) {
+      FrameHandler* h = pipeline_.handler(static_cast<uint8_t>(k));
+      if (h != nullptr && h->HasBurstSteps()) h->EndFinalise();
+    }
+  };
   const TxStamp tx = stamper_->TxNow();
   uint32_t n = 0;
   for (size_t i = 0; i < kBurstSize; ++i) {
     if (finalise_[i] == nullptr) continue;
     finalise_[i]->FinaliseTx(packets_[i], tx);
-    ++n;
+    if (++n % kFinaliseCheckEvery == 0) end_finalise();
+  }
+  end_finalise();
+  for (size_t k = 0; k < kMaxFrameKinds; ++k) {
+    FrameHandler* h = pipeline_.handler(static_cast<uint8_t>(k));
+    if (h != nullptr && h->HasEndBurst()) h->EndBurst();
   }
   return n;
 }

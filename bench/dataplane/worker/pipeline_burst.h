@@ -64,10 +64,13 @@ class PipelineBurst {
 
   // Re-arms every mbuf with the request, as received.
   void Restore();
-  // One burst: BeginBurst, then per packet RX stamp, classify, Handle.
+  // One burst as the worker runs it: per packet RX stamp and classify, then
+  // the handlers' Prefetch, each kind's BeginBurst, and per packet Handle.
   void Handle();
   // FinaliseTx, with one fresh TX stamp, for each packet Handle left
-  // kTransmitFinalise; returns how many.
+  // kTransmitFinalise, the handlers' EndFinalise after each
+  // kFinaliseCheckEvery of them and after the last, then their EndBurst;
+  // returns how many.
   uint32_t Finalise();
   uint32_t HandleAndFinalise() {
     Handle();
@@ -109,6 +112,10 @@ class PipelineBurst {
   std::array<rte_mbuf*, kBurstSize> mbufs_ = {};
   std::array<Packet, kBurstSize> packets_ = {};
   std::array<FrameHandler*, kBurstSize> finalise_ = {};
+  // Handle's scratch: the classified frames, their kinds, one kind's group.
+  std::array<Packet*, kBurstSize> classified_ = {};
+  std::array<uint8_t, kBurstSize> kinds_ = {};
+  std::array<Packet*, kBurstSize> group_ = {};
   std::vector<uint8_t> request_;
 };
 

@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 #include "core/base/status_macros.h"
 #include "core/nts/nts_ke_records.h"
+#include "core/nts/nts_server.h"
 #include "dataplane/trust/reload.h"
 
 ABSL_FLAG(std::string, nts_master_key, "",
@@ -26,6 +27,9 @@ ABSL_FLAG(std::string, nts_key_period, "86400",
 ABSL_FLAG(std::string, nts_key_window, "2,1",
           "PAST,FUTURE: cookie-key periods accepted before and after the "
           "current one (0..16 each).");
+ABSL_FLAG(int32_t, nts_max_cookies_per_reply, 8,
+          "New NTS cookies in a reply at most (1..8): one per cookie and "
+          "placeholder the request carries, up to this.");
 ABSL_FLAG(std::vector<std::string>, nts_ke_address, {},
           "NTS-KE (RFC 8915) server addresses, IP[:PORT] (TCP, port 4460 "
           "when omitted; IPv6 as [addr]:port), comma-separated, repeatable. "
@@ -46,12 +50,19 @@ ABSL_FLAG(int32_t, nts_ntp_port, 0,
           "Port sent in the NTPv4 Port record (0: no record, clients use "
           "123).");
 ABSL_FLAG(int32_t, nts_ke_max_connections, 256,
-          "Concurrent NTS-KE connections; more are accepted and closed at "
-          "once (counted).");
-ABSL_FLAG(absl::Duration, nts_ke_handshake_timeout, absl::Seconds(5),
+          "Concurrent NTS-KE connections, shared fairly between sources: "
+          "when all are taken, the source holding the most gives up an idle "
+          "one to a newcomer; otherwise the newcomer is closed at once "
+          "(counted).");
+ABSL_FLAG(std::string, nts_ke_ratelimit, "on",
+          "NTS-KE connections per source (IPv4 address, IPv6 /64), as "
+          "chrony's ntsratelimit: on (interval=6,burst=8,leak=2: one per "
+          "64 s, bursts of 8, 1 in 4 past that let through), off, or "
+          "interval=I,burst=B,leak=L (omitted keys: those defaults).");
+ABSL_FLAG(absl::Duration, nts_ke_handshake_timeout, absl::Seconds(2),
           "An NTS-KE connection still in its TLS handshake after this long "
-          "is closed.");
-ABSL_FLAG(absl::Duration, nts_ke_request_timeout, absl::Seconds(5),
+          "is closed (2 s: chrony's NTS-KE session timeout).");
+ABSL_FLAG(absl::Duration, nts_ke_request_timeout, absl::Seconds(2),
           "An NTS-KE connection not answered this long after its handshake "
           "(request not complete) is closed.");
 
@@ -108,6 +119,14 @@ absl::StatusOr<NtsConfig> ReadNtsFlags() {
                       ParseNtsKeyWindow(absl::GetFlag(FLAGS_nts_key_window)));
   c.keystore.window_past = window.first;
   c.keystore.window_future = window.second;
+  const int32_t cookies = absl::GetFlag(FLAGS_nts_max_cookies_per_reply);
+  if (cookies < 1 ||
+      cookies > static_cast<int32_t>(core::kNtsMaxReplyCookies)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--nts_max_cookies_per_reply=", cookies, ": must be 1..",
+                     core::kNtsMaxReplyCookies));
+  }
+  c.max_cookies_per_reply = static_cast<uint32_t>(cookies);
   return c;
 }
 
@@ -185,6 +204,13 @@ absl::StatusOr<NtsKeConfig> ParseNtsKeFlags(
         "--nts_ke_max_connections must be 1..65536");
   }
   c.max_connections = static_cast<uint32_t>(max);
+  const std::string rate = absl::GetFlag(FLAGS_nts_ke_ratelimit);
+  c.rate_limit = rate != "off";
+  if (c.rate_limit && rate != "on") {
+    ZG_ASSIGN_OR_RETURN(
+        c.rate, core::ParseNtpRateLimit(rate, core::NtpRateLimitConfig{6, 8, 2},
+                                        "--nts_ke_ratelimit"));
+  }
   c.handshake_timeout = absl::GetFlag(FLAGS_nts_ke_handshake_timeout);
   c.request_timeout = absl::GetFlag(FLAGS_nts_ke_request_timeout);
   if (c.handshake_timeout <= absl::ZeroDuration() ||

@@ -13,6 +13,11 @@
 //                              or an absl duration ("24h"); >= 1 s
 //   --nts_key_window=2,1       periods accepted before and after the current
 //                              one (each 0..16)
+//   --nts_max_cookies_per_reply=8   new cookies in a reply at most (1..8):
+//                              one per cookie and placeholder received, as
+//                              RFC 8915 5.7 says, up to this; every cookie
+//                              costs a seal, so a request of many
+//                              placeholders costs more (fewer here: less)
 //
 // Window default 2,1: a client that got its cookies just before a boundary
 // (they last as long as it keeps polling: every reply brings new ones)
@@ -32,8 +37,12 @@
 //                                NTP (the workers' address when KE runs on
 //                                a management address); unset: none
 //   --nts_ntp_port=PORT          NTPv4 Port record (0: none, clients use 123)
-//   --nts_ke_max_connections=N   concurrent connections (default 256)
-//   --nts_ke_handshake_timeout / --nts_ke_request_timeout   (default 5s)
+//   --nts_ke_max_connections=N   concurrent connections (default 256),
+//                                shared fairly between sources
+//   --nts_ke_ratelimit=on        connections per source, chrony's
+//                                ntsratelimit (off, or interval=I,burst=B,
+//                                leak=L; on: interval=6,burst=8,leak=2)
+//   --nts_ke_handshake_timeout / --nts_ke_request_timeout   (default 2s)
 //
 //   ZG_ASSIGN_OR_RETURN(c.nts, ReadNtsFlags());          //
 //   DaemonConfigFromFlags ZG_ASSIGN_OR_RETURN(c.nts_ke, ParseNtsKeFlags(args));
@@ -54,12 +63,14 @@
 ABSL_DECLARE_FLAG(std::string, nts_master_key);
 ABSL_DECLARE_FLAG(std::string, nts_key_period);
 ABSL_DECLARE_FLAG(std::string, nts_key_window);
+ABSL_DECLARE_FLAG(int32_t, nts_max_cookies_per_reply);
 
 namespace zg::dataplane {
 
 struct NtsConfig {
-  std::string master_key;            // --nts_master_key ("": NTS off)
-  core::NtsKeystoreConfig keystore;  // --nts_key_period, --nts_key_window
+  std::string master_key;              // --nts_master_key ("": NTS off)
+  core::NtsKeystoreConfig keystore;    // --nts_key_period, --nts_key_window
+  uint32_t max_cookies_per_reply = 8;  // --nts_max_cookies_per_reply
   bool enabled() const { return !master_key.empty(); }
 };
 

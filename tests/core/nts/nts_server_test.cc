@@ -7,6 +7,7 @@
 // the UID and no authenticator.
 #include "core/nts/nts_server.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -310,6 +311,73 @@ TEST_F(NtsServerTest, ValidateNtpRequestReportsNtsOnlyWhenAsked) {
                                NtpNtsHandling::kReport)
                 .drop,
             NtpDrop::kZeroTransmit);
+}
+
+// A burst the way a worker serves it: 40 requests (more than one pass),
+// good ones with 0..7 placeholders between NAKs and drops, checked with one
+// CheckBatch, written with QueueReply (a cap of 3 cookies), their cookies
+// sealed with one SealCookies and the replies with one SealNtsReplies.
+// Each result is what Check gives alone, and each reply opens.
+TEST_F(NtsServerTest, ABurstCheckedAndSealedInBatches) {
+  constexpr size_t kRequests = 40;
+  constexpr uint32_t kMaxCookies = 3;
+  std::vector<std::vector<uint8_t>> reqs(kRequests);
+  std::vector<NtsFailure> want(kRequests);
+  for (size_t i = 0; i < kRequests; ++i) {
+    NtsClientSpec s = spec_;
+    s.placeholders = static_cast<uint32_t>(i % 8);
+    s.uid[0] = static_cast<uint8_t>(i);
+    want[i] = NtsFailure::kNone;
+    if (i % 5 == 3) {
+      s.cookie[50] ^= 1;
+      want[i] = NtsFailure::kCookieBadTag;
+    } else if (i % 7 == 4) {
+      s.c2s = keys_.s2c;
+      want[i] = NtsFailure::kBadAuthenticator;
+    }
+    reqs[i] = BuildNtsRequest(s);
+    if (i == 11) {
+      reqs[i].resize(reqs[i].size() - 40);
+      want[i] = NtsFailure::kMissingAuthenticator;
+    }
+  }
+  const std::vector<std::vector<uint8_t>> sent = reqs;
+  std::vector<NtsRequestState> st(kRequests);
+  std::vector<NtsCheckOp> ops(kRequests);
+  for (size_t i = 0; i < kRequests; ++i) {
+    ops[i] = {reqs[i].data(), static_cast<uint32_t>(reqs[i].size()), &st[i]};
+  }
+  server_.CheckBatch(ops, keystore_);
+  const ClockModel model = Model();
+  const TaiNs rx = model.tai_anchor + kS;
+  std::vector<NtsSealJob> jobs(kRequests);
+  std::vector<AesSiv> s2c(kRequests);
+  for (size_t i = 0; i < kRequests; ++i) {
+    ASSERT_EQ(ops[i].result, want[i]) << "request " << i;
+    if (want[i] != NtsFailure::kNone) continue;
+    const uint32_t len = static_cast<uint32_t>(reqs[i].size());
+    const NtpRequestCheck check = ValidateNtpRequest(
+        reqs[i].data(), len, NtpMacHandling::kDrop, NtpNtsHandling::kReport);
+    WriteNtpReply(reqs[i].data(), check, rx, model);
+    ASSERT_EQ(server_.QueueReply(reqs[i].data(), len, st[i], keystore_,
+                                 &jobs[i], kMaxCookies),
+              len);
+    s2c[i].SetKey(jobs[i].s2c.data());
+  }
+  server_.SealCookies(keystore_);
+  std::vector<NtsReplySealOp> seals;
+  for (size_t i = 0; i < kRequests; ++i) {
+    if (want[i] != NtsFailure::kNone) continue;
+    StampNtpTransmit(reqs[i].data(), rx + 1000, model);
+    seals.push_back({&s2c[i], reqs[i].data(), &jobs[i]});
+  }
+  SealNtsReplies(seals);
+  for (size_t i = 0; i < kRequests; ++i) {
+    if (want[i] != NtsFailure::kNone) continue;
+    SCOPED_TRACE(i);
+    spec_.uid[0] = static_cast<uint8_t>(i);
+    ExpectGoodReply(sent[i], reqs[i], std::min<size_t>(1 + i % 8, kMaxCookies));
+  }
 }
 
 TEST(NtsFailureTest, NamesAreDistinct) {

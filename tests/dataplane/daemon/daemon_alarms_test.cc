@@ -60,13 +60,24 @@ TEST(DaemonAlarmsTest, NtsKeRefusalsAndCertificate) {
   servo::AlarmSet a({});
   DaemonAlarms d(&a, {}, 0, 1e9);
   const core::UtcNs now{1'800'000'000 * kS};
-  d.UpdateNtsKe(5, core::UtcNs{now.value + 30 * 86400 * kS}, now, 0);
+  d.UpdateNtsKe({3, 2, ""}, core::UtcNs{now.value + 30 * 86400 * kS}, now, 0);
   a.Evaluate(0, {1}, {1});
   EXPECT_FALSE(Active(a, AlarmId::kNtsKeRefusing, "")) << "the first count";
   EXPECT_FALSE(Active(a, AlarmId::kNtsKeCertificateExpiring, ""));
-  d.UpdateNtsKe(9, core::UtcNs{now.value + 3 * 86400 * kS}, now, kS);
-  a.Evaluate(kS, {2}, {2});
+  d.UpdateNtsKe({6, 3, "192.0.2.7"}, core::UtcNs{now.value + 3 * 86400 * kS},
+                now, kS);
+  const std::vector<servo::AlarmEvent> e = a.Evaluate(kS, {2}, {2});
   EXPECT_TRUE(Active(a, AlarmId::kNtsKeRefusing, ""));
+  bool raised = false;
+  for (const servo::AlarmEvent& ev : e) {
+    if (ev.id != AlarmId::kNtsKeRefusing) continue;
+    raised = true;
+    EXPECT_THAT(ev.message, HasSubstr("4 NTS-KE connection(s) refused: 3 "
+                                      "over a source's rate limit"));
+    EXPECT_THAT(ev.message, HasSubstr("1 with every slot taken"));
+    EXPECT_THAT(ev.message, HasSubstr("refused most: 192.0.2.7"));
+  }
+  EXPECT_TRUE(raised);
   EXPECT_TRUE(Active(a, AlarmId::kNtsKeCertificateExpiring, ""));
 }
 

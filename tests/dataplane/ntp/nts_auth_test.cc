@@ -46,10 +46,10 @@ class NtsAuthTest : public ::testing::Test {
   uint32_t Answer(size_t w, std::vector<uint8_t> req) {
     const uint32_t len = static_cast<uint32_t>(req.size());
     core::NtsRequestState st;
-    if (workers_[w]->Check(req.data(), len, &st).action !=
-        NtsWorkerAuth::Verdict::Action::kAnswer) {
-      return 0;
-    }
+    core::NtsCheckOp op{req.data(), len, &st};
+    NtsWorkerAuth::Verdict v;
+    workers_[w]->CheckBatch({&op, 1}, &v);
+    if (v.action != NtsWorkerAuth::Verdict::Action::kAnswer) return 0;
     const core::NtpRequestCheck check =
         core::ValidateNtpRequest(req.data(), len, core::NtpMacHandling::kDrop,
                                  core::NtpNtsHandling::kReport);
@@ -61,8 +61,10 @@ class NtsAuthTest : public ::testing::Test {
     m.stratum = 1;
     core::WriteNtpReply(req.data(), check, m.tai_anchor, m);
     uint16_t slot = 0;
-    if (workers_[w]->WriteReply(req.data(), len, st, &slot) != len) return 0;
-    workers_[w]->Seal(req.data(), slot);
+    if (workers_[w]->QueueReply(req.data(), len, st, &slot) != len) return 0;
+    workers_[w]->FinishReplies();
+    workers_[w]->QueueSeal(req.data(), slot);
+    EXPECT_EQ(workers_[w]->SealQueued(), 1u);
     const core::testing::NtsReplyView r =
         core::testing::OpenNtsReply(req.data(), len, spec_.uid, keys_.s2c);
     EXPECT_TRUE(r.ok) << r.error;
@@ -118,8 +120,9 @@ TEST_F(NtsAuthTest, DropsAreNamedAndCounted) {
   std::vector<uint8_t> req = core::testing::BuildNtsRequest(spec_);
   req.resize(req.size() - 40);  // no authenticator
   core::NtsRequestState st;
-  const NtsWorkerAuth::Verdict v =
-      workers_[0]->Check(req.data(), static_cast<uint32_t>(req.size()), &st);
+  core::NtsCheckOp op{req.data(), static_cast<uint32_t>(req.size()), &st};
+  NtsWorkerAuth::Verdict v;
+  workers_[0]->CheckBatch({&op, 1}, &v);
   EXPECT_EQ(v.action, NtsWorkerAuth::Verdict::Action::kDrop);
   EXPECT_EQ(names_.DropReasonName(v.drop_reason),
             "ntp_nts_missing_authenticator");

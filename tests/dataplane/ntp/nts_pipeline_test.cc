@@ -136,6 +136,30 @@ TEST_F(NtsPipelineTest, AnsweredWithFreshCookiesAndNeverLonger) {
   Free(e);
 }
 
+// --nts_max_cookies_per_reply: a request with 7 placeholders gets 3 new
+// cookies, the reply padded to the request's length; a burst of 20 such
+// requests (their seals in groups after T3) all open.
+TEST_F(NtsPipelineTest, AtMostMaxCookiesPerReply) {
+  nts_.SetMaxCookiesPerReply(3);
+  SetUpNts();
+  spec_.placeholders = 7;
+  const std::vector<uint8_t> request = BuildNtsRequest(spec_);
+  std::vector<std::vector<uint8_t>> frames;
+  for (uint16_t i = 0; i < 20; ++i) {
+    frames.push_back(testing::UdpFrame(Flow4(40000 + i), request));
+  }
+  Exchange e = Run(frames);
+  ASSERT_EQ(e.out.size(), frames.size());
+  for (uint16_t i = 0; i < e.out.size(); ++i) {
+    const NtsReplyView r = Open(e.out[i], Flow4(40000 + i), request.size());
+    ASSERT_TRUE(r.ok) << i << ": " << r.error;
+    EXPECT_EQ(r.cookies.size(), 3u);
+    ExpectCookiesOpen(r);
+  }
+  EXPECT_EQ(nts_.stats(0).replies.Load(), frames.size());
+  Free(e);
+}
+
 // Plain and NTS requests in one batch: every plain reply after a sealed one
 // reads the TSC again, so T3 never goes backwards along the batch.
 TEST_F(NtsPipelineTest, PlainRepliesAfterNtsOnesKeepT3InOrder) {

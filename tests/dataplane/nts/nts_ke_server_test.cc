@@ -4,7 +4,9 @@
 // CLI makes in a temporary directory: the full exchange (8 cookies that
 // open with the keystore and carry the client's own exported keys), TLS
 // 1.2 and ALPN refusals, Error records, the slowloris timeouts, the
-// connection limit, certificate reload, and start-up errors.
+// connection limit, the per-source rate limit and fair slot sharing
+// (sources: loopback addresses 127.0.0.x), certificate reload, and start-up
+// errors.
 #include "dataplane/nts/nts_ke_server.h"
 
 #include <arpa/inet.h>
@@ -64,6 +66,9 @@ class NtsKeServerTest : public ::testing::Test {
     config_.addresses = {{"127.0.0.1", 0}};
     config_.cert_path = pki_->cert;
     config_.key_path = pki_->key;
+    // Most tests make many connections from 127.0.0.1: the per-source rate
+    // limit has tests of its own.
+    config_.rate_limit = false;
   }
 
   void StartServer() {
@@ -217,14 +222,101 @@ TEST_F(NtsKeServerTest, ConnectionsOverTheLimitAreClosed) {
   const absl::Time start = absl::Now();
   EXPECT_LE(recv(c.fd(), &x, 1, 0), 0);  // closed at once, not at a timeout
   EXPECT_LT(absl::Now() - start, absl::Seconds(2));
-  EXPECT_TRUE(WaitFor(
-      [](const NtsKeStats& s) { return s.connections_rejected.load() == 1; }));
+  EXPECT_TRUE(WaitFor([](const NtsKeStats& s) {
+    return s.connections_rejected[static_cast<size_t>(
+                                      core::NtsKeRefusal::kFull)]
+               .load() == 1;
+  }));
   // Below the limit again: served.
   shutdown(a.fd(), SHUT_RDWR);
   ASSERT_TRUE(WaitFor(
       [](const NtsKeStats& s) { return s.connections_active.load() <= 1; },
       absl::Seconds(6)));
   EXPECT_EQ(Parse(RunKeClient(port_, Options()).response).cookies.size(), 8u);
+}
+
+// chrony's ntsratelimit per source: past the burst a source's connections
+// are closed at accept (no TLS, no timeout), counted, and reported by
+// source (refusals(): what the alarm reports); another source is served.
+TEST_F(NtsKeServerTest, ASourceOverItsRateIsRefusedAtOnce) {
+  config_.rate_limit = true;
+  config_.rate = {6, 2, 4};  // one per 64 s, burst 2, leak 1 in 16
+  StartServer();
+  KeClientOptions o = Options();
+  o.source_ip = "127.0.0.5";
+  EXPECT_EQ(Parse(RunKeClient(port_, o).response).cookies.size(), 8u);
+  EXPECT_EQ(Parse(RunKeClient(port_, o).response).cookies.size(), 8u);
+  int refused_at_once = 0;
+  for (int i = 0; i < 20; ++i) {
+    KeClient c;
+    ASSERT_TRUE(c.Connect(port_, false, "127.0.0.5"));
+    timeval tv{0, 300'000};  // a leaked one waits for its handshake
+    setsockopt(c.fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    char x;
+    refused_at_once += recv(c.fd(), &x, 1, 0) == 0;
+  }
+  EXPECT_GE(refused_at_once, 12);  // all but the 1-in-16 leak, roughly
+  const NtsKeServer::Refusals refused = server_->refusals();
+  EXPECT_EQ(refused.rate_limited, static_cast<uint64_t>(refused_at_once));
+  EXPECT_EQ(refused.full, 0u);
+  EXPECT_EQ(refused.top_source, "127.0.0.5");
+  o.source_ip = "127.0.0.6";
+  EXPECT_EQ(Parse(RunKeClient(port_, o).response).cookies.size(), 8u);
+  EXPECT_TRUE(WaitFor([&](const NtsKeStats& s) {
+    return s.connections_rejected[static_cast<size_t>(
+                                      core::NtsKeRefusal::kRateLimited)]
+                   .load() == static_cast<uint64_t>(refused_at_once) &&
+           s.sources.load() == 2;
+  }));
+  prometheus::Registry registry;
+  ASSERT_TRUE(server_->AddMetrics(registry).ok());
+  const std::string text =
+      prometheus::TextSerializer().Serialize(registry.Collect());
+  EXPECT_THAT(text, HasSubstr("zeitgeber_nts_ke_connections_rejected_total{"
+                              "reason=\"rate_limited\"}"));
+}
+
+// Every slot held by idle connections of one source: a new source is
+// served, the flood's idlest connection cut for it; the flood's own next
+// connection is refused (it holds the most).
+TEST_F(NtsKeServerTest, AFloodingSourceGivesUpASlotToAnother) {
+  config_.max_connections = 4;
+  StartServer();
+  std::vector<std::unique_ptr<KeClient>> flood;
+  for (int i = 0; i < 4; ++i) {
+    flood.push_back(std::make_unique<KeClient>());
+    ASSERT_TRUE(flood.back()->Connect(port_, false, "127.0.0.7"));
+  }
+  ASSERT_TRUE(WaitFor(
+      [](const NtsKeStats& s) { return s.connections_active.load() == 4; }));
+  KeClientOptions o = Options();
+  o.source_ip = "127.0.0.8";
+  const KeClientResult r = RunKeClient(port_, o);
+  EXPECT_EQ(Parse(r.response).cookies.size(), 8u);
+  EXPECT_EQ(server_->stats().connections_cut.load(), 1u);
+  int closed = 0;
+  for (auto& c : flood) {
+    timeval tv{0, 200'000};
+    setsockopt(c->fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    char x;
+    closed += recv(c->fd(), &x, 1, 0) == 0;
+  }
+  EXPECT_EQ(closed, 1);
+  // Full again (the flood 3, the other source 1): the flood's next one is
+  // refused, it holds the most.
+  KeClient other;
+  ASSERT_TRUE(other.Connect(port_, false, "127.0.0.8"));
+  ASSERT_TRUE(WaitFor(
+      [](const NtsKeStats& s) { return s.connections_active.load() == 4; }));
+  KeClient more;
+  ASSERT_TRUE(more.Connect(port_, false, "127.0.0.7"));
+  char x;
+  EXPECT_EQ(recv(more.fd(), &x, 1, 0), 0);
+  EXPECT_TRUE(WaitFor([](const NtsKeStats& s) {
+    return s.connections_rejected[static_cast<size_t>(
+                                      core::NtsKeRefusal::kFull)]
+               .load() == 1;
+  }));
 }
 
 TEST_F(NtsKeServerTest, ConcurrentClientsAmidConnectAndDropNoise) {

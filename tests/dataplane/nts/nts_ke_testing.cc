@@ -73,7 +73,7 @@ KeClient::~KeClient() {
   if (fd_ >= 0) close(fd_);
 }
 
-bool KeClient::Connect(uint16_t port, bool ipv6) {
+bool KeClient::Connect(uint16_t port, bool ipv6, const std::string& source_ip) {
   fd_ = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
   timeval tv{5, 0};
   setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -86,6 +86,14 @@ bool KeClient::Connect(uint16_t port, bool ipv6) {
     a6.sin6_port = htons(port);
     a6.sin6_addr = in6addr_loopback;
     return connect(fd_, reinterpret_cast<sockaddr*>(&a6), sizeof(a6)) == 0;
+  }
+  if (!source_ip.empty()) {
+    sockaddr_in src{};
+    src.sin_family = AF_INET;
+    if (inet_pton(AF_INET, source_ip.c_str(), &src.sin_addr) != 1 ||
+        bind(fd_, reinterpret_cast<sockaddr*>(&src), sizeof(src)) != 0) {
+      return false;
+    }
   }
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -159,7 +167,7 @@ std::vector<uint8_t> StandardRequest() {
 KeClientResult RunKeClient(uint16_t port, const KeClientOptions& o) {
   KeClientResult r;
   KeClient c;
-  r.connected = c.Connect(port, o.ipv6);
+  r.connected = c.Connect(port, o.ipv6, o.source_ip);
   if (!r.connected) return r;
   r.handshake_ok = c.Handshake(o);
   if (!r.handshake_ok) return r;

@@ -41,6 +41,9 @@ struct KeClientOptions {
   std::vector<uint8_t> request;  // {}: the standard NTPv4 + AEAD 15 one
   bool send_request = true;
   bool ipv6 = false;  // connect to [::1], not 127.0.0.1
+  // IPv4: connect from this loopback address ("": the kernel's choice,
+  // 127.0.0.1): another NTS-KE source.
+  std::string source_ip;
 };
 
 struct KeClientResult {
@@ -59,8 +62,9 @@ class KeClient {
   KeClient(const KeClient&) = delete;
   KeClient& operator=(const KeClient&) = delete;
   // TCP connect to 127.0.0.1:port or [::1]:port (blocking, 5 s I/O
-  // timeouts).
-  bool Connect(uint16_t port, bool ipv6 = false);
+  // timeouts), IPv4 from `source_ip` when set (e.g. "127.0.0.2").
+  bool Connect(uint16_t port, bool ipv6 = false,
+               const std::string& source_ip = "");
   bool Handshake(const KeClientOptions& o);
   bool Send(const std::vector<uint8_t>& bytes);
   std::vector<uint8_t> ReadAll();  // until the server closes

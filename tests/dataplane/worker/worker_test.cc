@@ -411,7 +411,10 @@ class RecordingPolicy final : public NtpRequestPolicy {
     return NtpPolicyVerdict::Answer();
   }
   bool WantsPrefetch() const override { return true; }
-  void Prefetch(const core::FrameInfo&) override { log_->push_back('P'); }
+  NtpPolicyHint Prefetch(const core::FrameInfo&) override {
+    log_->push_back('P');
+    return {};
+  }
 
  private:
   std::string* log_;

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The NTS-KE flags (dataplane/daemon/flags/nts.h): address forms, the
-// default port, and the errors that name the flag.
+// default port, the per-source rate limit and the timeouts' defaults, and
+// the errors that name the flag.
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
 #include "dataplane/daemon/flags/nts.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+ABSL_DECLARE_FLAG(std::string, nts_ke_ratelimit);
 
 namespace zg::dataplane {
 namespace {
@@ -52,6 +57,28 @@ TEST(NtsKeFlagsTest, AddressesNeedCertAndKey) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_FALSE(c->enabled());
   EXPECT_EQ(c->max_connections, 256u);
+}
+
+TEST(NtsKeFlagsTest, RateLimitIsChronysNtsRateLimitByDefault) {
+  auto c = ParseNtsKeFlags({});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->rate_limit);
+  EXPECT_EQ(c->rate, (core::NtpRateLimitConfig{6, 8, 2}));
+  EXPECT_EQ(c->handshake_timeout, absl::Seconds(2));
+  EXPECT_EQ(c->request_timeout, absl::Seconds(2));
+  absl::SetFlag(&FLAGS_nts_ke_ratelimit, "burst=2");
+  c = ParseNtsKeFlags({});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->rate, (core::NtpRateLimitConfig{6, 2, 2}));  // interval 6 kept
+  absl::SetFlag(&FLAGS_nts_ke_ratelimit, "off");
+  c = ParseNtsKeFlags({});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->rate_limit);
+  absl::SetFlag(&FLAGS_nts_ke_ratelimit, "burst=0");
+  c = ParseNtsKeFlags({});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("--nts_ke_ratelimit"));
+  absl::SetFlag(&FLAGS_nts_ke_ratelimit, "on");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "absl/flags/flag.h"
 #include "dataplane/ntp/nts_auth.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -97,6 +98,23 @@ TEST_F(MasterKeyTest, OperatorFacingErrors) {
   k = ReadNtsMasterKey(dir_->File("missing"));
   ASSERT_FALSE(k.ok());
   EXPECT_THAT(k.status().message(), HasSubstr("cannot open"));
+}
+
+TEST(NtsFlagsTest, MaxCookiesPerReply) {
+  absl::StatusOr<NtsConfig> c = ReadNtsFlags();
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->max_cookies_per_reply, 8u);
+  absl::SetFlag(&FLAGS_nts_max_cookies_per_reply, 2);
+  c = ReadNtsFlags();
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->max_cookies_per_reply, 2u);
+  for (int bad : {0, 9, -1}) {
+    absl::SetFlag(&FLAGS_nts_max_cookies_per_reply, bad);
+    c = ReadNtsFlags();
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_THAT(c.status().message(), HasSubstr("--nts_max_cookies_per_reply"));
+  }
+  absl::SetFlag(&FLAGS_nts_max_cookies_per_reply, 8);
 }
 
 }  // namespace
