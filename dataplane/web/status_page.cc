@@ -3,9 +3,12 @@
 #include "dataplane/web/status_page.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <civetweb.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,10 +96,24 @@ int SendError(mg_connection* conn, int status, absl::string_view command,
               ErrorBody(command, code, message), extra);
 }
 
+// Every '%' followed by two hex digits.
+bool EscapesWellFormed(absl::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') continue;
+    if (i + 2 >= s.size() || !absl::ascii_isxdigit(s[i + 1]) ||
+        !absl::ascii_isxdigit(s[i + 2])) {
+      return false;
+    }
+    i += 2;
+  }
+  return true;
+}
+
 // ?a=1&b=true&c=x -> {"a":1,"b":true,"c":"x"}.
 std::optional<json> QueryArgs(const char* query) {
   json args = json::object();
   if (query == nullptr || *query == '\0') return args;
+  if (!EscapesWellFormed(query)) return std::nullopt;
   for (absl::string_view pair : absl::StrSplit(query, '&', absl::SkipEmpty())) {
     const size_t eq = pair.find('=');
     const std::string raw_key(pair.substr(0, eq));
@@ -137,6 +154,30 @@ std::string Sha256Hex(absl::string_view a, absl::string_view b) {
   EVP_MD_CTX_free(ctx);
   return absl::BytesToHexString(
       absl::string_view(reinterpret_cast<const char*>(md), n));
+}
+
+// Loads civetweb_ssl_shim.cc's library once per process, before civetweb
+// loads "libssl.so".
+absl::Status LoadTlsShim(const std::vector<std::string>& paths) {
+  static std::mutex mu;
+  static bool loaded = false;
+  std::lock_guard<std::mutex> lock(mu);
+  if (loaded) return absl::OkStatus();
+  std::string tried;
+  for (const std::string& path : paths) {
+    if (access(path.c_str(), R_OK) != 0) {
+      absl::StrAppend(&tried, " ", path, " (absent)");
+      continue;
+    }
+    if (dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr) {
+      loaded = true;
+      return absl::OkStatus();
+    }
+    absl::StrAppend(&tried, " ", path, " (", dlerror(), ")");
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "HTTPS for the status page needs libzgcivetwebssl.so (installed with "
+      "zeitgeberd); tried:", tried));
 }
 
 }  // namespace
@@ -203,6 +244,7 @@ absl::StatusOr<std::unique_ptr<StatusPage>> StatusPage::Start(
   const StatusPageOptions& o = page->options_;
   if (tls_asked) {
     ZG_ASSIGN_OR_RETURN(page->tls_, WebTls::Load(o.cert_path, o.key_path));
+    ZG_RETURN_IF_ERROR(LoadTlsShim(o.tls_shim_paths));
   }
   if (!o.users_path.empty()) {
     ZG_ASSIGN_OR_RETURN(WebUsers users, WebUsers::Load(o.users_path));
@@ -217,7 +259,14 @@ absl::StatusOr<std::unique_ptr<StatusPage>> StatusPage::Start(
     }
   }
 
-  mg_init_library(page->tls_ ? MG_FEATURES_TLS : 0);
+  if (page->tls_ != nullptr) {
+    if ((mg_init_library(MG_FEATURES_TLS) & MG_FEATURES_TLS) == 0) {
+      return absl::FailedPreconditionError(
+          "civetweb could not load OpenSSL for the status page's HTTPS");
+    }
+  } else {
+    mg_init_library(0);
+  }
   const std::string ports = absl::StrCat(o.address, page->tls_ ? "s" : "");
   const std::string threads = absl::StrCat(o.threads);
   const std::string timeout = absl::StrCat(o.request_timeout_ms);
@@ -237,7 +286,6 @@ absl::StatusOr<std::unique_ptr<StatusPage>> StatusPage::Start(
   mg_callbacks callbacks;
   std::memset(&callbacks, 0, sizeof(callbacks));
   callbacks.begin_request = &StatusPage::OnRequest;
-  callbacks.init_connection = &StatusPage::OnInitConnection;
   callbacks.connection_close = &StatusPage::OnConnectionClose;
   callbacks.init_ssl = &StatusPage::OnInitSsl;
   callbacks.log_message = &StatusPage::OnLog;
@@ -267,7 +315,27 @@ void StatusPage::Stop() {
   sampler_cv_.notify_all();
   if (sampler_.joinable()) sampler_.join();
   if (ctx_ != nullptr) {
+    // civetweb's listener polls with a 2 s timeout before it sees the stop
+    // flag; one connection wakes it, so that zeitgeberd stops promptly.
+    std::thread waker([this] {
+      absl::SleepFor(absl::Milliseconds(20));
+      const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_port = htons(static_cast<uint16_t>(port_));
+      const std::string host =
+          options_.address.substr(0, options_.address.rfind(':'));
+      if (host == "localhost" || host == "0.0.0.0" ||
+          inet_pton(AF_INET, host.c_str(), &a.sin_addr) != 1) {
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      }
+      if (fd >= 0) {
+        connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+        close(fd);
+      }
+    });
     mg_stop(ctx_);
+    waker.join();
     ctx_ = nullptr;
   }
   if (!options_.history_path.empty()) {
@@ -325,17 +393,6 @@ int StatusPage::OnInitSsl(void* ssl_ctx, void* user_data) {
 
 int StatusPage::OnLog(const mg_connection*, const char*) {
   return 1;  // civetweb's own messages (peer resets, timeouts) are noise
-}
-
-// The connection's slot: how many the peer held when it opened (a
-// non-null pointer also marks it as counted for OnConnectionClose).
-int StatusPage::OnInitConnection(const mg_connection* conn, void** data) {
-  auto* self = static_cast<StatusPage*>(
-      mg_get_user_data(mg_get_context(conn)));
-  const mg_request_info* ri = mg_get_request_info(conn);
-  const int held = self->guard_.Connected(ri->remote_addr);
-  *data = reinterpret_cast<void*>(static_cast<intptr_t>(held));
-  return 0;
 }
 
 void StatusPage::OnConnectionClose(const mg_connection* conn) {
@@ -418,8 +475,12 @@ std::optional<std::string> StatusPage::Authenticate(mg_connection* conn,
 int StatusPage::Handle(mg_connection* conn) {
   const mg_request_info* ri = mg_get_request_info(conn);
   const std::string client = ri->remote_addr;
-  const auto held = reinterpret_cast<intptr_t>(mg_get_user_connection_data(conn));
-  if (guard_.OverConnectionLimit(static_cast<int>(held))) {
+  // Counted from here (a whole request head received; civetweb gives no
+  // peer address before) to OnConnectionClose. Connections still sending
+  // their head are bounded by the thread pool and request_timeout_ms.
+  const int held = guard_.Connected(client);
+  mg_set_user_connection_data(conn, this);
+  if (guard_.OverConnectionLimit(held)) {
     return SendError(conn, 503, "", "too_many_connections",
                      absl::StrCat(client, " holds more than ",
                                   options_.guard.max_connections_per_client,

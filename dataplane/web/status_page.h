@@ -20,8 +20,9 @@
 //
 // Bad input: a fixed pool of `threads` request threads and bounded request
 // sizes (civetweb); a request not received within `request_timeout_ms` is
-// dropped (slow clients); an address holding more than
-// guard.max_connections_per_client connections gets 503; wrong passwords
+// dropped (slow clients); an address with more than
+// guard.max_connections_per_client requests in progress gets 503; wrong
+// passwords
 // are throttled per address (429 with Retry-After) and audited through
 // `audit`; unknown paths are 404 (nothing is served from the file system
 // but the one audit log file).
@@ -44,6 +45,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "dataplane/web/clock_history.h"
@@ -63,6 +65,9 @@ struct StatusPageOptions {
   std::string users_path;      // "" : no users, no changes from the page
   std::string audit_log_path;  // "" : no download
   std::string history_path;    // "" : history kept in memory only
+  // civetweb_ssl_shim.cc, needed for HTTPS: the first of these that
+  // exists is loaded.
+  std::vector<std::string> tls_shim_paths;
   int threads = 8;
   int request_timeout_ms = 10'000;
   int poll_interval_ms = 2'000;
@@ -126,7 +131,6 @@ class StatusPage {
  private:
   StatusPage(StatusPageOptions options, StatusPageBackend backend);
   static int OnRequest(mg_connection* conn);
-  static int OnInitConnection(const mg_connection* conn, void** data);
   static void OnConnectionClose(const mg_connection* conn);
   static int OnInitSsl(void* ssl_ctx, void* user_data);
   static int OnLog(const mg_connection* conn, const char* message);
