@@ -29,6 +29,11 @@ PACKAGES=(
   # tools and the MIB check (pysmi with pysnmp's compiled base MIBs)
   libsnmp-dev snmpd snmptrapd snmp python3-pysmi python3-pysnmp4
   prometheus-alertmanager  # amtool checks doc/alerts/alertmanager.yml
+  # The status page: civetweb, bcrypt (libxcrypt) and argon2 hashes; the
+  # tests make hashes with htpasswd and argon2 and load the page in Debian's
+  # headless Chromium, driven over DevTools by python3-websocket
+  libcivetweb-dev libcrypt-dev libargon2-dev apache2-utils argon2 chromium
+  python3-websocket
 )
 
 # ntpsec's ntpd, a second independent NTS client for the e2e tests. Its

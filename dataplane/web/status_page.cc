@@ -505,7 +505,7 @@ int StatusPage::Handle(mg_connection* conn) {
   if (!user) return 401;
 
   if (absl::StartsWith(uri, "/api/")) {
-    return ServeApi(conn, uri.substr(5), post, *user);
+    return ServeApi(conn, uri.substr(5), post, *user, client);
   }
   if (post) {
     return SendError(conn, 405, "", "bad_request", "POST only under /api/",
@@ -522,7 +522,8 @@ int StatusPage::Handle(mg_connection* conn) {
 }
 
 int StatusPage::ServeApi(mg_connection* conn, const std::string& name,
-                         bool post, const std::string& user) {
+                         bool post, const std::string& user,
+                         const std::string& client) {
   std::shared_ptr<const WebUsers> users;
   {
     std::lock_guard<std::mutex> lock(users_mu_);
@@ -608,7 +609,7 @@ int StatusPage::ServeApi(mg_connection* conn, const std::string& name,
       return SendError(conn, 400, name, "bad_request",
                        "the body must be a JSON object of arguments");
     }
-    const ApiReply r = backend_.change(name, args, user);
+    const ApiReply r = backend_.change(name, args, user, client);
     return Send(conn, r.http_status, "application/json", r.body);
   }
   if (!backend_.read_commands.contains(name)) {

@@ -97,9 +97,11 @@ struct StatusPageBackend {
   std::function<ApiReply(const std::string& command,
                          const nlohmann::json& args)>
       read;
-  // Runs a change for an authenticated `user`.
+  // Runs a change for an authenticated `user` at `client` (the peer
+  // address).
   std::function<ApiReply(const std::string& command,
-                         const nlohmann::json& args, const std::string& user)>
+                         const nlohmann::json& args, const std::string& user,
+                         const std::string& client)>
       change;
   std::set<std::string> read_commands;
   std::set<std::string> change_commands;
@@ -140,7 +142,7 @@ class StatusPage {
   std::optional<std::string> Authenticate(mg_connection* conn,
                                           const std::string& client);
   int ServeApi(mg_connection* conn, const std::string& name, bool post,
-               const std::string& user);
+               const std::string& user, const std::string& client);
   int ServeAudit(mg_connection* conn, bool head);
   void SampleLoop();
 

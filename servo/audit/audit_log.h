@@ -72,12 +72,13 @@ enum class AuditEvent : uint8_t {
                    // enabled or disabled while running (or refused)
   kAlarmRaised,    // servo/alarms/alarm_set.h
   kAlarmCleared,
+  kAccessDenied,   // an operator surface refused a login (the status page)
 };
 // "start", "stop", "source_up", "source_down", "selection_switch",
 // "sample_rejected", "step", "lock", "holdover_enter", "holdover_exit",
 // "class_change", "leap_scheduled", "leap_applied", "config_change",
 // "state_change", "falseticker", "model_outvoted", "source_health",
-// "source_change", "alarm_raised", "alarm_cleared".
+// "source_change", "alarm_raised", "alarm_cleared", "access_denied".
 const char* AuditEventName(AuditEvent e);
 
 using AuditValue = std::variant<int64_t, double, bool, std::string>;

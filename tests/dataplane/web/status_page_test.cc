@@ -149,8 +149,8 @@ class StatusPageTest : public ::testing::Test {
                                .dump()};
     };
     b.change = [this](const std::string& c, const nlohmann::json&,
-                      const std::string& user) {
-      changes_.push_back(absl::StrCat(c, " by ", user));
+                      const std::string& user, const std::string& client) {
+      changes_.push_back(absl::StrCat(c, " by ", user, " at ", client));
       return ApiReply{200, R"({"version":1,"ok":true,"data":{}})"};
     };
     b.sample = [] {
@@ -360,7 +360,7 @@ TEST_F(StatusPageTest, ChangesNeedAUserAndTheHeader) {
   EXPECT_EQ(StatusOf(Raw(port_, absl::StrCat(post, auth,
                                              "X-Zeitgeber-Change: 1\r\n\r\n{}"))),
             200);
-  EXPECT_EQ(changes_, std::vector<std::string>{"drain by ops"});
+  EXPECT_EQ(changes_, std::vector<std::string>{"drain by ops at 127.0.0.1"});
   EXPECT_EQ(StatusOf(Raw(port_, absl::StrCat(
                                     "POST /api/drain HTTP/1.1\r\nHost: t\r\n",
                                     "Content-Length: 100000\r\n", auth,
