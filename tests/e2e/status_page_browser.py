@@ -11,7 +11,11 @@ saves a PNG of each, and checks what a person would look at:
 Prints one JSON summary line; exits 1 with the reason when a check fails.
 
   status_page_browser.py --chromium=/usr/bin/chromium \\
-      --url=http://127.0.0.1:9124/ --out=/tmp/shots [--views=clock,gnss]
+      --url=https://10.97.0.1:9124/ --out=/tmp/shots [--views=clock,gnss] \\
+      [--auth=USER:PASSWORD] [--spki=BASE64]
+--auth sends HTTP Basic credentials with every request (the page's users);
+--spki trusts exactly the server key with that SHA-256 (a test CA's server
+certificate) and nothing else.
 """
 import argparse
 import base64
@@ -30,15 +34,15 @@ VIEWS = "clock,sources,gnss,traffic,clients,audit,alarms"
 
 
 class Browser:
-    def __init__(self, chromium):
+    def __init__(self, chromium, extra_args):
         self.profile = tempfile.mkdtemp(prefix="zg-chromium-")
         self.proc = subprocess.Popen(
             [chromium, "--headless", "--no-sandbox", "--disable-gpu",
              "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update",
              "--disable-sync", "--user-data-dir=" + self.profile,
-             "--remote-debugging-port=0", "--window-size=1280,1000",
-             "about:blank"],
+             "--remote-debugging-port=0", "--window-size=1280,1000"] +
+            extra_args + ["about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         url = None
         deadline = time.time() + 30
@@ -174,13 +178,21 @@ def main():
     ap.add_argument("--url", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--views", default=VIEWS)
+    ap.add_argument("--auth")
+    ap.add_argument("--spki")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     failures = []
     summary = {"views": {}}
-    b = Browser(args.chromium)
+    extra = ["--ignore-certificate-errors-spki-list=" + args.spki] if args.spki else []
+    b = Browser(args.chromium, extra)
     try:
         b.open()
+        if args.auth:
+            b.send("Network.enable")
+            token = base64.b64encode(args.auth.encode()).decode()
+            b.send("Network.setExtraHTTPHeaders",
+                   {"headers": {"Authorization": "Basic " + token}})
         b.send("Page.navigate", {"url": args.url})
         for view in args.views.split(","):
             summary["views"][view] = check_view(b, view, failures)
