@@ -32,7 +32,10 @@ std::optional<double> NumberOrNone(const nlohmann::json& j, const char* key) {
 }  // namespace
 
 int HttpStatusOf(const servo::Reply& reply) {
-  if (reply.ok) return 200;
+  // unavailable is an answer about this daemon (PTP off, no audit log):
+  // the command ran, as for zgctl; 4xx: the request was wrong; 5xx: no
+  // answer could be had.
+  if (reply.ok || reply.code == servo::ErrorCode::kUnavailable) return 200;
   switch (reply.code) {
     case servo::ErrorCode::kBadRequest:
     case servo::ErrorCode::kBadArgument:
@@ -45,7 +48,7 @@ int HttpStatusOf(const servo::Reply& reply) {
     case servo::ErrorCode::kTooLarge:
       return 413;
     case servo::ErrorCode::kTooManyConnections:
-    case servo::ErrorCode::kUnavailable:
+    case servo::ErrorCode::kUnavailable:  // (above)
     case servo::ErrorCode::kShuttingDown:
       return 503;
     case servo::ErrorCode::kTimeout:

@@ -109,7 +109,7 @@ bool EscapesWellFormed(absl::string_view s) {
   return true;
 }
 
-// ?a=1&b=true&c=x -> {"a":1,"b":true,"c":"x"}.
+// ?a=1&b=true&c=x -> {"a":1,"b":true,"c":"x"} (the arguments zgctl sends).
 std::optional<json> QueryArgs(const char* query) {
   json args = json::object();
   if (query == nullptr || *query == '\0') return args;
@@ -131,12 +131,20 @@ std::optional<json> QueryArgs(const char* query) {
     value.resize(static_cast<size_t>(vn));
     if (key.empty()) return std::nullopt;
     int64_t number = 0;
+    json v;
     if (value == "true" || value == "false") {
-      args[key] = value == "true";
+      v = value == "true";
     } else if (absl::SimpleAtoi(value, &number)) {
-      args[key] = number;
+      v = number;
     } else {
-      args[key] = value;
+      v = value;
+    }
+    // A repeated key is a list: kind=a&kind=b -> {"kind":["a","b"]}.
+    if (!args.contains(key)) {
+      args[key] = std::move(v);
+    } else {
+      if (!args[key].is_array()) args[key] = json::array({args[key]});
+      args[key].push_back(std::move(v));
     }
   }
   return args;

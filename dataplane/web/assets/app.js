@@ -276,8 +276,11 @@ const VIEWS = {
       refresh();
     });
     const args = new URLSearchParams({ limit: "200" });
-    if (f.kind) args.set("kind", f.kind);
-    if (f.since) args.set("since", f.since);
+    for (const k of f.kind.split(",").map(x => x.trim()).filter(x => x))
+      args.append("kind", k);
+    const since = sinceUtcNs(f.since);
+    if (since === null) throw new Error("since: give 10m, 2h, 1d or a date");
+    if (since) args.set("since_utc_ns", since);
     const data = await apiOrNull("audit?" + args.toString());
     root.append(form);
     if (!data) { root.append(el("p", {}, "zeitgeberd runs without --audit_log")); return; }
@@ -294,6 +297,39 @@ const VIEWS = {
     root.append(...kv(data));
   },
 };
+
+// "10m", "2h", "1d" (ago) or a date -> nanoseconds since 1970 as a decimal
+// string ("" for none, null if unreadable). Milliseconds, then six zeros:
+// nanoseconds overflow a double's exact integers.
+function sinceUtcNs(text) {
+  if (!text) return "";
+  const m = text.match(/^(\d+)\s*([smhd])$/);
+  let ms;
+  if (m) {
+    const unit = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3 }[m[2]];
+    ms = Date.now() - Number(m[1]) * unit;
+  } else {
+    ms = Date.parse(text);
+    if (isNaN(ms)) return null;
+  }
+  return String(Math.max(0, Math.floor(ms))) + "000000";
+}
+
+// The changes this user may make (session.changes): drain, undrain, reload.
+function serviceControls() {
+  const changes = (state.session || {}).changes || [];
+  if (!changes.length) return null;
+  const out = el("span", { id: "change-result" });
+  return el("div", { class: "filters" }, changes.map(c =>
+    el("button", { "data-change": c, onclick: async () => {
+      out.textContent = c + "…";
+      const r = await fetch("/api/" + c, { method: "POST", body: "{}",
+        headers: { "Content-Type": "application/json", "X-Zeitgeber-Change": "1" } });
+      const body = await r.json().catch(() => null);
+      out.textContent = c + ": " + (body && body.ok ? "done"
+        : (body && body.error ? body.error.message : "HTTP " + r.status));
+    } }, c)), out);
+}
 
 function currentView() {
   const v = location.hash.replace(/^#/, "");
@@ -334,6 +370,8 @@ async function start() {
     document.getElementById("session").textContent =
       (state.session.user ? "signed in as " + state.session.user : "read-only") +
       (state.session.https ? " · HTTPS" : "");
+    const controls = serviceControls();
+    if (controls) document.getElementById("service").append(controls);
   } catch (e) {
     const banner = document.getElementById("banner");
     banner.hidden = false;
