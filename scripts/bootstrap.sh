@@ -34,6 +34,9 @@ PACKAGES=(
   # headless Chromium, driven over DevTools by python3-websocket
   libcivetweb-dev libcrypt-dev libargon2-dev apache2-utils argon2 chromium
   python3-websocket
+  # Documentation: the man pages are made with pandoc; man renders them in
+  # the command_line test
+  pandoc man-db
 )
 
 # ntpsec's ntpd, a second independent NTS client for the e2e tests. Its

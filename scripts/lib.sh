@@ -29,12 +29,12 @@ fi
 
 # zg_configure_release: build-rel/, the release build (GCC, -O3, NDEBUG,
 # -Werror) that scripts/test.sh builds and tests and the benchmarks, rigs
-# and demo use. Its prefix is /usr, the package's: scripts/package-deb.sh
-# --reuse packages it as it is.
+# and demo use; with the man pages (pandoc). Its prefix is /usr, the
+# package's: scripts/package-deb.sh --reuse packages it as it is.
 ZG_RELEASE_DIR=build-rel
 zg_configure_release() {
   zg_configure "$ZG_ROOT/$ZG_RELEASE_DIR" -Dbuildtype=release -Ddataplane=enabled \
-    -Dpeer_tools=enabled --prefix=/usr
+    -Dpeer_tools=enabled -Dman=enabled --prefix=/usr
 }
 
 # zg_bench_session NICE SCRIPT [ARGS...]: run a benchmark rig in a session of

@@ -13,7 +13,7 @@
 #              `ninja -C build-rel` still builds them all
 #   timing     the 'timing' suite (tests on this machine's real clocks) on the
 #              release build, alone on the machine
-#   format     clang-format over every C/C++ file           \  in the
+#   format     clang-format, SPDX lines, doc links          \  in the
 #   asan       clang ASan+UBSan build in build-asan/ of the  | background,
 #              unit, integration and sim suites and the      | at idle CPU
 #              fuzzers (scripts/asan.sh --build)             | priority,

@@ -27,8 +27,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -43,8 +41,9 @@
 #include "bench/loadgen/target_resolver.h"
 #include "bench/loadgen/trial_runner.h"
 #include "core/base/status_macros.h"
+#include "dataplane/daemon/command_line.h"
+#include "dataplane/daemon/flags/nts.h"
 #include "dataplane/daemon/log.h"
-#include "dataplane/daemon/nts_flags.h"
 #include "dataplane/port/eal.h"
 #include "dataplane/port/mempools.h"
 #include "dataplane/port/port.h"
@@ -104,7 +103,7 @@ ABSL_FLAG(absl::Duration, arp_timeout, absl::Seconds(3),
           "How long to wait for the link and the target's ARP reply.");
 // NTS clients (--mix=nts...): keys and cookies from one of two sources.
 // --nts_master_key and --nts_key_period are zeitgeberd's own flags
-// (dataplane/daemon/nts_flags.h, linked in with the data plane): here
+// (dataplane/daemon/flags/nts.h, linked in with the data plane): here
 // --nts_master_key is a TEST HARNESS standing in for NTS-KE, the generator
 // minting its own cookies with the servers' master key.
 ABSL_FLAG(uint32_t, nts_associations, 64,
@@ -496,33 +495,60 @@ absl::StatusOr<RunSummary> RunPtpUnicast(Generator& g,
   return s;
 }
 
-// argv split at the first "--": EAL options before it, ours after; both
-// start with the program name. (dataplane/daemon/flags.h has the same split,
-// but linking it would also define zeitgeberd's flags here.)
-void SplitArgs(int argc, char** argv, std::vector<char*>* eal,
-               std::vector<char*>* app) {
-  eal->push_back(argv[0]);
-  app->push_back(argv[0]);
-  int i = 1;
-  for (; i < argc && std::string_view(argv[i]) != "--"; ++i) {
-    eal->push_back(argv[i]);
-  }
-  for (++i; i < argc; ++i) app->push_back(argv[i]);
+const dataplane::ProgramHelp& LoadgenHelp() {
+  static const dataplane::ProgramHelp* const help = new dataplane::ProgramHelp{
+      .program = "zg-loadgen",
+      .synopsis =
+          "zg-loadgen: zeitgeber's NTP/PTP load generator.\n"
+          "\n"
+          "Usage: zg-loadgen [EAL options] -- --target=IP[:port] "
+          "--rate=PPS|max --duration=10s --clients=N ...\n"
+          "  zg-loadgen -l 0-1 "
+          "--vdev=net_memif0,role=client,socket=/tmp/zg.sock "
+          "-- --target=10.99.0.1 --rate=1M\n"
+          "\n"
+          "EAL options: `zg-loadgen --help`. Rigs: doc/performance.md; `man "
+          "zg-loadgen` says more.",
+      .groups =
+          {
+              {.title = "Target and port",
+               .flags = {"arp_timeout", "port", "reflector", "rx_desc",
+                         "source_mac", "target", "target_mac", "tx_desc",
+                         "vlan"}},
+              {.title = "Traffic",
+               .flags = {"burst", "clients", "count", "duration", "linger",
+                         "mix", "rate", "source_addresses", "source_ip",
+                         "source_port", "timeout"}},
+              {.title = "Sweep: the highest rate without loss",
+               .flags = {"sweep", "sweep_loss", "sweep_max_trials",
+                         "sweep_min_rate", "sweep_resolution", "sweep_trial"}},
+              // --nts_master_key and --nts_key_period are zeitgeberd's
+              // (dataplane/daemon/flags/nts.cc), linked in with the data plane.
+              {.title = "NTS clients (--mix=nts)",
+               .flags = {"nts_associations", "nts_ke", "nts_ke_ca",
+                         "nts_ke_name", "nts_key_period", "nts_master_key",
+                         "nts_verify_every"}},
+              {.title = "PTP unicast subscribers (--mix=ptp_unicast)",
+               .flags = {"ptp_subscribers", "subscriber_domain",
+                         "subscriber_grant_duration", "subscriber_log_announce",
+                         "subscriber_log_delay_req", "subscriber_log_sync",
+                         "subscriber_ramp"}},
+              {.title = "Output", .flags = {"json", "progress"}},
+              dataplane::HelpFlagGroup(),
+          },
+  };
+  return *help;
 }
 
 int Main(int argc, char** argv) {
-  std::vector<char*> eal_args, app_args;
-  SplitArgs(argc, argv, &eal_args, &app_args);
-  absl::SetProgramUsageMessage(
-      "zeitgeber's NTP/PTP load generator.\n  zg-loadgen [EAL options] -- "
-      "--target=IP[:port] --rate=PPS|max --duration=10s --clients=N ...\n"
-      "NTS (--mix=nts): --nts_ke=IP[:PORT] does one real NTS-KE handshake; "
-      "--nts_master_key=FILE is a TEST HARNESS standing in for NTS-KE: the "
-      "generator holds the servers' master key and mints its own cookies "
-      "(as a zeitgeberd with that key would), with --nts_key_period as the "
-      "servers'.");
-  const std::vector<char*> positional = absl::ParseCommandLine(
-      static_cast<int>(app_args.size()), app_args.data());
+  dataplane::SplitArgs split = dataplane::SplitArgs::At(argc, argv);
+  if (dataplane::VersionRequested(split.eal)) {
+    dataplane::PrintVersion(LoadgenHelp());
+    return 0;
+  }
+  std::vector<char*>& eal_args = split.eal;
+  const std::vector<char*> positional =
+      dataplane::ParseProgramFlags(split.app, LoadgenHelp());
   if (positional.size() > 1) {
     LogError(absl::StrCat("unexpected argument '", positional[1],
                           "': zg-loadgen takes flags only (after --)"));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 // zeitgeber's XDP steering program for the AF_XDP deployment mode.
 //
 // Loaded by DPDK's net_af_xdp PMD (--vdev=net_af_xdp0,iface=eth1,

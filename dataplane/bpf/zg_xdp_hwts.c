@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 // zeitgeber's XDP steering program with driver RX hardware stamps: zg_xdp.c
 // built with ZG_XDP_HWTS (see there). Each steered frame's stamp header
 // carries the driver's RX time of the frame (bpf_xdp_metadata_rx_timestamp,

@@ -867,6 +867,10 @@ void Daemon::Report() {
 int RunDaemon(int argc, char** argv, PipelineFactory& factory,
               NtsKeystoreSource nts_keystore) {
   SplitArgs split = SplitArgs::At(argc, argv);
+  if (VersionRequested(split.eal)) {
+    PrintVersion(DaemonHelp());
+    return 0;
+  }
   // zeitgeberd's flags first: a typo stops us before the EAL touches devices.
   absl::StatusOr<DaemonConfig> config = ParseDaemonFlags(split.app);
   if (!config.ok()) {

@@ -5,8 +5,10 @@
 //   zeitgeberd -l 0-2 -a 0000:3b:00.0 -- --address=192.0.2.10/24
 //       --address=2001:db8::10/64 --metrics_address=127.0.0.1:9123
 //
-// --address may be repeated (and each value may be a comma-separated list);
-// every occurrence counts, including those in flagfiles.
+// The flags are defined in dataplane/daemon/flags/, one file per group of
+// `zeitgeberd -- --help` (DaemonHelp() below lists them in order); each file
+// defines its group's flags and reads them into its part of DaemonConfig.
+// A new flag goes into the file of its group (doc/contributing.md).
 //
 //   SplitArgs split = SplitArgs::At(argc, argv);
 //   ZG_ASSIGN_OR_RETURN(DaemonConfig config, ParseDaemonFlags(split.app));
@@ -20,10 +22,13 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "dataplane/clock/stamp_plan.h"
-#include "dataplane/daemon/alarm_flags.h"
-#include "dataplane/daemon/ntp_interleave_flags.h"
-#include "dataplane/daemon/nts_flags.h"
-#include "dataplane/daemon/service_flags.h"
+#include "dataplane/daemon/command_line.h"
+#include "dataplane/daemon/flag_help.h"
+#include "dataplane/daemon/flags/alarms.h"
+#include "dataplane/daemon/flags/daemon.h"
+#include "dataplane/daemon/flags/ntp.h"
+#include "dataplane/daemon/flags/nts.h"
+#include "dataplane/daemon/flags/status_page.h"
 #include "dataplane/nts/nts_ke_config.h"
 #include "dataplane/port/interface_address.h"
 #include "dataplane/trust/access_config.h"
@@ -50,39 +55,40 @@ struct DaemonConfig {
   absl::Duration stats_interval;            // --stats_interval
   absl::Duration run_for;                   // --run_for (0: until a signal)
   uint32_t mbufs_per_socket = 0;            // --mbufs_per_socket (0: auto)
-  // Sources, servo, holdover, leap seconds, audit log (control_flags.h).
+  // Sources, servo, holdover, leap seconds (flags/sources.h); the audit log
+  // (flags/daemon.h).
   servo::ControlPlaneConfig control;
-  std::string ntp_keys;  // --ntp_keys (ntp_key_flags.h; "": no keys)
+  std::string ntp_keys;  // --ntp_keys (flags/trust.h; "": no keys)
   // --ntp_allow/--ntp_deny/--ptp_allow/--ptp_deny/--ntp_deny_action
-  // (access_flags.h).
+  // (flags/trust.h).
   AccessConfig access;
-  // --nts_master_key, --nts_key_period, --nts_key_window (nts_flags.h).
+  // --nts_master_key, --nts_key_period, --nts_key_window (flags/nts.h).
   NtsConfig nts;
-  // --nts_ke_address, --nts_cert, --nts_key, ... (nts_ke_flags.h).
+  // --nts_ke_address, --nts_cert, --nts_key, ... (flags/nts.h).
   NtsKeConfig nts_ke;
-  // Stamps: .timesync is --timesync; --tx_schedule and
-  // --tx_schedule_lead (tx_schedule_flags.h) fill the rest (stamp_setup.h).
+  // Stamps: .timesync is --timesync; the other flags of flags/timestamps.h
+  // fill the rest (stamp_setup.h).
   StampFlags stamps;
-  bool nic_check = false;  // --nic_check (nic_check.h)
-  // --ntp_interleave, --ntp_interleave_slots (ntp_interleave_flags.h).
+  bool nic_check = false;  // --nic_check (flags/timestamps.h, nic_check.h)
+  // --ntp_interleave, --ntp_interleave_slots (flags/ntp.h).
   NtpInterleaveConfig ntp_interleave;
-  // --log_level, --worker_stall_limit, --test_stall_file (service_flags.h).
+  // --log_level, --worker_stall_limit, --test_stall_file (flags/daemon.h).
   ServiceConfig service;
-  // --snmp_agentx, --snmp_heartbeat_interval (alarm_flags.h); the
+  // --snmp_agentx, --snmp_heartbeat_interval (flags/alarms.h); the
   // --alarm_hysteresis goes to control.alarms.
   AlarmFlags alarms;
+  // --status_* (flags/status_page.h): the status page, off when its
+  // address is empty.
+  StatusPageFlags status_page;
 };
 
-// argv split at the first "--": EAL options before it, zeitgeberd flags
-// after. Both vectors start with the program name. Pointers into argv.
-struct SplitArgs {
-  std::vector<char*> eal;
-  std::vector<char*> app;
-  static SplitArgs At(int argc, char** argv);
-};
+// `zeitgeberd -- --help`: the groups in order, each the flags of one file of
+// dataplane/daemon/flags/, then abseil's flagfile and help flags.
+const ProgramHelp& DaemonHelp();
 
 // Parses and validates zeitgeberd's flags. absl's own parse errors (unknown
-// flag, malformed value) print a message and exit(1), as do --help/--version.
+// flag, malformed value) print a message and exit(1); --help and --version
+// print and exit(0) (command_line.h).
 absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv);
 
 // The DaemonConfig of the flags' current values, with the repeated flags
@@ -91,12 +97,6 @@ absl::StatusOr<DaemonConfig> ParseDaemonFlags(std::vector<char*> app_argv);
 // flags hold their re-read values (dataplane/daemon/config_reload.h).
 absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
     const std::vector<std::string>& args);
-
-// Every value of --NAME in `args` and in the flagfiles they name (recursively),
-// in order. For repeated flags, which abseil would otherwise reduce to the
-// last occurrence.
-absl::StatusOr<std::vector<std::string>> CollectRepeatedFlag(
-    const std::vector<std::string>& args, const std::string& name);
 
 }  // namespace zg::dataplane
 

@@ -10,19 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/time/tsc.h"
 #include "dataplane/clock/nic_clock.h"
 #include "dataplane/daemon/daemon.h"
 #include "dataplane/daemon/log.h"
-
-ABSL_FLAG(bool, nic_check, false,
-          "Print what the port offers for timestamps (RX dynfield, timesync, "
-          "send-on-timestamp, read_clock), the stamp plan zeitgeberd picks "
-          "and, with --timesync, the TX-stamp latency; then exit without "
-          "serving (scripts/nic-check.sh).");
 
 namespace zg::dataplane {
 namespace {
@@ -146,8 +139,6 @@ int CheckTxStamps(const Port& port, MbufPools* pools) {
 }
 
 }  // namespace
-
-bool NicCheckFlag() { return absl::GetFlag(FLAGS_nic_check); }
 
 int RunNicCheck(const Port& port, const PortStamps& stamps, MbufPools* pools) {
   const PortStampCaps& c = stamps.caps();

@@ -23,9 +23,6 @@
 
 namespace zg::dataplane {
 
-// --nic_check's value (abseil flag defined in nic_check.cc).
-bool NicCheckFlag();
-
 // Prints the report and returns zeitgeberd's exit code (0; 3 when a
 // measurement could not be set up). `pools` gives the TX frames.
 int RunNicCheck(const Port& port, const PortStamps& stamps, MbufPools* pools);

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/base/status_macros.h"
-#include "dataplane/daemon/control_flags.h"
+#include "dataplane/daemon/flags/sources.h"
 
 namespace zg::dataplane {
 

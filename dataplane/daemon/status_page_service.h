@@ -23,7 +23,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "dataplane/daemon/status_page_flags.h"
+#include "dataplane/daemon/flags/status_page.h"
 #include "dataplane/web/status_page.h"
 #include "servo/api/command_table.h"
 #include "servo/api/control_requests.h"

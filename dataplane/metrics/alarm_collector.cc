@@ -27,6 +27,7 @@ std::vector<prometheus::MetricFamily> AlarmCollector::Collect() const {
   const std::shared_ptr<const servo::AlarmTable> t = snapshots_->Alarms();
   if (t == nullptr) return f.Take();
   for (const servo::AlarmRow& r : t->rows) {
+    if (r.retired) continue;  // its source or port is gone: no series
     const ScrapeFamilies::Labels labels = {
         {"alarm", servo::AlarmDefOf(r.id).name},
         {"severity", servo::AlarmSeverityName(r.severity)},

@@ -9,9 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
 #include "core/time/tsc.h"
+#include "dataplane/daemon/flags/ntp.h"
+#include "dataplane/daemon/flags/trust.h"
 #include "dataplane/daemon/log.h"
-#include "dataplane/daemon/ntp_client_flags.h"
-#include "dataplane/daemon/ntp_trust_flags.h"
 #include "dataplane/metrics/scrape_families.h"
 #include "dataplane/worker/worker.h"
 

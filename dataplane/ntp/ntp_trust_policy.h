@@ -8,7 +8,7 @@
 //      of at least the interval.
 //
 // Configuration is one immutable NtpTrustConfig, built and validated from
-// flag values by BuildNtpTrustConfig (dataplane/daemon/ntp_trust_flags.h
+// flag values by BuildNtpTrustConfig (dataplane/daemon/flags/trust.h
 // reads the flags). On SIGHUP (Reload) the access list and the rate-limit
 // parameters (--ntp_ratelimit, --ntp_ratelimit_kod) are rebuilt and
 // published to the workers at a burst boundary (SwappableConfig); the client

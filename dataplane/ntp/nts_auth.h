@@ -1,7 +1,7 @@
 // NTS-protected NTP in the workers (RFC 8915 section 5): the worker side,
 // NtsWorkerAuth, that NtpHandler (dataplane/ntp/ntp_handler.h) calls per
 // request, and NtsFactory on the control thread, which derives the cookie
-// keystore from --nts_master_key (dataplane/daemon/nts_flags.h), publishes
+// keystore from --nts_master_key (dataplane/daemon/flags/nts.h), publishes
 // one copy per worker, rotates it at period boundaries and reloads the
 // master key on SIGHUP. It follows NtpAuthFactory (ntp_auth.h).
 //

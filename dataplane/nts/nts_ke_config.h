@@ -1,6 +1,6 @@
 // The NTS-KE server's configuration (dataplane/nts/nts_ke_server.h), as the
 // --nts_ke_* / --nts_cert / --nts_key flags give it
-// (dataplane/daemon/nts_ke_flags.h). A plain struct of its own so that
+// (dataplane/daemon/flags/nts.h). A plain struct of its own so that
 // DaemonConfig (dataplane/daemon/flags.h) can hold it without pulling in
 // OpenSSL.
 #ifndef ZG_DATAPLANE_NTS_NTS_KE_CONFIG_H_

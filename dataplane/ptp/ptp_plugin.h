@@ -1,6 +1,6 @@
 // zeitgeberd's PTP grandmaster as a ProtocolPlugin of the protocol pipeline
 // (dataplane/worker/protocol_pipeline.h): the --ptp_* flags
-// (dataplane/ptp/ptp_flags.h), one PtpWorker per worker as the handler of
+// (dataplane/daemon/flags/ptp.h), one PtpWorker per worker as the handler of
 // kPtpEvent, kPtpGeneral and kPtpL2 frames and as the worker's FrameSource
 // (Announce, Sync, Follow_Up), the control side (BMCA and port state,
 // dataplane/ptp/ptp_port.h) on the control thread, and the zeitgeber_ptp_*
@@ -22,7 +22,7 @@
 
 #include "absl/status/status.h"
 #include "core/time/clock_model.h"
-#include "dataplane/ptp/ptp_flags.h"
+#include "dataplane/daemon/flags/ptp.h"
 #include "dataplane/ptp/ptp_metrics.h"
 #include "dataplane/ptp/ptp_port.h"
 #include "dataplane/ptp/ptp_worker.h"

@@ -1,5 +1,5 @@
 // zeitgeberd's access-list configuration, as validated from its flags
-// (dataplane/daemon/access_flags.h): one core::AccessRules per protocol and
+// (dataplane/daemon/flags/trust.h): one core::AccessRules per protocol and
 // what a denied NTP client gets. The control thread builds one
 // dataplane::AccessList (access_list.h) per protocol from it, at start-up and
 // again on each reload.

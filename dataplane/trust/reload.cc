@@ -44,14 +44,14 @@ absl::Status ExpandFiles(absl::string_view list, int depth,
   return absl::OkStatus();
 }
 
-// "--flagfile=v" / "-flagfile=v" -> v; "--flagfile v" consumes the next arg.
-bool MatchFlagfile(const std::vector<std::string>& args, size_t* i,
-                   std::string* value) {
+// "--name=v" / "-name=v" -> v; "--name" / "-name" followed by a value.
+bool MatchFlag(const std::vector<std::string>& args, size_t* i,
+               absl::string_view name, std::string* value) {
   absl::string_view a = args[*i];
   if (!absl::ConsumePrefix(&a, "--") && !absl::ConsumePrefix(&a, "-")) {
     return false;
   }
-  if (!absl::ConsumePrefix(&a, "flagfile")) return false;
+  if (!absl::ConsumePrefix(&a, name)) return false;
   if (absl::ConsumePrefix(&a, "=")) {
     *value = std::string(a);
     return true;
@@ -70,7 +70,7 @@ absl::Status Expand(const std::vector<std::string>& args, int depth,
       return absl::OkStatus();
     }
     std::string files;
-    if (MatchFlagfile(args, &i, &files)) {
+    if (MatchFlag(args, &i, "flagfile", &files)) {
       ZG_RETURN_IF_ERROR(ExpandFiles(files, depth, out));
     } else {
       out->push_back(args[i]);
@@ -124,6 +124,19 @@ absl::StatusOr<std::vector<std::string>> ExpandFlagfiles(
     const std::vector<std::string>& args) {
   std::vector<std::string> out;
   ZG_RETURN_IF_ERROR(Expand(args, 0, &out));
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> CollectRepeatedFlag(
+    const std::vector<std::string>& args, const std::string& name) {
+  ZG_ASSIGN_OR_RETURN(const std::vector<std::string> expanded,
+                      ExpandFlagfiles(args));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < expanded.size(); ++i) {
+    if (expanded[i] == "--") break;  // absl stops parsing flags here too
+    std::string value;
+    if (MatchFlag(expanded, &i, name, &value)) out.push_back(value);
+  }
   return out;
 }
 

@@ -90,6 +90,12 @@ struct ReloadArgs {
 absl::StatusOr<std::vector<std::string>> ExpandFlagfiles(
     const std::vector<std::string>& args);
 
+// Every value of --NAME in `args` and in the flagfiles they name (recursively),
+// in order. For repeated flags, which abseil would otherwise reduce to the
+// last occurrence. Used at start-up and on reload alike.
+absl::StatusOr<std::vector<std::string>> CollectRepeatedFlag(
+    const std::vector<std::string>& args, const std::string& name);
+
 // One flag as it appears in expanded args: its name (after "--"/"-", before
 // "=") and every token of its occurrences, in order.
 struct FlagOccurrences {

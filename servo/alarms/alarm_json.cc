@@ -47,6 +47,7 @@ nlohmann::json AlarmTableJson(const AlarmTable& table, bool active_only) {
   j["last_seq"] = table.last_seq;
   nlohmann::json rows = nlohmann::json::array();
   for (const AlarmRow& r : table.rows) {
+    if (r.retired) continue;
     if (!active_only || r.active) rows.push_back(AlarmRowJson(r));
   }
   j["alarms"] = std::move(rows);

@@ -54,7 +54,19 @@ void AlarmSet::Set(AlarmId id, std::string_view instance, bool condition,
   if (condition != s.condition || s.notice) s.changed_mono_ns = mono_ns;
   s.condition = condition;
   s.notice = false;
+  s.retiring = false;
+  s.row.retired = false;
   s.pending_message = std::string(message);
+}
+
+void AlarmSet::Retire(std::string_view instance, std::string_view message) {
+  for (State& s : states_) {
+    if (s.row.instance != instance || s.row.retired) continue;
+    s.condition = false;
+    s.notice = false;
+    s.retiring = true;
+    s.pending_message = std::string(message);
+  }
 }
 
 void AlarmSet::Notice(AlarmId id, std::string_view instance,
@@ -62,6 +74,8 @@ void AlarmSet::Notice(AlarmId id, std::string_view instance,
   State& s = states_[Slot(id, instance)];
   s.condition = true;
   s.notice = true;
+  s.retiring = false;
+  s.row.retired = false;
   s.changed_mono_ns = mono_ns;
   s.last_notice_mono_ns = mono_ns;
   s.pending_message = std::string(message);
@@ -79,7 +93,8 @@ std::vector<AlarmEvent> AlarmSet::Evaluate(int64_t mono_ns, core::TaiNs tai,
       s.row.active = true;
       ++s.row.raises;
       transition = true;
-    } else if (s.row.active && !s.condition && held >= h.clear_after_ns) {
+    } else if (s.row.active && !s.condition &&
+               (s.retiring || held >= h.clear_after_ns)) {
       s.row.active = false;
       transition = true;
     }
@@ -89,6 +104,10 @@ std::vector<AlarmEvent> AlarmSet::Evaluate(int64_t mono_ns, core::TaiNs tai,
       if (s.row.active || !s.pending_message.empty()) {
         s.row.message = s.pending_message;
       }
+    }
+    if (s.retiring) {
+      s.retiring = false;
+      s.row.retired = true;
     }
     if (s.notice) {
       // A notice holds only at its instant; the alarm clears clear_after

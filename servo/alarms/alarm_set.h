@@ -62,6 +62,9 @@ struct AlarmRow {
   core::UtcNs since_utc;
   std::string message;  // of that transition
   uint64_t raises = 0;  // times raised since start
+  // Its source, port or worker is gone (Retire): the row keeps its slot (a
+  // stable MIB index, reused if the instance comes back) but is not listed.
+  bool retired = false;
 };
 
 // What readers on other threads get: every row, and the latest events.
@@ -97,6 +100,10 @@ class AlarmSet {
   // and cleared clear_after after the last notice.
   void Notice(AlarmId id, std::string_view instance, std::string_view message,
               int64_t mono_ns);
+  // `instance` (a source, port or worker) is gone: the next Evaluate clears
+  // its active alarms at once, whatever their hysteresis, with `message`,
+  // and retires their rows until a Set or Notice names it again.
+  void Retire(std::string_view instance, std::string_view message);
 
   // Makes the transitions due at mono_ns (in slot order), stamps them
   // tai/utc and returns them.
@@ -114,6 +121,7 @@ class AlarmSet {
     int64_t changed_mono_ns = 0;  // when `condition` last changed
     int64_t last_notice_mono_ns = 0;
     std::string pending_message;
+    bool retiring = false;  // Retire: clear now, then retire the row
   };
 
   Options options_;

@@ -2,6 +2,8 @@
 // ClockAlarms (clock_alarms.h): the control plane's own alarm conditions.
 #include "servo/alarms/clock_alarms.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/time/time_format.h"
@@ -54,6 +56,21 @@ void ClockAlarms::OnEvent(const DisciplineEvent& e,
   }
 }
 
+void ClockAlarms::RetireRemovedSources(
+    const std::vector<SourceSnapshot>& sources) {
+  for (auto it = jumps_.begin(); it != jumps_.end();) {
+    const bool present = std::any_of(
+        sources.begin(), sources.end(),
+        [&](const SourceSnapshot& s) { return s.name == it->first; });
+    if (present) {
+      ++it;
+      continue;
+    }
+    alarms_->Retire(it->first, absl::StrCat(it->first, " removed"));
+    it = jumps_.erase(it);
+  }
+}
+
 void ClockAlarms::Update(const ControlPlaneStatus& st, core::UtcNs now_utc,
                          int64_t mono_ns) {
   const core::SyncState state = st.discipline.state;
@@ -85,9 +102,8 @@ void ClockAlarms::Update(const ControlPlaneStatus& st, core::UtcNs now_utc,
                           : absl::StrCat("reference regained: ", up),
                mono_ns);
 
-  jumps_.resize(st.sources.size(), 0);
-  for (size_t i = 0; i < st.sources.size(); ++i) {
-    const SourceSnapshot& s = st.sources[i];
+  RetireRemovedSources(st.sources);
+  for (const SourceSnapshot& s : st.sources) {
     alarms_->Set(
         AlarmId::kSourceFalseticker, s.name, s.discipline.falseticker,
         s.discipline.falseticker
@@ -96,8 +112,9 @@ void ClockAlarms::Update(const ControlPlaneStatus& st, core::UtcNs now_utc,
                            " ns misses the majority")
             : absl::StrCat(s.name, " agrees with the majority"),
         mono_ns);
-    const bool jumped = s.discipline.jumps > jumps_[i];
-    jumps_[i] = s.discipline.jumps;
+    uint64_t& last_jumps = jumps_[s.name];
+    const bool jumped = s.discipline.jumps > last_jumps;
+    last_jumps = s.discipline.jumps;
     alarms_->Set(AlarmId::kSourceJump, s.name, s.discipline.suspect,
                  s.discipline.suspect
                      ? absl::StrCat(s.name, " jumps beyond the error bound (",

@@ -18,6 +18,7 @@
 #define ZG_SERVO_ALARMS_CLOCK_ALARMS_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -52,9 +53,13 @@ class ClockAlarms {
               int64_t mono_ns);
 
  private:
+  void RetireRemovedSources(const std::vector<SourceSnapshot>& sources);
+
   AlarmSet* alarms_;
-  std::vector<uint64_t> jumps_;  // per source, at the last Update
-  bool locked_once_ = false;     // holdover needs a lock to hold over
+  // Per source name, at the last Update; a name missing from a later Update
+  // is a source removed while running, whose rows are retired.
+  std::map<std::string, uint64_t> jumps_;
+  bool locked_once_ = false;  // holdover needs a lock to hold over
 };
 
 }  // namespace zg::servo

@@ -339,7 +339,7 @@ TEST_F(TxSchedulerTest, InterleavedReplyCarriesThePreviousLaunchTime) {
 
 TEST_F(TxSchedulerTest, TooShortALeadIsCountedLate) {
   // Lead 0: the launch time is "now" when the reply is finalised, past by
-  // the time it reaches tx_burst. The flags refuse it (tx_schedule_flags.h);
+  // the time it reaches tx_burst. The flags refuse it (flags/timestamps.h);
   // a stall would do the same.
   SetUpNic({.tag = "ts5", .lead_ns = 0});
   std::vector<EmulatedNic::WireFrame> out = Exchange(3);

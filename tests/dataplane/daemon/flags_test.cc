@@ -12,6 +12,7 @@
 #include "absl/flags/reflection.h"
 #include "dataplane/port/interface_address.h"
 #include "dataplane/port/xdp_steering.h"
+#include "dataplane/trust/reload.h"
 #include "dataplane/worker/worker_stats.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -185,6 +186,59 @@ TEST(ParseDaemonFlagsTest, InvalidValuesSayWhatToDo) {
     absl::FlagSaver saver;
     EXPECT_THAT(Parse({"stray"}).status().message(),
                 HasSubstr("unexpected argument 'stray'"));
+  }
+}
+
+TEST(ParseDaemonFlagsTest, ServiceAndAlarmFlags) {
+  {
+    absl::FlagSaver saver;
+    auto c = Parse({"--address=192.0.2.10/24"});
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->service.log_level, LogLevel::kInfo);
+    EXPECT_EQ(c->service.worker_stall_limit, absl::Seconds(1));
+    EXPECT_EQ(c->alarms.snmp_agentx, "") << "no SNMP by default";
+    EXPECT_EQ(c->alarms.snmp_heartbeat_interval, absl::Seconds(60));
+    EXPECT_TRUE(c->control.alarms.hysteresis.empty());
+  }
+  {
+    absl::FlagSaver saver;
+    auto c =
+        Parse({"--address=192.0.2.10/24", "--log_level=debug",
+               "--worker_stall_limit=300ms", "--snmp_agentx=tcp:127.0.0.1:705",
+               "--snmp_heartbeat_interval=0",
+               "--alarm_hysteresis=reference_lost=0s/1s"});
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->service.log_level, LogLevel::kDebug);
+    EXPECT_EQ(c->service.worker_stall_limit, absl::Milliseconds(300));
+    EXPECT_EQ(c->alarms.snmp_agentx, "tcp:127.0.0.1:705");
+    EXPECT_EQ(c->alarms.snmp_heartbeat_interval, absl::ZeroDuration());
+    ASSERT_EQ(c->control.alarms.hysteresis.size(), 1u)
+        << "--alarm_hysteresis reaches the control plane";
+    const auto& [id, h] = *c->control.alarms.hysteresis.begin();
+    EXPECT_EQ(id, servo::AlarmId::kReferenceLost);
+    EXPECT_EQ(h.raise_after_ns, 0);
+    EXPECT_EQ(h.clear_after_ns, 1'000'000'000);
+  }
+  {
+    absl::FlagSaver saver;
+    EXPECT_THAT(Parse({"--log_level=verbose"}).status().message(),
+                HasSubstr("--log_level=verbose: expected error, warning, info "
+                          "or debug"));
+  }
+  {
+    absl::FlagSaver saver;
+    EXPECT_THAT(Parse({"--worker_stall_limit=1ms"}).status().message(),
+                HasSubstr("--worker_stall_limit=1ms: must be 10ms..1h"));
+  }
+  {
+    absl::FlagSaver saver;
+    EXPECT_THAT(Parse({"--snmp_heartbeat_interval=500ms"}).status().message(),
+                HasSubstr("--snmp_heartbeat_interval: at least 1s"));
+  }
+  {
+    absl::FlagSaver saver;
+    EXPECT_THAT(Parse({"--alarm_hysteresis=bogus=1s/1s"}).status().message(),
+                HasSubstr("--alarm_hysteresis"));
   }
 }
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # `meson install --destdir` of a built tree: every installed piece is there
 # (zeitgeberd, zg-loadgen, the XDP programs, the unit, the sysusers entry,
-# the sample EAL options and flagfile, the docs); the unit passes
-# `systemd-analyze verify` with its paths pointed into the destdir and
+# the sample EAL options and flagfile, the docs, the man pages); the unit
+# passes `systemd-analyze verify` with its paths pointed into the destdir and
 # keeps its hardening (`systemd-analyze security` exposure at most 3.0);
 # its CPUAffinity= is the sample's EAL -l; the installed zeitgeberd starts
 # with the installed sample flagfile (on a net_ring port) and stops cleanly.
@@ -31,6 +31,12 @@ for f in "$prefix/sbin/zeitgeberd" "$prefix/bin/zg-loadgen" \
          "$prefix/share/doc/zeitgeber/service.md" "$prefix/share/doc/zeitgeber/deployment.md"; do
   [ -e "$DEST$f" ] || fail "not installed: $f"
 done
+# The man pages, where this build makes them (-Dman, pandoc).
+if [ -f "$BUILD/doc/zeitgeberd.8" ]; then
+  for f in "$prefix/share/man/man8/zeitgeberd.8" "$prefix/share/man/man1/zg-loadgen.1"; do
+    [ -e "$DEST$f" ] || fail "not installed: $f"
+  done
+fi
 [ -n "$unit" ] || fail "no zeitgeberd.service installed"
 [ -n "$(find "$DEST" -path '*/sysusers.d/zeitgeber.conf')" ] || fail "no sysusers.d entry"
 echo "installed: $(find "$DEST" -type f | wc -l) files under $prefix, unit $(dirname "${unit#"$DEST"}")"

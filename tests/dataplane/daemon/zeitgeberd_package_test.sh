@@ -4,8 +4,9 @@
 #  - scripts/package-deb.sh --reuse packages the release build as it is
 #    (nothing compiled: the package steps only);
 #  - dpkg -i installs it: the system user exists, the two files in /etc are
-#    conffiles, the unit is installed but not enabled, and zeitgeberd runs
-#    from its installed path (--version, or --helpfull until it has one);
+#    conffiles, the unit is installed but not enabled, zeitgeberd and
+#    zg-loadgen run from their installed paths (--version) and their man
+#    pages are there;
 #  - an upgrade (the same package, version +1) keeps an edited conffile;
 #  - dpkg -r removes it but leaves the configuration; dpkg -P purges that
 #    too, and what zeitgeberd made at run time: no file is left behind
@@ -54,16 +55,16 @@ done
 [ -f /lib/systemd/system/zeitgeberd.service ] || fail "no unit installed"
 [ -e /etc/systemd/system/multi-user.target.wants/zeitgeberd.service ] &&
   fail "zeitgeberd.service was enabled on install (it needs its port configured first)"
-if out=$(/usr/sbin/zeitgeberd --version 2>&1); then
-  echo "ok: /usr/sbin/zeitgeberd --version: $(head -1 <<<"$out")"
-else
-  # Until zeitgeberd has --version of its own: abseil's flag listing, which
-  # also needs every shared library the package depends on (it exits 1).
-  help=$(/usr/sbin/zeitgeberd -- --helpfull 2>&1)
-  grep -q -- "--worker_stall_limit" <<<"$help" ||
-    fail "/usr/sbin/zeitgeberd runs neither --version nor -- --helpfull: $help"
-  echo "ok: /usr/sbin/zeitgeberd -- --helpfull (no --version yet: $(head -1 <<<"$out"))"
-fi
+out=$(/usr/sbin/zeitgeberd --version 2>&1) ||
+  fail "/usr/sbin/zeitgeberd --version: $out"
+grep -q "^zeitgeberd $(dpkg-deb -f "$deb" Version | sed 's/-.*//')" <<<"$out" ||
+  fail "/usr/sbin/zeitgeberd --version does not name the package's version: $out"
+echo "ok: /usr/sbin/zeitgeberd --version: $(head -1 <<<"$out")"
+/usr/bin/zg-loadgen --version >/dev/null 2>&1 || fail "/usr/bin/zg-loadgen --version"
+for page in /usr/share/man/man8/zeitgeberd.8.gz /usr/share/man/man1/zg-loadgen.1.gz; do
+  [ -f "$page" ] || fail "no man page $page"
+done
+echo "ok: man pages zeitgeberd(8), zg-loadgen(1)"
 
 # An upgrade keeps the operator's edit of a conffile.
 echo "--address=198.51.100.7/24  # local edit" >>/etc/zeitgeber/zeitgeberd.flags

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // --ntp_client_log (dataplane/ntp/ntp_client_log.h) and the client-record
-// flags (dataplane/daemon/ntp_client_flags.h), without an EAL: summaries as
+// flags (dataplane/daemon/flags/ntp.h), without an EAL: summaries as
 // JSON Lines with the clients seen since the previous one, the size bound
 // (PATH.1), the thread's period and its last summary at Stop, and the
 // flags' errors.
@@ -16,7 +16,7 @@
 #include "absl/flags/flag.h"
 #include "absl/time/clock.h"
 #include "core/time/tsc.h"
-#include "dataplane/daemon/ntp_client_flags.h"
+#include "dataplane/daemon/flags/ntp.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"

@@ -7,7 +7,7 @@
 #include "absl/flags/flag.h"
 #include "core/net/ip_prefix.h"
 #include "dataplane/daemon/flags.h"
-#include "dataplane/daemon/ntp_trust_flags.h"
+#include "dataplane/daemon/flags/trust.h"
 #include "dataplane/trust/reload.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

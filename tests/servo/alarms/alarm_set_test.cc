@@ -124,6 +124,31 @@ TEST(AlarmSetTest, RecentEventsAreBounded) {
   EXPECT_EQ(t.recent.front().seq, 7u);
 }
 
+TEST(AlarmSetTest, RetiredInstancesClearAtOnceAndLeaveTheTable) {
+  AlarmSet a({.hysteresis = {{AlarmId::kSourceJump, {0, 60 * kS}}}});
+  a.Set(AlarmId::kSourceJump, "sim:better", true, "jumps", 10 * kS);
+  a.Set(AlarmId::kSourceFalseticker, "sim:better", false, "agrees", 10 * kS);
+  const int slot = a.Slot(AlarmId::kSourceJump, "sim:better");
+  ASSERT_EQ(a.Evaluate(10 * kS, Tai(10), Utc(10)).size(), 1u);
+  a.Retire("sim:better", "sim:better removed");
+  // Cleared at the next evaluation although clear_after is 60 s.
+  const std::vector<AlarmEvent> e = a.Evaluate(11 * kS, Tai(11), Utc(11));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_FALSE(e[0].raised);
+  EXPECT_EQ(e[0].message, "sim:better removed");
+  EXPECT_EQ(e[0].tai.value, Tai(11).value);
+  AlarmTable t = a.Table();
+  EXPECT_TRUE(t.rows[slot].retired);
+  EXPECT_FALSE(t.rows[slot].active);
+  EXPECT_THAT(AlarmTableJson(t, false)["alarms"].dump(),
+              ::testing::Not(HasSubstr("sim:better")));
+  // The instance comes back: the same row, listed again.
+  a.Set(AlarmId::kSourceJump, "sim:better", false, "ok", 12 * kS);
+  EXPECT_EQ(a.Slot(AlarmId::kSourceJump, "sim:better"), slot);
+  EXPECT_FALSE(a.Table().rows[slot].retired);
+  EXPECT_TRUE(a.Evaluate(13 * kS, Tai(13), Utc(13)).empty());
+}
+
 TEST(AlarmJsonTest, TableShape) {
   AlarmSet a({});
   a.Set(AlarmId::kWorkerStalled, "1", true, "worker 1 stalled 2.0 s", 0);
