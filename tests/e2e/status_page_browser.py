@@ -7,7 +7,8 @@ saves a PNG of each, and checks what a person would look at:
     shows no error (console.error, uncaught exceptions, failed loads);
   - the clock plots have points;
   - the GNSS view lists BeiDou satellites with their C/N0;
-  - the audit view offers the whole log for download.
+  - the audit view offers the whole log for download;
+  - the alarms view lists the alarms /api/alarms lists, and its events.
 Prints one JSON summary line; exits 1 with the reason when a check fails.
 
   status_page_browser.py --chromium=/usr/bin/chromium \\
@@ -98,9 +99,10 @@ class Browser:
                   {"width": 1280, "height": 1000, "deviceScaleFactor": 1,
                    "mobile": False})
 
-    def eval(self, expr):
+    def eval(self, expr, await_promise=False):
         r = self.send("Runtime.evaluate",
-                      {"expression": expr, "returnByValue": True})
+                      {"expression": expr, "returnByValue": True,
+                       "awaitPromise": await_promise})
         if "exceptionDetails" in r:
             raise RuntimeError("%s: %s" % (expr, r["exceptionDetails"]["text"]))
         return r["result"].get("value")
@@ -169,6 +171,24 @@ def check_view(b, view, failures):
         info["records"] = b.eval('document.querySelectorAll("#view table tbody tr").length')
         if info["download"] != "/audit.jsonl":
             failures.append("no audit download link")
+    if view == "alarms":
+        # The table shows what /api/alarms (zgctl alarms --json) lists.
+        # An alarm may come or go between the two reads: then again.
+        for _ in range(5):
+            api = b.eval('fetch("/api/alarms").then(r => r.json())', True)["data"]
+            info["raised"] = b.eval(
+                '[...document.querySelectorAll("#alarm-table tbody tr")]'
+                '.map(r => r.cells[1].textContent)')
+            info["events"] = b.eval(
+                'document.querySelectorAll("#alarm-events tbody tr").length')
+            if sorted(info["raised"]) == sorted(a["name"] for a in api["alarms"]):
+                break
+            time.sleep(1)
+        if sorted(info["raised"]) != sorted(a["name"] for a in api["alarms"]):
+            failures.append("alarm rows %s, /api/alarms %s" % (
+                info["raised"], [a["name"] for a in api["alarms"]]))
+        if info["events"] == 0 and api["events"]:
+            failures.append("alarm events not shown")
     return info
 
 

@@ -292,9 +292,45 @@ const VIEWS = {
   },
 
   async alarms(root) {
-    const data = await apiOrNull("alarms");
-    if (!data) { root.append(el("p", {}, "no alarm table")); return; }
-    root.append(...kv(data));
+    const all = !!state.alarmsAll;
+    const data = await apiOrNull("alarms" + (all ? "?all=true" : ""));
+    const toggle = el("label", { class: "toggle" },
+      el("input", { type: "checkbox", id: "alarms-all", checked: all,
+                    onchange: ev => { state.alarmsAll = ev.target.checked; refresh(); } }),
+      " show cleared alarms too");
+    root.append(toggle);
+    if (!data) { root.append(el("p", {}, "no alarm table yet")); return; }
+    root.append(el("div", { class: "cards" },
+      card("alarms raised", fmt(data.active), data.active ? "state-bad" : "state-ok"),
+      card("last event", fmt(data.last_seq))));
+    const sev = s => "sev-" + String(s || "").toLowerCase();
+    const rows = data.alarms || [];
+    root.append(el("h2", {}, all ? "Alarms" : "Alarms raised"));
+    if (rows.length === 0) {
+      root.append(el("p", { id: "no-alarms" }, all ? "no alarms" : "no alarm is raised"));
+    } else {
+      root.append(el("table", { id: "alarm-table" },
+        el("thead", {}, el("tr", {}, ["severity", "alarm", "instance", "state",
+          "since (UTC)", "raises", "message"].map(h => el("th", {}, h)))),
+        el("tbody", {}, rows.map(a => el("tr", { class: a.active ? "raised" : "cleared" },
+          el("td", {}, el("span", { class: "sev " + sev(a.severity) }, a.severity)),
+          el("td", {}, a.name), el("td", {}, a.instance || "—"),
+          el("td", {}, a.active ? "raised" : "cleared"),
+          el("td", {}, a.since_utc || "—"), el("td", { class: "num" }, a.raises),
+          el("td", {}, a.message))))));
+    }
+    const events = (data.events || []).slice().reverse();
+    root.append(el("h2", {}, "Latest alarm events, newest first"));
+    root.append(events.length === 0 ? el("p", {}, "none") :
+      el("table", { id: "alarm-events" },
+        el("thead", {}, el("tr", {}, ["seq", "UTC", "alarm", "instance", "event",
+          "severity", "message"].map(h => el("th", {}, h)))),
+        el("tbody", {}, events.map(e => el("tr", {},
+          el("td", { class: "num" }, e.seq), el("td", {}, e.utc), el("td", {}, e.name),
+          el("td", {}, e.instance || "—"),
+          el("td", { class: e.state === "raised" ? "state-bad" : "state-ok" }, e.state),
+          el("td", {}, el("span", { class: "sev " + sev(e.severity) }, e.severity)),
+          el("td", {}, e.message))))));
   },
 };
 
