@@ -208,8 +208,7 @@ StatusPage::StatusPage(StatusPageOptions options, StatusPageBackend backend)
       backend_(std::move(backend)),
       guard_(options_.guard) {}
 
-absl::StatusOr<std::unique_ptr<StatusPage>> StatusPage::Start(
-    StatusPageOptions options, StatusPageBackend backend) {
+absl::Status CheckStatusPageOptions(const StatusPageOptions& options) {
   const std::string& address = options.address;
   const size_t colon = address.rfind(':');
   int port = -1;
@@ -246,7 +245,13 @@ absl::StatusOr<std::unique_ptr<StatusPage>> StatusPage::Start(
   if (options.threads < 2 || options.threads > 64) {
     return absl::InvalidArgumentError("status page threads must be 2..64");
   }
+  return absl::OkStatus();
+}
 
+absl::StatusOr<std::unique_ptr<StatusPage>> StatusPage::Start(
+    StatusPageOptions options, StatusPageBackend backend) {
+  ZG_RETURN_IF_ERROR(CheckStatusPageOptions(options));
+  const bool tls_asked = !options.cert_path.empty() || !options.key_path.empty();
   std::unique_ptr<StatusPage> page(
       new StatusPage(std::move(options), std::move(backend)));
   const StatusPageOptions& o = page->options_;

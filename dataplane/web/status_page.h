@@ -168,6 +168,11 @@ class StatusPage {
 // Whether HOST (of HOST:PORT) is a loopback address or "localhost".
 bool IsLoopbackHost(const std::string& host);
 
+// The checks Start() makes before it opens anything: HOST:PORT (IPv4),
+// --status_cert with --status_key, HTTPS away from loopback, the thread
+// count. The daemon runs them while it reads its flags.
+absl::Status CheckStatusPageOptions(const StatusPageOptions& options);
+
 }  // namespace zg::dataplane
 
 #endif  // ZG_DATAPLANE_WEB_STATUS_PAGE_H_

@@ -4,6 +4,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "core/base/status_macros.h"
 
 ABSL_FLAG(std::string, status_address, "127.0.0.1:9124",
           "HOST:PORT of the status page (IPv4); empty to turn it off. "
@@ -64,6 +65,9 @@ absl::StatusOr<StatusPageFlags> ReadStatusPageFlags() {
     return absl::InvalidArgumentError(
         "--status_cert/--status_users without --status_address: the page is "
         "off");
+  }
+  if (f.enabled) {
+    ZG_RETURN_IF_ERROR(CheckStatusPageOptions(o));
   }
   return f;
 }
