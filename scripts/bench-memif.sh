@@ -97,7 +97,7 @@ start_zeitgeberd() {
   rm -f "$SOCK"
   timeout 300 nice -n "$NICE" "$ZGD" "${EAL[@]}" --file-prefix "zgbm$$s" -l "$SERVER_LCORES" \
     --vdev="net_memif0,role=server,socket=$SOCK,mac=$SERVER_MAC" -- \
-    --port=net_memif0 --address="$SRV/24" --metrics_address= \
+    --port=net_memif0 --address="$SRV/24" --metrics_address= --control_socket= \
     --require_system_clock_sync=false "${NTS_ARGS[@]}" "${SERVER_FLAGS[@]}" \
     >"$WORK/zeitgeberd.log" 2>&1 &
   SERVER_PID=$!

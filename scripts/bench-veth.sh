@@ -86,7 +86,7 @@ EAL=(--in-memory --no-pci --no-telemetry --log-level=lib.eal:warning)
 start_zeitgeberd() {
   timeout 300 nice -n "$NICE" ip netns exec "$SRV_NS" "$ZGD" "${EAL[@]}" --file-prefix "zgbv$$s" \
     -l "$SERVER_LCORES" --vdev="net_af_xdp0,iface=$SRV_IF,xdp_prog=$XDP" -- \
-    --port=net_af_xdp0 --address="$SRV/24" --metrics_address= \
+    --port=net_af_xdp0 --address="$SRV/24" --metrics_address= --control_socket= \
     --require_system_clock_sync=false \
     >"$WORK/zeitgeberd.log" 2>&1 &
   SERVER_PID=$!

@@ -82,7 +82,7 @@ zg_log "5/8 zeitgeberd"
 "$BUILD/dataplane/zeitgeberd" "${EAL_MEM[@]}" --no-pci --no-telemetry \
   --file-prefix "zgdemo$$" -l 0-1 --log-level=lib.eal:warning --vdev="$DEV" -- \
   --port=net_af_xdp0 --address="$SRV4/24" --address="$SRV6/64" \
-  --metrics_address=127.0.0.1:0 --stats_interval=200ms \
+  --metrics_address=127.0.0.1:0 --stats_interval=200ms --control_socket= \
   --require_system_clock_sync=false >"$WORK/zeitgeberd.log" 2>&1 &
 ZG_PID=$!
 for _ in $(seq 600); do

@@ -83,7 +83,7 @@ for placement in $PLACEMENTS; do
     -m 512 --no-telemetry --log-level=lib.eal:warning \
     --file-prefix "zgts$$" -l "$LCORES" \
     --vdev="net_af_xdp0,iface=$ZG_PAIR_IF_A,xdp_prog=$XDP" -- \
-    --port=net_af_xdp0 --address="$SRV/24" --metrics_address= \
+    --port=net_af_xdp0 --address="$SRV/24" --metrics_address= --control_socket= \
     --require_system_clock_sync=false --ntp_tx_stamp="$placement" \
     >"$log" 2>&1 &
   SERVER_PID=$!

@@ -40,6 +40,18 @@ enum class SyncState : uint8_t {
 };
 
 enum class LeapPending : uint8_t { kNone = 0, kInsert = 1, kDelete = 2 };
+// "none", "insert", "delete" (logs, the audit log, zgctl).
+constexpr const char* LeapPendingName(LeapPending leap) {
+  switch (leap) {
+    case LeapPending::kInsert:
+      return "insert";
+    case LeapPending::kDelete:
+      return "delete";
+    case LeapPending::kNone:
+      break;
+  }
+  return "none";
+}
 
 // NTP leap indicator values (RFC 5905 figure 9).
 enum class NtpLeapIndicator : uint8_t {

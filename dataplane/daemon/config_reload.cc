@@ -127,21 +127,22 @@ absl::Status ConfigReloader::Run(ReloadOutcome& out) {
   return absl::OkStatus();
 }
 
-ReloadOutcome ConfigReloader::Reload() {
+ReloadOutcome ConfigReloader::Reload(const std::string& reason) {
   ReloadOutcome out;
   const absl::Status s = Run(out);
   out.ok = s.ok();
   if (!s.ok()) out.error = std::string(s.message());
-  Report(out);
+  Report(out, reason);
   return out;
 }
 
-void ConfigReloader::Report(const ReloadOutcome& out) {
+void ConfigReloader::Report(const ReloadOutcome& out,
+                            const std::string& reason) {
   for (const std::string& d : out.needs_restart) {
     LogWarning(absl::StrCat("reload: ", d, ": needs restart, not applied"));
   }
   std::vector<std::pair<std::string, servo::AuditValue>> v;
-  v.push_back({"reason", std::string("reload (SIGHUP)")});
+  v.push_back({"reason", reason});
   v.push_back({"outcome", std::string(out.ok ? "ok" : "rejected")});
   if (out.ok) {
     ++ok_;

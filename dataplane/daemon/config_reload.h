@@ -42,6 +42,7 @@
 #include "dataplane/trust/reload.h"
 #include "dataplane/worker/pipeline.h"
 #include "servo/audit/audit_log.h"
+#include "servo/control/source_change.h"
 
 namespace prometheus {
 class Counter;
@@ -57,6 +58,9 @@ struct ReloadOutcome {
   std::vector<std::string> changed;        // reloadable flags: old -> new
   std::vector<std::string> components;     // what the components staged
   std::vector<std::string> needs_restart;  // changed, not applied
+  // What it did to the reference sources (--source): set by zeitgeberd
+  // when the reload changed them (dataplane/daemon/source_reload.h).
+  std::optional<servo::SourceChangeResult> sources;
 };
 
 class ConfigReloader {
@@ -79,8 +83,9 @@ class ConfigReloader {
   static absl::StatusOr<std::unique_ptr<ConfigReloader>> Create(
       Options options);
 
-  // One reload; logs, audits and counts its outcome. Control thread.
-  ReloadOutcome Reload();
+  // One reload; logs, audits (with `reason`) and counts its outcome.
+  // Control thread.
+  ReloadOutcome Reload(const std::string& reason = "reload (SIGHUP)");
 
   absl::Status AddMetrics(prometheus::Registry& registry);
   void UpdateMetrics();  // with every exporter update
@@ -92,7 +97,7 @@ class ConfigReloader {
   explicit ConfigReloader(Options options) : options_(std::move(options)) {}
   // Steps 1-5 above; `out` gets what is known even when it fails.
   absl::Status Run(ReloadOutcome& out);
-  void Report(const ReloadOutcome& out);
+  void Report(const ReloadOutcome& out, const std::string& reason);
 
   Options options_;
   std::vector<std::string> reloadable_;  // flag names, without "--"

@@ -3,6 +3,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <time.h>
 
 #include <atomic>
 #include <csignal>
@@ -21,7 +22,9 @@
 #include "dataplane/clock/nic_clock.h"
 #include "dataplane/daemon/config_reload.h"
 #include "dataplane/daemon/daemon_alarms.h"
-#include "dataplane/daemon/dataplane_status.h"
+#include "dataplane/daemon/daemon_service.h"
+#include "dataplane/daemon/status_page_service.h"
+#include "dataplane/daemon/dataplane_status_source.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
 #include "dataplane/daemon/nic_check.h"
@@ -43,7 +46,7 @@
 #include "dataplane/worker/worker_stats.h"
 #include "servo/clock/system_time.h"
 #include "servo/control/control_plane.h"
-#include "servo/control/snapshot_cell.h"
+#include "servo/control/tick_schedule.h"
 #include "servo/holdover/holdover.h"
 
 namespace zg::dataplane {
@@ -83,6 +86,20 @@ void ControlLog(servo::LogLevel level, const std::string& message) {
       LogError(message);
       break;
   }
+}
+
+int64_t MonotonicNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Sleeps until CLOCK_MONOTONIC reaches `deadline_ns`; false if a signal
+// (SIGTERM, SIGHUP) woke it first.
+bool SleepUntil(int64_t deadline_ns) {
+  const timespec ts{static_cast<time_t>(deadline_ns / 1'000'000'000),
+                    static_cast<long>(deadline_ns % 1'000'000'000)};
+  return clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == 0;
 }
 
 uint32_t AutoMbufs(const DaemonConfig& c, unsigned queues) {
@@ -136,6 +153,10 @@ class ReloadTargets : public PipelineFactory {
     ZG_RETURN_IF_ERROR(sources_.Reload(reload));
     return nts_ke_ == nullptr ? absl::OkStatus() : nts_ke_->Reload(reload);
   }
+  // What the latest reload did to the sources (none: nothing).
+  const std::optional<servo::SourceChangeResult>& source_result() const {
+    return sources_.last_result();
+  }
 
  private:
   PipelineFactory* pipeline_;
@@ -170,12 +191,22 @@ class Daemon {
   absl::Status SetUpNtsKe();
   absl::Status SetUpReload();
   absl::Status StartMetrics();
-  // The alarms only the data plane can judge, and the SNMP subagent.
+  // The alarms only the data plane can judge, the data plane's status
+  // snapshot, and the SNMP subagent.
   absl::Status SetUpAlarms();
   // Feeds DaemonAlarms before each control Tick.
   void UpdateAlarms();
-  // Publishes the ports' and the NTP totals' snapshot for other threads.
+  // Samples and publishes the data plane's status for other threads (the
+  // control socket, SNMP), with the pipeline's alarms and PTP port.
   void PublishDataplane();
+  // The operator side: zgctl's control socket and the snapshots it reads.
+  absl::Status SetUpService();
+  // The status page (--status_address): the command table's reads, its
+  // changes for users, on threads of its own.
+  absl::Status SetUpStatusPage();
+  // What SIGHUP does, and zgctl reload: audit log reopen, leap file and
+  // flagfile reload, recorded with `reason`. Control thread.
+  ReloadOutcome Reload(const std::string& reason);
   // Returns why it stopped (for the audit log's stop record).
   std::string ControlLoop();
   // The service manager's side of the control loop (service_notify.h):
@@ -235,10 +266,16 @@ class Daemon {
   bool torn_down_ = false;
   std::unique_ptr<DaemonAlarms> daemon_alarms_;
   std::optional<core::UtcNs> nts_cert_not_after_;
-  // Written by: the control thread (stats interval). Read by: the SNMP
-  // thread.
-  servo::SnapshotCell<DataplaneStatus> dataplane_;
+  // The data plane's status: written by the control thread (each stats
+  // interval), read by the SNMP and control socket threads. Reads stats_,
+  // port_, stamps_ and the exporter's module families.
+  std::unique_ptr<DataplaneStatusSource> dataplane_status_;
   std::unique_ptr<snmp::SnmpAgent> snmp_;  // --snmp_agentx; stopped first
+  // zgctl's control socket; stopped first.
+  std::unique_ptr<DaemonService> service_;
+  // The status page: runs service_'s commands, so declared after it
+  // (destroyed before it) and stopped before it.
+  std::unique_ptr<StatusPageService> status_page_;
 };
 
 int Daemon::Run(std::vector<char*> eal_argv) {
@@ -301,6 +338,14 @@ int Daemon::Run(std::vector<char*> eal_argv) {
   if (absl::Status s = SetUpAlarms(); !s.ok()) {
     LogError(s.message());
     return kExitConfig;
+  }
+  if (absl::Status s = SetUpService(); !s.ok()) {
+    LogError(s.message());
+    return kExitControlSocket;
+  }
+  if (absl::Status s = SetUpStatusPage(); !s.ok()) {
+    LogError(s.message());
+    return kExitStatusPage;
   }
   InstallSignalHandlers();
   if (!config_.service.test_stall_file.empty()) {
@@ -370,6 +415,9 @@ int Daemon::Run(std::vector<char*> eal_argv) {
   const std::string why = ControlLoop();
   stop_requested_ = absl::Now();
   notifier_.Stopping(why);
+  // zgctl sees the daemon gone from here on.
+  TimedStep("status page closed", [&] { status_page_.reset(); });
+  TimedStep("control socket closed", [&] { service_.reset(); });
   TimedStep("SNMP subagent stopped", [&] { snmp_.reset(); });
   TimedStep("NTS-KE server stopped", [&] {
     if (nts_ke_ != nullptr) nts_ke_->Stop();
@@ -603,6 +651,19 @@ absl::Status Daemon::SetUpAlarms() {
         CertificateNotAfter(config_.nts_ke.cert_path);
     if (t.ok()) nts_cert_not_after_ = *t;
   }
+  std::vector<DataplaneStatusSource::Worker> workers;
+  for (size_t i = 0; i < lcores_.size(); ++i) {
+    workers.push_back({&stats_[i], static_cast<unsigned>(i), lcores_[i]});
+  }
+  dataplane_status_ =
+      std::make_unique<DataplaneStatusSource>(DataplaneStatusSource::Options{
+          .workers = std::move(workers),
+          .port = port_.get(),
+          .stamps = stamps_.get(),
+          .names = &names_,
+          .exporter = exporter_.get(),
+          .tsc_clock = &tsc_clock_,
+          .tsc_hz = control_->tsc().calibration().hz});
   UpdateAlarms();
   PublishDataplane();
   if (config_.alarms.snmp_agentx.empty()) return absl::OkStatus();
@@ -611,7 +672,7 @@ absl::Status Daemon::SetUpAlarms() {
   o.heartbeat_interval = config_.alarms.snmp_heartbeat_interval;
   o.software_version = ZG_VERSION;
   o.snapshots = control_.get();
-  o.dataplane = [this] { return dataplane_.Load(); };
+  o.dataplane = dataplane_status_.get();
   o.log = [](const std::string& m) { LogInfo(m); };
   ZG_ASSIGN_OR_RETURN(snmp_, snmp::SnmpAgent::Start(std::move(o)));
   return absl::OkStatus();
@@ -625,6 +686,12 @@ void Daemon::UpdateAlarms() {
     beats[i] = stats_[i].heartbeat_tsc.Load();
   }
   daemon_alarms_->UpdateWorkers(beats, core::ReadTsc(), mono);
+  if (service_ != nullptr) {
+    const servo::DrainState drain = service_->drain_state();
+    daemon_alarms_->SetDraining(
+        drain != servo::DrainState::kServing,
+        absl::StrCat("zgctl drain: ", servo::DrainStateName(drain)), mono);
+  }
   if (nts_ke_ != nullptr) {
     daemon_alarms_->UpdateNtsKe(
         nts_ke_->stats().connections_rejected.load(std::memory_order_relaxed),
@@ -633,29 +700,82 @@ void Daemon::UpdateAlarms() {
 }
 
 void Daemon::PublishDataplane() {
-  auto d = std::make_shared<DataplaneStatus>();
-  WorkerStatsSnapshot total;
-  for (size_t i = 0; i < lcores_.size(); ++i) {
-    total += WorkerStatsSnapshot::Of(stats_[i]);
+  dataplane_status_->Sample([this](servo::DataplaneStatus& d) {
+    factory_->Observe({&control_->alarms(),
+                       servo::MonotonicNs(servo::RealSystemClockOps()), &d});
+  });
+}
+
+absl::Status Daemon::SetUpService() {
+  DaemonService::Hooks hooks;
+  hooks.control = control_.get();
+  hooks.reload = [this](const std::string& reason) { return Reload(reason); };
+  hooks.ptp_subscribers = [this](uint32_t top,
+                                 PipelineFactory::PtpSubscribersDone done) {
+    factory_->QueryPtpSubscribers(top, std::move(done));
+  };
+  hooks.ntp_clients = [this](const core::NtpClientQuery& q) {
+    return factory_->QueryNtpClients(q, tsc_clock_);
+  };
+  ZG_ASSIGN_OR_RETURN(service_, DaemonService::Start(
+                                    {.socket = config_.control_socket,
+                                     .audit_log = config_.control.audit.path,
+                                     .version = ZG_VERSION},
+                                    std::move(hooks), dataplane_status_.get()));
+  return absl::OkStatus();
+}
+
+ReloadOutcome Daemon::Reload(const std::string& reason) {
+  control_->Reopen(reason);
+  ReloadOutcome out = reloader_->Reload(reason);
+  daemon_alarms_->OnReload(out.ok, out.error,
+                           servo::MonotonicNs(servo::RealSystemClockOps()));
+  if (config_.nts_ke.enabled() && !config_.nts_ke.cert_path.empty()) {
+    absl::StatusOr<core::UtcNs> t =
+        CertificateNotAfter(config_.nts_ke.cert_path);
+    if (t.ok()) nts_cert_not_after_ = *t;
   }
-  d->ports.push_back({port_->name(), port_->link().up, port_->link().speed_mbps,
-                      port_->caps().hardware_rx_stamps(), total.rx_packets,
-                      total.tx_packets});
-  factory_->Observe({&control_->alarms(),
-                     servo::MonotonicNs(servo::RealSystemClockOps()), d.get()});
-  for (size_t k = 0; k < kMaxFrameKinds; ++k) {
-    if (names_.KindNamed(k) && names_.KindName(k) == "ntp") {
-      d->ntp_requests = total.handled[k];
-      d->ntp_replies = total.replied[k];
+  out.sources = reload_targets_->source_result();
+  if (status_page_ != nullptr) {
+    if (absl::Status s = status_page_->Reload(); !s.ok()) {
+      LogWarning(absl::StrCat("status page: ", s.message(),
+                              "; the previous certificate and users stay"));
     }
   }
-  dataplane_.Publish(std::move(d));
+  return out;
+}
+
+absl::Status Daemon::SetUpStatusPage() {
+  if (!config_.status_page.enabled) return absl::OkStatus();
+  ZG_ASSIGN_OR_RETURN(
+      status_page_,
+      StatusPageService::Start(config_.status_page,
+                               {.commands = &service_->commands(),
+                                .requests = &service_->requests(),
+                                .control = control_.get(),
+                                .audit_log = config_.control.audit.path}));
+  LogInfo(absl::StrCat("status page on ",
+                       status_page_->https() ? "https://" : "http://",
+                       config_.status_page.options.address, "/"));
+  return absl::OkStatus();
 }
 
 std::string Daemon::ControlLoop() {
   const absl::Time start = absl::Now();
   absl::Time next_stats = start;
+  servo::TickSchedule schedule(
+      absl::ToInt64Nanoseconds(config_.publish_interval), MonotonicNs());
   while (g_signal.load(std::memory_order_relaxed) == 0) {
+    if (!SleepUntil(schedule.deadline_ns())) continue;  // a signal: re-check
+    const uint64_t late_before = schedule.stats().late_ticks;
+    schedule.Begin(MonotonicNs());
+    if (schedule.stats().late_ticks != late_before) {
+      LogWarning(absl::StrCat(
+          "control thread: a tick began ",
+          absl::FormatDuration(
+              absl::Nanoseconds(schedule.stats().last_lateness_ns)),
+          " late; the served model aged that much more than planned"));
+    }
     const absl::Time now = absl::Now();
     if (config_.run_for > absl::ZeroDuration() &&
         now - start >= config_.run_for) {
@@ -668,15 +788,7 @@ std::string Daemon::ControlLoop() {
       LogInfo(
           "SIGHUP: re-opening the audit log, reloading the leap file and "
           "the flagfile's reloadable flags");
-      control_->Reopen();
-      const ReloadOutcome out = reloader_->Reload();
-      daemon_alarms_->OnReload(out.ok, out.error,
-                               servo::MonotonicNs(servo::RealSystemClockOps()));
-      if (config_.nts_ke.enabled() && !config_.nts_ke.cert_path.empty()) {
-        absl::StatusOr<core::UtcNs> t =
-            CertificateNotAfter(config_.nts_ke.cert_path);
-        if (t.ok()) nts_cert_not_after_ = *t;
-      }
+      Reload("reload (SIGHUP)");
     }
     DataplaneEpochs().Reclaim();  // configs every worker has moved past
     UpdateAlarms();
@@ -698,7 +810,8 @@ std::string Daemon::ControlLoop() {
       if (ready_) notifier_.Status(StatusLine(now));
       next_stats = now + config_.stats_interval;
     }
-    absl::SleepFor(config_.publish_interval);
+    service_->AfterTick(schedule.stats());
+    dataplane_status_->Flush();  // a sample no free slot took, if any
   }
   const int sig = g_signal.load();
   const std::string why =
@@ -771,8 +884,12 @@ void Daemon::StopWorkers() {
 void Daemon::TearDown() {
   if (torn_down_) return;
   torn_down_ = true;
+  // Both read the snapshots, the control plane and the factory.
+  TimedStep("status page freed", [&] { status_page_.reset(); });
+  TimedStep("control socket freed", [&] { service_.reset(); });
+  TimedStep("SNMP subagent freed", [&] { snmp_.reset(); });
+  TimedStep("data-plane status freed", [&] { dataplane_status_.reset(); });
   // Its keystore source may point into the factory.
-  TimedStep("SNMP subagent freed", [&] { snmp_.reset(); });  // reads snapshots
   TimedStep("NTS-KE server freed", [&] { nts_ke_.reset(); });
   TimedStep("workers stopped", [&] { StopWorkers(); });
   // Before the EAL goes: EAL memory the pipeline's control side holds, and

@@ -19,6 +19,8 @@
 //   5  the protocol pipeline could not be built
 //   6  the control plane could not start (a reference source, the audit
 //      log, the TSC)
+//   7  the control socket could not be created (another zeitgeberd serves
+//      --control_socket, a bad --control_group, ...)
 #ifndef ZG_DATAPLANE_DAEMON_DAEMON_H_
 #define ZG_DATAPLANE_DAEMON_DAEMON_H_
 
@@ -35,6 +37,8 @@ enum ExitCode : int {
   kExitMetrics = 4,
   kExitPipeline = 5,
   kExitControl = 6,
+  kExitControlSocket = 7,
+  kExitStatusPage = 8,
 };
 
 // Runs zeitgeberd: `zeitgeberd [EAL options] -- [flags]`. Returns an

@@ -5,6 +5,7 @@
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/command_line.h"
 #include "dataplane/daemon/flags/alarms.h"
+#include "dataplane/daemon/flags/control_socket.h"
 #include "dataplane/daemon/flags/daemon.h"
 #include "dataplane/daemon/flags/metrics.h"
 #include "dataplane/daemon/flags/ntp.h"
@@ -49,6 +50,8 @@ const ProgramHelp& DaemonHelp() {
                .file = "dataplane/daemon/flags/alarms.cc"},
               {.title = "Status page",
                .file = "dataplane/daemon/flags/status_page.cc"},
+              {.title = "Control socket (zgctl)",
+               .file = "dataplane/daemon/flags/control_socket.cc"},
               {.title = "Daemon", .file = "dataplane/daemon/flags/daemon.cc"},
               HelpFlagGroup(),
           },
@@ -85,6 +88,7 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   c.control.alarms.hysteresis = c.alarms.hysteresis;
   ZG_ASSIGN_OR_RETURN(c.status_page, ReadStatusPageFlags());
   ZG_RETURN_IF_ERROR(ReadDaemonFlags(c));  // after c.control: its audit log
+  ZG_ASSIGN_OR_RETURN(c.control_socket, ControlSocketConfigFromFlags());
   return c;
 }
 

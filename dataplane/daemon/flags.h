@@ -25,6 +25,7 @@
 #include "dataplane/daemon/command_line.h"
 #include "dataplane/daemon/flag_help.h"
 #include "dataplane/daemon/flags/alarms.h"
+#include "dataplane/daemon/flags/control_socket.h"
 #include "dataplane/daemon/flags/daemon.h"
 #include "dataplane/daemon/flags/ntp.h"
 #include "dataplane/daemon/flags/nts.h"
@@ -80,6 +81,8 @@ struct DaemonConfig {
   // --status_* (flags/status_page.h): the status page, off when its
   // address is empty.
   StatusPageFlags status_page;
+  // --control_socket, --control_group (flags/control_socket.h).
+  ControlSocketConfig control_socket;
 };
 
 // `zeitgeberd -- --help`: the groups in order, each the flags of one file of

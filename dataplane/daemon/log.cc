@@ -18,6 +18,8 @@
 namespace zg::dataplane {
 namespace {
 
+// Written by: start-up (--log_level), the control thread (zgctl loglevel).
+// Read by: every thread that logs.
 std::atomic<int> g_level{static_cast<int>(LogLevel::kInfo)};
 
 // Whether fd 2 is the stream JOURNAL_STREAM ("DEVICE:INODE") names: then
@@ -103,11 +105,29 @@ bool LogEnabled(LogLevel level) {
   return static_cast<int>(level) <= g_level.load(std::memory_order_relaxed);
 }
 
+LogLevel GetLogLevel() {
+  return static_cast<LogLevel>(g_level.load(std::memory_order_relaxed));
+}
+
+const char* LogLevelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kError:
+      return "error";
+    case LogLevel::kWarning:
+      return "warning";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kDebug:
+      return "debug";
+  }
+  return "info";
+}
+
 std::optional<LogLevel> ParseLogLevel(absl::string_view name) {
-  if (name == "error") return LogLevel::kError;
-  if (name == "warning") return LogLevel::kWarning;
-  if (name == "info") return LogLevel::kInfo;
-  if (name == "debug") return LogLevel::kDebug;
+  for (LogLevel l : {LogLevel::kError, LogLevel::kWarning, LogLevel::kInfo,
+                     LogLevel::kDebug}) {
+    if (name == LogLevelName(l)) return l;
+  }
   return std::nullopt;
 }
 

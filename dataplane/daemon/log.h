@@ -8,7 +8,7 @@
 // (the journal keeps its own timestamps). Never called on the packet hot path.
 //
 //   LogInfo(absl::StrCat("port ", id, " started"));
-//   SetLogLevel(LogLevel::kDebug);  // --log_level=debug
+//   SetLogLevel(LogLevel::kDebug);  // --log_level=debug, zgctl loglevel
 //   if (LogEnabled(LogLevel::kDebug)) LogDebug(Expensive());
 #ifndef ZG_DATAPLANE_DAEMON_LOG_H_
 #define ZG_DATAPLANE_DAEMON_LOG_H_
@@ -27,11 +27,13 @@ enum class LogLevel : int {
   kDebug = 7,
 };
 
-// Lines less severe than `level` are dropped (default kInfo). Set once at
-// start-up, before other threads log.
+// Lines less severe than `level` are dropped (default kInfo). Any thread
+// (an atomic): --log_level at start-up, `zgctl loglevel` while running.
 void SetLogLevel(LogLevel level);
+LogLevel GetLogLevel();
 bool LogEnabled(LogLevel level);
 // "error", "warning", "info", "debug".
+const char* LogLevelName(LogLevel level);
 std::optional<LogLevel> ParseLogLevel(absl::string_view name);
 
 // Whether stderr is the journal's stream (lines then carry priorities).

@@ -12,6 +12,7 @@
 namespace zg::dataplane {
 
 absl::Status SourceReload::Reload(const ReloadArgs& reload) {
+  last_result_.reset();
   servo::SourceChangeRequest request;
   request.action = servo::SourceAction::kReplaceAll;
   ZG_ASSIGN_OR_RETURN(request.specs, SourceFlagValues(reload.args));

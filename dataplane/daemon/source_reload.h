@@ -14,7 +14,7 @@
 //   sources.ReloadableFlags();   // {"source"}
 //   ZG_RETURN_IF_ERROR(sources.Reload(reload_args));   // stages
 //   ... reload_args.plan->Commit();
-//   sources.last_result();       // what the last committed reload did
+//   sources.last_result();       // what the latest reload did to them
 //
 // Control thread only.
 #ifndef ZG_DATAPLANE_DAEMON_SOURCE_RELOAD_H_
@@ -38,7 +38,8 @@ class SourceReload {
   std::vector<std::string> ReloadableFlags() const { return {"source"}; }
   absl::Status Reload(const ReloadArgs& reload);
 
-  // The outcome of the last reload that changed the sources (committed).
+  // What the latest reload did to the sources: none when it left them as
+  // they were or was rejected as a whole.
   const std::optional<servo::SourceChangeResult>& last_result() const {
     return last_result_;
   }

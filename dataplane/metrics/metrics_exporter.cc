@@ -310,17 +310,22 @@ int MetricsExporter::listening_port() const {
   return ports.empty() ? 0 : ports.front();
 }
 
-std::string MetricsExporter::Serialize() const {
+std::vector<prometheus::MetricFamily> MetricsExporter::ModuleFamilies() const {
   std::vector<prometheus::MetricFamily> families = registry_->Collect();
-  for (const prometheus::Collectable* c :
-       {static_cast<const prometheus::Collectable*>(workers_.get()),
-        static_cast<const prometheus::Collectable*>(alarms_.get())}) {
-    if (c == nullptr) continue;
+  for (const auto& c : collectables_) {
     for (prometheus::MetricFamily& f : c->Collect()) {
       families.push_back(std::move(f));
     }
   }
-  for (const auto& c : collectables_) {
+  return families;
+}
+
+std::string MetricsExporter::Serialize() const {
+  std::vector<prometheus::MetricFamily> families = ModuleFamilies();
+  for (const prometheus::Collectable* c :
+       {static_cast<const prometheus::Collectable*>(workers_.get()),
+        static_cast<const prometheus::Collectable*>(alarms_.get())}) {
+    if (c == nullptr) continue;
     for (prometheus::MetricFamily& f : c->Collect()) {
       families.push_back(std::move(f));
     }

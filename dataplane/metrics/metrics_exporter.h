@@ -94,6 +94,10 @@ class MetricsExporter {
   int listening_port() const;
   // The current exposition, as a scrape would return it.
   std::string Serialize() const;
+  // The protocol modules' families: the registry's and those of the
+  // collectables AddCollectable gave (not the workers' or the alarms').
+  // Any thread, once set-up is over.
+  std::vector<prometheus::MetricFamily> ModuleFamilies() const;
   // The registry, for modules that export their own families (PTP). The
   // families they add are served with the rest.
   prometheus::Registry& registry() { return *registry_; }

@@ -33,6 +33,7 @@
 #include "core/time/time_types.h"
 #include "dataplane/worker/pipeline.h"
 #include "dataplane/worker/worker_stats.h"
+#include "nlohmann/json.hpp"
 
 namespace zg::dataplane {
 
@@ -115,6 +116,12 @@ class NtpPolicyFactory {
   }
   // Workers stopped, EAL still up: see PipelineFactory::Shutdown.
   virtual void Shutdown() {}
+  // Any thread: zgctl clients (PipelineFactory::QueryNtpClients).
+  virtual absl::StatusOr<nlohmann::json> QueryClients(
+      const core::NtpClientQuery& /*query*/,
+      const core::PublishedClock& /*clock*/) const {
+    return absl::UnavailableError("this NTP policy keeps no client records");
+  }
 };
 
 }  // namespace zg::dataplane

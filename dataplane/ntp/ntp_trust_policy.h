@@ -249,7 +249,7 @@ class NtpTrustPolicyFactory final : public NtpPolicyFactory {
   // The same, timed by the published clock now (the daemon's TSC clock).
   absl::StatusOr<nlohmann::json> QueryClients(
       const core::NtpClientQuery& query,
-      const core::PublishedClock& clock) const;
+      const core::PublishedClock& clock) const override;
 
   // --ntp_client_log (dataplane/ntp/ntp_client_log.h): set with the
   // configuration, started by the first control tick (control thread),

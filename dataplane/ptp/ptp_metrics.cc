@@ -21,17 +21,6 @@ constexpr core::PtpPortState kStates[] = {
     core::PtpPortState::kSlave,
 };
 
-constexpr core::PtpMessageType kSentTypes[] = {
-    core::PtpMessageType::kSync,
-    core::PtpMessageType::kFollowUp,
-    core::PtpMessageType::kAnnounce,
-    core::PtpMessageType::kDelayResp,
-    core::PtpMessageType::kPdelayResp,
-    core::PtpMessageType::kPdelayRespFollowUp,
-    core::PtpMessageType::kSignaling,
-    core::PtpMessageType::kManagement,
-};
-
 }  // namespace
 
 void PtpMetrics::Total::Set(double v) {
@@ -83,7 +72,7 @@ absl::Status PtpMetrics::Add(prometheus::Registry& r) {
                    .Name("zeitgeber_ptp_messages_sent_total")
                    .Help("PTP messages sent, by type")
                    .Register(r);
-  for (core::PtpMessageType t : kSentTypes) {
+  for (core::PtpMessageType t : kPtpSentMessageTypes) {
     sent_[static_cast<size_t>(t)] = {
         &sent.Add({{"type", core::PtpMessageTypeName(t)}})};
   }

@@ -54,6 +54,18 @@ class Gauge;
 
 namespace zg::dataplane {
 
+// The message types a grandmaster sends (metrics and zgctl count these).
+inline constexpr core::PtpMessageType kPtpSentMessageTypes[] = {
+    core::PtpMessageType::kSync,
+    core::PtpMessageType::kFollowUp,
+    core::PtpMessageType::kAnnounce,
+    core::PtpMessageType::kDelayResp,
+    core::PtpMessageType::kPdelayResp,
+    core::PtpMessageType::kPdelayRespFollowUp,
+    core::PtpMessageType::kSignaling,
+    core::PtpMessageType::kManagement,
+};
+
 class PtpMetrics {
  public:
   // `runtime` and the stats must outlive this object.

@@ -71,6 +71,11 @@ uint16_t PtpWorker::Produce(const SourceContext& ctx, rte_mbuf** out,
     ProduceUnicast(mono, now, out, &n, room);
   }
   batch_n_ = n;
+  if (config_.subscriber_export != nullptr) {  // zgctl: a slice per poll
+    config_.subscriber_export->Step(
+        service_ != nullptr ? &service_->table() : nullptr,
+        core::PtpUnicastService::Seconds(mono));
+  }
   next_poll_tsc_ = ctx.tsc + poll_period_tsc_;
   if (service_ != nullptr) {
     // Unicast timers fall due at slot starts: look again at the next one,

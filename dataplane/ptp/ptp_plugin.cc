@@ -189,6 +189,8 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
   c.tx_latch = tx_latch_.get();
   c.link_mbps = wp.link_mbps;
   c.steers_by_address = wp.steers_by_address;
+  exports_.push_back(std::make_unique<core::PtpSubscriberExport>());
+  c.subscriber_export = exports_.back().get();
   if (setup.worker_index == 0 && workers > 1 && !wp.steers_by_address &&
       config_.port.unicast_negotiation) {
     LogWarning(absl::StrCat(
@@ -222,6 +224,7 @@ void PtpPlugin::ControlStep(const ControlTick& tick) {
     return;
   }
   runtime_->Step(model, tick.tsc);
+  PollSubscriberQuery(tick.tsc, tick.tsc_hz);
 }
 
 absl::Status PtpPlugin::AddMetrics(prometheus::Registry& registry) {
@@ -238,19 +241,14 @@ void PtpPlugin::UpdateMetrics() {
 
 void PtpPlugin::Observe(const PipelineObservation& o) {
   if (runtime_ == nullptr) return;
-  constexpr char kPort[] = "ptp0";
-  uint64_t subscribers = 0, committed = 0, budget = 0;
+  constexpr const char* kPort = kPtpPortName;
+  uint64_t committed = 0, budget = 0;
   for (const auto& s : stats_) {
-    subscribers += s->unicast_subscribers.Load();
     committed += s->committed_units.Load();
     budget += s->budget_units.Load();
   }
   const core::PtpPortState state = runtime_->state();
-  if (o.status != nullptr) {
-    o.status->ptp_ports.push_back(
-        {kPort, static_cast<int>(state),
-         static_cast<int>(runtime_->gm().quality.clock_class), subscribers});
-  }
+  if (o.status != nullptr) FillStatus(o.status->ptp);
   if (o.alarms == nullptr) return;
   if (runtime_->state_changes() != observed_state_changes_) {
     if (observed_state_changes_ != 0 || runtime_->state_changes() > 1) {

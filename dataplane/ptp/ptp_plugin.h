@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/ptp/ptp_subscriber_export.h"
 #include "core/time/clock_model.h"
 #include "dataplane/daemon/flags/ptp.h"
 #include "dataplane/ptp/ptp_metrics.h"
@@ -29,6 +30,9 @@
 #include "dataplane/worker/protocol_pipeline.h"
 
 namespace zg::dataplane {
+
+// The one PTP port's name: its alarms' instance and its status row.
+inline constexpr char kPtpPortName[] = "ptp0";
 
 class PtpPlugin final : public ProtocolPlugin {
  public:
@@ -46,10 +50,15 @@ class PtpPlugin final : public ProtocolPlugin {
   void ControlStep(const ControlTick& tick) override;
   absl::Status AddMetrics(prometheus::Registry& registry) override;
   void UpdateMetrics() override;
-  // The PTP port's row (state, class, subscribers) and its alarms:
-  // ptp_port_state_changed, ptp_tx_budget_saturated (grants over 90% of
-  // --ptp_tx_budget).
+  // status->ptp (port state, the announced dataset, messages and grants;
+  // ptp_status.cc) and the port's alarms: ptp_port_state_changed,
+  // ptp_tx_budget_saturated (grants over 90% of --ptp_tx_budget).
   void Observe(const PipelineObservation& observation) override;
+  // One query at a time: each worker walks its table (core/ptp/
+  // ptp_subscriber_export.h); ControlStep answers when all have (or, after
+  // 5 s, says which has not).
+  bool QueryPtpSubscribers(
+      uint32_t top, const PipelineFactory::PtpSubscribersDone& done) override;
   // SIGHUP: new admission limits (from the re-read --ptp_* admission flags)
   // and access list (reload.config->access.ptp), validated, then staged;
   // workers take them at their next burst. Live grants keep their rates
@@ -95,6 +104,19 @@ class PtpPlugin final : public ProtocolPlugin {
   std::unique_ptr<TimesyncTxLatch> tx_latch_ =
       std::make_unique<TimesyncTxLatch>();
   std::vector<std::unique_ptr<PtpWorkerStats>> stats_;
+  // One per worker (the worker writes, the control thread reads: see the
+  // header).
+  std::vector<std::unique_ptr<core::PtpSubscriberExport>> exports_;
+  struct SubscriberQuery {
+    uint32_t top = 0;
+    PipelineFactory::PtpSubscribersDone done;
+    std::vector<uint64_t> generations;  // per worker
+    uint64_t started_tsc = 0;
+  };
+  std::optional<SubscriberQuery> query_;  // control thread
+  void PollSubscriberQuery(uint64_t tsc, double tsc_hz);
+  // The port's part of the operator status (ptp_status.cc).
+  void FillStatus(servo::PtpStatus& status) const;
   std::unique_ptr<PtpMetrics> metrics_;
   std::optional<core::ClockReader> clock_;
   uint64_t observed_state_changes_ = 0;  // Observe(): at the last call

@@ -8,15 +8,12 @@
 #include "dataplane/daemon/log.h"
 
 namespace zg::dataplane {
-namespace {
 
-std::string IdentityText(const core::PtpClockIdentity& id) {
+std::string PtpClockIdentityText(const core::PtpClockIdentity& id) {
   const auto& o = id.octets;
   return absl::StrFormat("%02x%02x%02x.%02x%02x.%02x%02x%02x", o[0], o[1], o[2],
                          o[3], o[4], o[5], o[6], o[7]);
 }
-
-}  // namespace
 
 PtpPortRuntime::PtpPortRuntime(const core::PtpPortConfig& config,
                                const core::PtpPortIdentity& port,
@@ -51,8 +48,8 @@ void PtpPortRuntime::Start(const core::ClockModel& model, uint64_t tsc) {
   const core::PtpGrandmasterView gm = core::MakePtpGrandmasterView(
       config_, port_.clock_identity, model, model.RawToTai(tsc));
   Publish(gm);
-  LogInfo(absl::StrCat("PTP port ", IdentityText(port_.clock_identity), "-",
-                       port_.port_number, ": LISTENING (domain ",
+  LogInfo(absl::StrCat("PTP port ", PtpClockIdentityText(port_.clock_identity),
+                       "-", port_.port_number, ": LISTENING (domain ",
                        config_.domain_number, ", profile ",
                        core::PtpProfileName(config_.profile), ")"));
 }
@@ -86,14 +83,14 @@ void PtpPortRuntime::Step(const core::ClockModel& model, uint64_t tsc) {
                                    ", our clockClass ", gm.quality.clock_class);
     if (d.best != nullptr) {
       absl::StrAppend(&why, ", best foreign grandmaster ",
-                      IdentityText(d.best->dataset.gm_identity), " clockClass ",
-                      d.best->dataset.gm_quality.clock_class, " priority1 ",
-                      d.best->dataset.gm_priority1);
+                      PtpClockIdentityText(d.best->dataset.gm_identity),
+                      " clockClass ", d.best->dataset.gm_quality.clock_class,
+                      " priority1 ", d.best->dataset.gm_priority1);
     }
-    LogInfo(absl::StrCat("PTP port ", IdentityText(port_.clock_identity), "-",
-                         port_.port_number, ": ",
-                         core::PtpPortStateName(before), " -> ",
-                         core::PtpPortStateName(d.state), " (", why, ")"));
+    LogInfo(absl::StrCat(
+        "PTP port ", PtpClockIdentityText(port_.clock_identity), "-",
+        port_.port_number, ": ", core::PtpPortStateName(before), " -> ",
+        core::PtpPortStateName(d.state), " (", why, ")"));
   }
   Publish(gm);
 }

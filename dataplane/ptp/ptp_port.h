@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/base/seqlock.h"
@@ -37,6 +38,9 @@
 #include "dataplane/worker/worker_stats.h"
 
 namespace zg::dataplane {
+
+// "001122.fffe.334455", as ptp4l and pmc print a clockIdentity.
+std::string PtpClockIdentityText(const core::PtpClockIdentity& id);
 
 // A foreign Announce, as a worker received it.
 struct PtpAnnounceEvent {

@@ -56,6 +56,7 @@
 #include "core/ptp/ptp_management.h"
 #include "core/ptp/ptp_negotiation.h"
 #include "core/ptp/ptp_originate.h"
+#include "core/ptp/ptp_subscriber_export.h"
 #include "core/ptp/ptp_unicast_service.h"
 #include "dataplane/clock/stamp_plan.h"
 #include "dataplane/ptp/ptp_port.h"
@@ -162,6 +163,9 @@ struct PtpWorkerConfig {
   // WorkerPort::steers_by_address: with it, grants are enforced with any
   // number of workers.
   bool steers_by_address = true;
+  // zgctl ptp subscribers: this worker's share, walked a slice per poll
+  // when asked (null: never asked).
+  core::PtpSubscriberExport* subscriber_export = nullptr;
 };
 
 class PtpWorker : public std::enable_shared_from_this<PtpWorker> {

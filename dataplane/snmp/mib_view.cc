@@ -113,26 +113,33 @@ void PutSources(MibView& v, const servo::ControlPlaneStatus& st) {
   }
 }
 
-void PutDataplane(MibView& v, const DataplaneStatus& d) {
+void PutDataplane(MibView& v, const servo::DataplaneStatus& d) {
   for (size_t i = 0; i < d.ports.size(); ++i) {
-    const PortStatus& p = d.ports[i];
+    const servo::PortStatus& p = d.ports[i];
     const uint32_t row = static_cast<uint32_t>(i + 1);
+    // Frames the workers received and sent on it.
+    uint64_t rx = 0, tx = 0;
+    for (const servo::WorkerStatus& w : d.workers) {
+      if (w.port != p.name) continue;
+      rx += w.rx_packets;
+      tx += w.tx_packets;
+    }
     v.Put(Concat(kZgPortName, {row}), Value::Str(p.name));
     v.Put(Concat(kZgPortLinkUp, {row}), Value::Int(Truth(p.link_up)));
     v.Put(Concat(kZgPortSpeed, {row}), Gauge(p.speed_mbps));
     v.Put(Concat(kZgPortHardwareTimestamps, {row}),
           Value::Int(Truth(p.hardware_timestamps)));
-    v.Put(Concat(kZgPortRxPackets, {row}), Counter64(p.rx_packets));
-    v.Put(Concat(kZgPortTxPackets, {row}), Counter64(p.tx_packets));
+    v.Put(Concat(kZgPortRxPackets, {row}), Counter64(rx));
+    v.Put(Concat(kZgPortTxPackets, {row}), Counter64(tx));
   }
-  for (size_t i = 0; i < d.ptp_ports.size(); ++i) {
-    const PtpPortStatus& p = d.ptp_ports[i];
-    const uint32_t row = static_cast<uint32_t>(i + 1);
-    v.Put(Concat(kZgPtpPortName, {row}), Value::Str(p.name));
-    v.Put(Concat(kZgPtpPortState, {row}), Value::Int(p.state));
+  if (d.ptp.enabled) {
+    const servo::PtpStatus& p = d.ptp;
+    const uint32_t row = 1;
+    v.Put(Concat(kZgPtpPortName, {row}), Value::Str(p.port));
+    v.Put(Concat(kZgPtpPortState, {row}), Value::Int(p.port_state_value));
     v.Put(Concat(kZgPtpPortClockClass, {row}), Value::Int(p.clock_class));
     v.Put(Concat(kZgPtpPortSubscribers, {row}),
-          Gauge(static_cast<int64_t>(p.unicast_subscribers)));
+          Gauge(static_cast<int64_t>(p.subscribers)));
   }
 }
 
@@ -233,12 +240,11 @@ void PutNtpv4(MibView& v, const MibInputs& in) {
                                                              : 0));
   }
   if (in.dataplane != nullptr) {
+    const servo::FrameKindCount ntp = in.dataplane->server.Frames("ntp");
     status(ntpv4::kInPkts,
-           Value::Unsigned(ValueType::kCounter32,
-                           in.dataplane->ntp_requests & 0xffffffffu));
+           Value::Unsigned(ValueType::kCounter32, ntp.received & 0xffffffffu));
     status(ntpv4::kOutPkts,
-           Value::Unsigned(ValueType::kCounter32,
-                           in.dataplane->ntp_replies & 0xffffffffu));
+           Value::Unsigned(ValueType::kCounter32, ntp.replied & 0xffffffffu));
   }
 }
 

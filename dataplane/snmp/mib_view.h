@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "core/time/time_types.h"
-#include "dataplane/daemon/dataplane_status.h"
 #include "servo/alarms/alarm_set.h"
+#include "servo/api/dataplane_status.h"
 #include "servo/control/control_status.h"
 
 namespace zg::dataplane::snmp {
@@ -86,7 +86,7 @@ class MibView {
 struct MibInputs {
   const servo::ControlPlaneStatus* status = nullptr;  // null: not yet
   const servo::AlarmTable* alarms = nullptr;
-  const DataplaneStatus* dataplane = nullptr;
+  const servo::DataplaneStatus* dataplane = nullptr;
   core::UtcNs now_utc;
   int64_t uptime_centiseconds = 0;
   int heartbeat_interval_s = 0;

@@ -104,8 +104,8 @@ struct SnmpAgent::Impl {
     const SnmpAgent::Options& o = agent->options_;
     std::shared_ptr<const servo::ControlPlaneStatus> st = o.snapshots->Status();
     std::shared_ptr<const servo::AlarmTable> alarms = o.snapshots->Alarms();
-    std::shared_ptr<const DataplaneStatus> dp =
-        o.dataplane ? o.dataplane() : nullptr;
+    std::shared_ptr<const servo::DataplaneStatus> dp =
+        o.dataplane != nullptr ? o.dataplane->Read() : nullptr;
     MibInputs in;
     in.status = st.get();
     in.alarms = alarms.get();

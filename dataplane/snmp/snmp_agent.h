@@ -4,7 +4,7 @@
 // --snmp_agentx, registers ZEITGEBER-MIB's subtree and the NTPv4-MIB
 // objects it serves (mib_view.h), and answers GET, GETNEXT (walks) and the
 // two command SETs from the snapshots the control thread publishes
-// (servo::ControlSnapshots, DataplaneStatus): it never calls into the
+// (servo::ControlSnapshots, servo::DataplaneView): it never calls into the
 // control thread, so a slow or hostile manager cannot delay the servo.
 //
 // Notifications, sent through the master (which forwards them to its
@@ -34,7 +34,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "dataplane/daemon/dataplane_status.h"
+#include "servo/api/status_board.h"
 #include "servo/control/control_snapshots.h"
 
 namespace zg::dataplane::snmp {
@@ -48,8 +48,8 @@ class SnmpAgent {
     absl::Duration heartbeat_interval = absl::Seconds(60);  // 0: none
     std::string software_version;
     const servo::ControlSnapshots* snapshots = nullptr;  // required
-    // The latest data-plane snapshot (may be empty, or return null).
-    std::function<std::shared_ptr<const DataplaneStatus>()> dataplane;
+    // The data plane's snapshot (servo/api/status_board.h); may be null.
+    const servo::DataplaneView* dataplane = nullptr;
     std::function<void(const std::string&)> log;  // may be empty
   };
 

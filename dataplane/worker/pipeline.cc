@@ -1,6 +1,7 @@
 #include "dataplane/worker/pipeline.h"
 
 #include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
 
 namespace zg::dataplane {
 
@@ -21,6 +22,12 @@ absl::Status Pipeline::SetHandler(uint8_t kind,
   }
   handlers_[kind] = std::move(handler);
   return absl::OkStatus();
+}
+
+absl::StatusOr<nlohmann::json> PipelineFactory::QueryNtpClients(
+    const core::NtpClientQuery& /*query*/,
+    const core::PublishedClock& /*clock*/) const {
+  return absl::UnavailableError("this server keeps no NTP client records");
 }
 
 }  // namespace zg::dataplane

@@ -61,18 +61,23 @@
 #include "dataplane/clock/stamp_plan.h"
 #include "dataplane/clock/timestamper.h"
 #include "dataplane/clock/tx_scheduler.h"
-#include "dataplane/daemon/dataplane_status.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/port/interface_address.h"
 #include "dataplane/trust/reload.h"
 #include "dataplane/worker/worker_stats.h"
+#include "nlohmann/json_fwd.hpp"
 #include "servo/alarms/alarm_set.h"
+#include "servo/api/dataplane_status.h"
 #include "servo/audit/audit_log.h"
 
 namespace prometheus {
 class Collectable;
 class Registry;
 }  // namespace prometheus
+
+namespace zg::core {
+struct NtpClientQuery;  // core/ntp/ntp_client_query.h
+}  // namespace zg::core
 
 namespace zg::dataplane {
 
@@ -346,12 +351,14 @@ struct ControlTick {
 };
 
 // What the control thread asks a pipeline each stats interval: its alarm
-// conditions (set on `alarms`, servo/alarms/alarm_set.h) and the rows it adds
-// to the operator surfaces' snapshot (PTP ports). Control thread.
+// conditions (set on `alarms`, servo/alarms/alarm_set.h) and its part of
+// the operator surfaces' snapshot (PTP: status->ptp; servo/api/
+// dataplane_status.h), which zgctl, the SNMP agent and the status page
+// read. Control thread; either pointer may be null.
 struct PipelineObservation {
   servo::AlarmSet* alarms = nullptr;
   int64_t mono_ns = 0;
-  DataplaneStatus* status = nullptr;
+  servo::DataplaneStatus* status = nullptr;
 };
 
 // Builds the protocol pipeline: names first (once, before any worker), then
@@ -359,7 +366,8 @@ struct PipelineObservation {
 // The optional hooks give a pipeline a control-plane side (PTP's BMCA):
 // Configure right after flag parsing (an error exits with kExitConfig),
 // ControlStep every --publish_interval on the control thread, AddMetrics
-// once the exporter runs (then UpdateMetrics with every exporter update),
+// once the exporter runs (then UpdateMetrics and Observe with every
+// exporter update),
 // Reload on SIGHUP, Report then Shutdown at the end.
 class PipelineFactory {
  public:
@@ -380,7 +388,21 @@ class PipelineFactory {
   ScrapeCollectables() {
     return {};
   }
+  // Control thread, every --stats_interval (after UpdateMetrics).
   virtual void Observe(const PipelineObservation& /*observation*/) {}
+  // Control thread: gathers the `top` busiest PTP unicast subscribers from
+  // the workers' tables; `done` runs on the control thread, now or at a
+  // later ControlStep (the workers walk their tables a slice per poll).
+  using PtpSubscribersDone =
+      std::function<void(absl::StatusOr<servo::PtpSubscribers>)>;
+  virtual void QueryPtpSubscribers(uint32_t /*top*/, PtpSubscribersDone done) {
+    done(absl::UnavailableError("PTP is off (zeitgeberd --ptp)"));
+  }
+  // Any thread (the control socket's): zgctl clients, the workers' NTP
+  // client records (core/ntp/ntp_client_query.h) timed by `clock`.
+  virtual absl::StatusOr<nlohmann::json> QueryNtpClients(
+      const core::NtpClientQuery& /*query*/,
+      const core::PublishedClock& /*clock*/) const;
   // The flags (names without "--") Reload applies; a change to any other
   // flag on SIGHUP is reported as needing a restart.
   virtual std::vector<std::string> ReloadableFlags() const { return {}; }

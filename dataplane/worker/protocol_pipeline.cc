@@ -135,6 +135,23 @@ void ProtocolPipelineFactory::Observe(const PipelineObservation& o) {
   for (ProtocolPlugin* plugin : options_.plugins) plugin->Observe(o);
 }
 
+void ProtocolPipelineFactory::QueryPtpSubscribers(uint32_t top,
+                                                  PtpSubscribersDone done) {
+  for (ProtocolPlugin* plugin : options_.plugins) {
+    if (plugin->QueryPtpSubscribers(top, done)) return;
+  }
+  PipelineFactory::QueryPtpSubscribers(top, std::move(done));
+}
+
+absl::StatusOr<nlohmann::json> ProtocolPipelineFactory::QueryNtpClients(
+    const core::NtpClientQuery& query,
+    const core::PublishedClock& clock) const {
+  if (options_.ntp_policy == nullptr) {
+    return PipelineFactory::QueryNtpClients(query, clock);
+  }
+  return options_.ntp_policy->QueryClients(query, clock);
+}
+
 std::vector<std::string> ProtocolPipelineFactory::ReloadableFlags() const {
   std::vector<std::string> flags;
   if (options_.ntp_auth != nullptr)

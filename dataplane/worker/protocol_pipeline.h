@@ -60,6 +60,12 @@ class ProtocolPlugin {
     return {};
   }
   virtual void Observe(const PipelineObservation& /*observation*/) {}
+  // PipelineFactory::QueryPtpSubscribers; false: not this plugin's (then
+  // `done` is left alone).
+  virtual bool QueryPtpSubscribers(
+      uint32_t /*top*/, const PipelineFactory::PtpSubscribersDone& /*done*/) {
+    return false;
+  }
   virtual std::vector<std::string> ReloadableFlags() const { return {}; }
   virtual absl::Status Reload(const ReloadArgs& /*reload*/) {
     return absl::OkStatus();
@@ -101,6 +107,11 @@ class ProtocolPipelineFactory final : public PipelineFactory {
   std::vector<std::shared_ptr<prometheus::Collectable>> ScrapeCollectables()
       override;
   void Observe(const PipelineObservation& observation) override;
+  void QueryPtpSubscribers(uint32_t top, PtpSubscribersDone done) override;
+  // The NTP policy's client records (NtpPolicyFactory::QueryClients).
+  absl::StatusOr<nlohmann::json> QueryNtpClients(
+      const core::NtpClientQuery& query,
+      const core::PublishedClock& clock) const override;
   // The NTP policy's and the plugins' together.
   std::vector<std::string> ReloadableFlags() const override;
   // The NTP policy first, then the plugins in order; the first error wins.

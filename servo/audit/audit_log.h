@@ -72,8 +72,11 @@ enum class AuditEvent : uint8_t {
                    // enabled or disabled while running (or refused)
   kAlarmRaised,    // servo/alarms/alarm_set.h
   kAlarmCleared,
-  kAccessDenied,   // an operator surface refused a login (the status page)
+  kAccessDenied,  // an operator surface refused a login (the status page);
+                  // the last: kAuditEventCount
 };
+inline constexpr int kAuditEventCount =
+    static_cast<int>(AuditEvent::kAccessDenied) + 1;
 // "start", "stop", "source_up", "source_down", "selection_switch",
 // "sample_rejected", "step", "lock", "holdover_enter", "holdover_exit",
 // "class_change", "leap_scheduled", "leap_applied", "config_change",

@@ -14,18 +14,6 @@
 namespace zg::servo {
 namespace {
 
-const char* LeapKindName(core::LeapPending kind) {
-  switch (kind) {
-    case core::LeapPending::kInsert:
-      return "insert";
-    case core::LeapPending::kDelete:
-      return "delete";
-    case core::LeapPending::kNone:
-      break;
-  }
-  return "none";
-}
-
 // Which discipline events the operator's log shows, and how loudly.
 std::optional<LogLevel> LogLevelFor(EventKind kind) {
   switch (kind) {
@@ -101,7 +89,7 @@ ControlPlane::~ControlPlane() { Stop("shutdown"); }
 
 absl::Status ControlPlane::Init() {
   start_mono_ = MonotonicNs(*ops_);
-  LoadLeaps(nullptr);
+  LoadLeaps("");
   DisciplineConfig dc = config_.discipline;
   dc.raw_nominal_hz = tsc_->NominalHz();
   int64_t interval = config_.sources.front().sample_interval_ns;
@@ -153,7 +141,7 @@ absl::Status ControlPlane::Init() {
   return absl::OkStatus();
 }
 
-void ControlPlane::LoadLeaps(const char* why) {
+void ControlPlane::LoadLeaps(const std::string& why) {
   int64_t realtime = 0;
   ops_->ReadNs(CLOCK_REALTIME, &realtime);
   LeapTableLoad load = LoadLeapTable(config_.leap_file, core::UtcNs{realtime});
@@ -162,11 +150,11 @@ void ControlPlane::LoadLeaps(const char* why) {
   leap_warnings_ = std::move(load.warnings);
   Log(LogLevel::kInfo, absl::StrCat("leap seconds: ", leap_table_.Describe()));
   for (const std::string& w : leap_warnings_) Log(LogLevel::kWarning, w);
-  if (why == nullptr) return;  // start-up: recorded with the start record
+  if (why.empty()) return;  // start-up: recorded with the start record
   AuditRecord r;
   r.tai = SystemTai();
   r.event = AuditEvent::kConfigChange;
-  r.values.push_back({"reason", std::string(why)});
+  r.values.push_back({"reason", why});
   r.values.push_back({"leap_file", config_.leap_file});
   r.values.push_back({"leap_table", leap_table_.Describe()});
   r.values.push_back({"changed", leap_table_.Describe() != before});
@@ -195,6 +183,7 @@ void ControlPlane::Tick() {
   }
   PollSources(mono);
   const uint64_t raw_now = tsc_->NowTicks();
+  last_tick_raw_ = raw_now;
   UpdateLeap(raw_now);
   published_ = discipline_->Update(raw_now);
   tsc_out_->Write(published_);
@@ -215,7 +204,10 @@ void ControlPlane::PollSources(int64_t mono) {
     s.next_poll_mono = mono + s.spec.poll_interval_ns;
     samples_.clear();
     ++s.polls;
-    if (!s.source->Poll(&samples_).ok()) ++s.poll_errors;
+    const bool ok = s.source->Poll(&samples_).ok();
+    if (!ok) ++s.poll_errors;
+    s.reach = static_cast<uint8_t>((s.reach << 1) |
+                                   (ok && !samples_.empty() ? 1 : 0));
     discipline_->AddSamples(s.index, samples_);
     CheckSourceHealth(s);
   }
@@ -251,7 +243,8 @@ void ControlPlane::UpdateLeap(uint64_t raw_now) {
   AuditRecord r;
   r.tai = now;
   r.event = c->applied ? AuditEvent::kLeapApplied : AuditEvent::kLeapScheduled;
-  r.values.push_back({"kind", std::string(LeapKindName(c->leap.kind))});
+  r.values.push_back(
+      {"kind", std::string(core::LeapPendingName(c->leap.kind))});
   r.values.push_back({"leap_tai_ns", c->leap.tai.value});
   r.values.push_back({"day_ends_utc", core::FormatUtc(c->leap.utc)});
   r.values.push_back(
@@ -374,7 +367,7 @@ void ControlPlane::Log(LogLevel level, const std::string& message) const {
 // ---- Signals, shutdown, status
 // ------------------------------------------------
 
-void ControlPlane::Reopen() {
+void ControlPlane::Reopen(const std::string& why) {
   if (audit_ != nullptr) {
     if (absl::Status s = audit_->Reopen(); !s.ok()) {
       Log(LogLevel::kError, absl::StrCat("audit log reopen: ", s.message()));
@@ -383,7 +376,8 @@ void ControlPlane::Reopen() {
           absl::StrCat("audit log reopened: ", audit_->path()));
     }
   }
-  LoadLeaps("SIGHUP: audit log reopened, leap-second file reloaded");
+  LoadLeaps(
+      absl::StrCat(why, ": audit log reopened, leap-second file reloaded"));
 }
 
 void ControlPlane::Stop(const std::string& reason) {
@@ -412,10 +406,16 @@ ControlPlaneStatus ControlPlane::Snapshot() const {
   ControlPlaneStatus st;
   st.model = published_;
   st.discipline = discipline_->status();
+  st.holdover_in_spec_limit_ns = config_.discipline.holdover.in_spec_limit_ns;
+  st.holdover_in_spec_left_s = discipline_->HoldoverInSpecLeftS(last_tick_raw_);
+  st.uptime_ns = MonotonicNs(*ops_) - start_mono_;
+  st.now_tai = ServedTai(tsc_->NowTicks());
+  st.now_utc = leap_table_.TaiToUtc(st.now_tai);
   st.tsc = tsc_->calibration();
   for (const Source& s : sources_) {
     SourceSnapshot snap;
     snap.name = s.name();
+    snap.reach = s.reach;
     snap.kind = s.source->info().kind;
     snap.spec = s.spec.text;
     snap.priority = s.priority;

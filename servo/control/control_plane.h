@@ -113,9 +113,10 @@ class ControlPlane final : public ControlSnapshots {
   // publish interval (100 ms).
   void Tick();
 
-  // SIGHUP: re-open the audit log (after logrotate moved it) and reload the
-  // leap-second file; both are recorded (config_change).
-  void Reopen();
+  // SIGHUP (or zgctl reload): re-open the audit log (after logrotate moved
+  // it) and reload the leap-second file; both are recorded (config_change,
+  // reason "<why>: ...").
+  void Reopen(const std::string& why = "SIGHUP");
 
   // Records a configuration change made elsewhere (the data plane's SIGHUP
   // reload: dataplane/daemon/config_reload.h) as a config_change record.
@@ -186,6 +187,7 @@ class ControlPlane final : public ControlSnapshots {
     int64_t next_poll_mono = 0;
     uint64_t polls = 0;
     uint64_t poll_errors = 0;
+    uint8_t reach = 0;  // bit 0: the latest poll gave a sample
     SourceHealth last_health = SourceHealth::kUnknown;
 
     const std::string& name() const { return source->info().name; }
@@ -205,7 +207,8 @@ class ControlPlane final : public ControlSnapshots {
   ControlPlane(ControlPlaneConfig config, core::PublishedClock* tsc_out,
                std::unique_ptr<TscClock> tsc, SystemClockOps* ops);
   absl::Status Init();
-  void LoadLeaps(const char* why);
+  // `why` empty: at start (recorded with the start record).
+  void LoadLeaps(const std::string& why);
 
   // control_sources.cc: the sources in force and changes to them.
   SourceEnv Env() const;
@@ -279,6 +282,7 @@ class ControlPlane final : public ControlSnapshots {
   core::ClockModel published_;
   int64_t next_refine_mono_ = 0;
   int64_t start_mono_ = 0;
+  uint64_t last_tick_raw_ = 0;
   uint64_t ticks_ = 0;
   std::string last_audit_error_;
   bool stopped_ = true;  // until the start record is written

@@ -4,7 +4,9 @@
 // clock correlations, the audit log and the leap table.
 //
 // Plain values, copied out by ControlPlane::Snapshot() on the control thread
-// (the metrics exporter runs on the same thread).
+// (the metrics exporter runs on the same thread). Other threads (the control
+// socket, the status page) read the copy the control thread publishes each
+// tick (servo/api/status_board.h); servo/api/status_json.h gives its JSON.
 //
 //   ControlPlaneStatus s = control->Snapshot();
 //   for (const SourceSnapshot& src : s.sources) ... src.discipline.selected
@@ -39,12 +41,22 @@ struct SourceSnapshot {
                             // offset, sample and rejection counters
   uint64_t polls = 0;
   uint64_t poll_errors = 0;
+  // The last 8 polls, newest in bit 0: 1 where the poll gave a sample
+  // (chronyc's reach register, polled at the source's own interval).
+  uint8_t reach = 0;
   std::optional<GnssStatus> gnss;  // gpsd sources only
 };
 
 struct ControlPlaneStatus {
   core::ClockModel model;  // the TSC model last published
   DisciplineStatus discipline;
+  // --holdover_in_spec_limit, and how long the bound stays within it
+  // without a sample (ClockDiscipline::HoldoverInSpecLeftS; -1: unknown).
+  int64_t holdover_in_spec_limit_ns = 0;
+  double holdover_in_spec_left_s = -1;
+  int64_t uptime_ns = 0;  // since the control plane started
+  core::TaiNs now_tai;    // the served time when the snapshot was taken
+  core::UtcNs now_utc;    // the same instant in UTC (the leap table's)
   TscCalibration tsc;
   std::vector<SourceSnapshot> sources;
   std::vector<NicClockStatus> nics;

@@ -94,13 +94,29 @@ bool SourceChangeTicket::Take() {
   return true;
 }
 
+void SourceChangeTicket::OnDone(
+    std::function<void(const SourceChangeResult&)> done) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (state_ != State::kDone) {
+    done_ = std::move(done);
+    return;
+  }
+  const SourceChangeResult result = result_;
+  lock.unlock();
+  done(result);
+}
+
 void SourceChangeTicket::Complete(SourceChangeResult result) {
+  std::function<void(const SourceChangeResult&)> done;
   {
     std::lock_guard<std::mutex> lock(mu_);
     result_ = std::move(result);
     state_ = State::kDone;
+    done = std::move(done_);
+    done_ = nullptr;
   }
   cv_.notify_all();
+  if (done) done(result_);
 }
 
 }  // namespace zg::servo

@@ -26,6 +26,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -121,6 +122,13 @@ class SourceChangeTicket {
   // audit log).
   SourceChangeResult Wait(absl::Duration timeout);
 
+  // Any thread: `done` gets the answer once it is in, on the thread that
+  // completes the ticket (the control thread, or the submitting one for a
+  // request refused at once), or here if it is in already. It must not
+  // block (the control socket's thread wakes itself). At most one; a
+  // request with one is never withdrawn (it is applied at the next Tick).
+  void OnDone(std::function<void(const SourceChangeResult&)> done);
+
   // Control thread: true if the request is still wanted (then it must be
   // completed), false if withdrawn.
   bool Take();
@@ -133,6 +141,7 @@ class SourceChangeTicket {
   std::condition_variable cv_;
   State state_ = State::kQueued;  // guarded by mu_
   SourceChangeResult result_;     // guarded by mu_; set when kDone
+  std::function<void(const SourceChangeResult&)> done_;  // guarded by mu_
 };
 
 }  // namespace zg::servo

@@ -115,8 +115,13 @@ struct SourceStatus {
   bool suspect = false;       // consecutive jump-gate failures
   bool falseticker = false;   // out-voted at the last selection
   double last_offset_ns = 0;  // latest sample vs the model
-  uint64_t samples = 0;       // offered (after burst reduction)
-  uint64_t accepted = 0;      // fed to the servo
+  // RMS of the differences between successive offsets (exponential average,
+  // weight 1/8, as RFC 5905's peer jitter); 0 until two samples.
+  double jitter_ns = 0;
+  int64_t last_uncertainty_ns = -1;  // the latest sample's; -1: none yet
+  core::TaiNs last_sample_tai;       // its taken_at (0: none yet)
+  uint64_t samples = 0;              // offered (after burst reduction)
+  uint64_t accepted = 0;             // fed to the servo
   uint64_t outliers = 0;
   uint64_t jumps = 0;
   uint64_t invalid = 0;
@@ -183,6 +188,13 @@ class ClockDiscipline {
   const SourceStatus& source_status(int source) const;
   const Servo& servo() const { return *servo_; }
   const FrequencyEstimator& estimator() const { return estimator_; }
+  // How long the served time stays within the holdover in-spec limit from
+  // raw `raw_now` on without an accepted sample (seconds): in holdover, what
+  // is left of it; while tracking, how long a holdover that began now would
+  // last. 0 when the bound is already past the limit; -1 before the first
+  // accepted sample. Capped at kHoldoverHorizonS.
+  double HoldoverInSpecLeftS(uint64_t raw_now) const;
+  static constexpr double kHoldoverHorizonS = 10.0 * 365 * 86400;
 
  private:
   // Per-source state; written and read by the control thread only.
@@ -195,8 +207,9 @@ class ClockDiscipline {
     std::vector<ReferenceSample> pending;  // filtered, not yet processed
     bool has_latest = false;
     ReferenceSample latest;
-    int gate_failures = 0;  // consecutive jump-gate failures
-    bool removed = false;   // RemoveSource: the slot awaits reuse
+    bool has_offset = false;  // status.last_offset_ns holds one (jitter)
+    int gate_failures = 0;    // consecutive jump-gate failures
+    bool removed = false;     // RemoveSource: the slot awaits reuse
   };
 
   explicit ClockDiscipline(const DisciplineConfig& config,

@@ -4,7 +4,8 @@
 // AdvanceState (step 4 of Update) drives the HoldoverStateMachine, and
 // OnStateChange reports locks and holdover entry/exit, switches the servo to
 // the holdover frequency (EnterHoldover, also called by Update to coast) and
-// forgets the servo's state on FREERUN.
+// forgets the servo's state on FREERUN. HoldoverInSpecLeftS predicts how
+// long the bound stays within the in-spec limit.
 #include <algorithm>
 #include <cstdint>
 
@@ -92,6 +93,34 @@ void ClockDiscipline::OnStateChange(uint64_t raw_now, SyncState from,
   e.to_state = to;
   e.limit_ns = have_sample_ ? ToNs(BoundNs(raw_now)) : -1;
   Emit(e);
+}
+
+double ClockDiscipline::HoldoverInSpecLeftS(uint64_t raw_now) const {
+  if (!have_sample_) return -1;
+  const double limit = static_cast<double>(config_.holdover.in_spec_limit_ns);
+  // The bound `tau` seconds from now, in the holdover that runs (or would
+  // begin now): monotonic in tau, so bisection finds where it meets the
+  // limit.
+  const double f_unc = FrequencyUncertaintyPpb();
+  const double bound_now = BoundNs(raw_now);
+  auto bound_at = [&](double tau) {
+    return in_holdover_
+               ? BoundNs(raw_now, tau)
+               : HoldoverBoundNs(config_.oscillator, config_.environment,
+                                 bound_now, f_unc, tau);
+  };
+  if (bound_at(0) > limit) return 0;
+  if (bound_at(kHoldoverHorizonS) <= limit) return kHoldoverHorizonS;
+  double lo = 0, hi = kHoldoverHorizonS;
+  for (int i = 0; i < 64 && hi - lo > 1e-3; ++i) {
+    const double mid = (lo + hi) / 2;
+    if (bound_at(mid) > limit) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  return lo;
 }
 
 }  // namespace zg::servo

@@ -53,12 +53,20 @@ void ClockDiscipline::AddSamples(int source,
   ++src.status.samples;
   src.has_latest = true;  // the source is alive, whatever we make of it
   src.latest = *best;
+  src.status.last_uncertainty_ns = best->uncertainty_ns;
+  src.status.last_sample_tai = best->taken_at;
   if (!servo_->initialized()) {
     src.pending.assign(1, *best);  // the first sample sets the clock
     return;
   }
   const double offset =
       servo_->model().OffsetNs(best->raw_ticks, best->reference_tai);
+  if (src.has_offset) {
+    const double d = offset - src.status.last_offset_ns;
+    const double var = src.status.jitter_ns * src.status.jitter_ns;
+    src.status.jitter_ns = std::sqrt(var + (d * d - var) / 8);
+  }
+  src.has_offset = true;
   src.status.last_offset_ns = offset;
   if (!PassesJumpGate(source, *best, offset)) return;
   const bool gate = machine_.state() == SyncState::kLocked;

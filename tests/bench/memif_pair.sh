@@ -42,7 +42,7 @@ memif_start_zeitgeberd() {
   # shellcheck disable=SC2046  # memif_eal's words
   timeout "$timeout_s" "$ZGD" $(memif_eal s) \
     --vdev="net_memif0,role=server,socket=$SOCK,mac=$mac" -- \
-    --port=net_memif0 --require_system_clock_sync=false "$@" \
+    --port=net_memif0 --require_system_clock_sync=false --control_socket= "$@" \
     >"$WORK/zeitgeberd.log" 2>&1 &
   ZGD_PID=$!
   zg_wait_started "$WORK/zeitgeberd.log" "zeitgeberd running" 20 "$ZGD_PID" ||

@@ -4,7 +4,8 @@
 // zeitgeberd's --source=gpsd. zeitgeberd must connect, take gpsd's fix and
 // satellite view, select it as its reference and say so in the audit log,
 // and export the fix and the satellites per constellation; the exposition
-// must pass promtool.
+// must pass promtool; zgctl sourcestats must show the same fix and
+// satellites.
 //
 // gpsfake replays the log's own date (2024-03-10T12:00:00Z..04Z) with serial
 // time only (TOFF, 0.5 s error): the first sample sets the served time at
@@ -75,17 +76,32 @@ TEST(ZeitgeberdGpsdTest, SelectsGpsdAndExportsGpsAndBeidou) {
   auto dir = testutil::TempDir::Create("gpsd-e2e");
   ASSERT_TRUE(dir.ok()) << dir.status();
   const std::string audit = dir->File("audit.jsonl");
+  const std::string control_socket = dir->File("zg.sock");
   const uint16_t port = testutil::FreeLoopbackPort();
   const std::string source = absl::StrCat("gpsd:127.0.0.1:", port);
 
   // zeitgeberd first, retrying gpsd every 250 ms, so it is watching when
   // gpsfake starts feeding the log.
   auto zg = testutil::Subprocess::Start(
-      {zeitgeberd, "--no-huge", "-m", "256", "--no-shconf", "--no-pci",
-       "--no-telemetry", "--file-prefix", absl::StrCat("zggpsd", getpid()),
-       "--log-level=lib.eal:error", "-l", "0-1", "--vdev=net_ring0", "--",
-       "--metrics_address=127.0.0.1:0", "--stats_interval=100ms",
-       "--source=" + source + ",reconnect_max=250ms", "--audit_log=" + audit,
+      {zeitgeberd,
+       "--no-huge",
+       "-m",
+       "256",
+       "--no-shconf",
+       "--no-pci",
+       "--no-telemetry",
+       "--file-prefix",
+       absl::StrCat("zggpsd", getpid()),
+       "--log-level=lib.eal:error",
+       "-l",
+       "0-1",
+       "--vdev=net_ring0",
+       "--",
+       "--metrics_address=127.0.0.1:0", "--status_address=",
+       "--control_socket=" + control_socket,
+       "--stats_interval=100ms",
+       "--source=" + source + ",reconnect_max=250ms",
+       "--audit_log=" + audit,
        "--audit_fsync=every_record"});
   ASSERT_TRUE(zg.ok()) << zg.status();
   int metrics_port = 0;
@@ -159,6 +175,41 @@ TEST(ZeitgeberdGpsdTest, SelectsGpsdAndExportsGpsAndBeidou) {
   EXPECT_GE(
       Metric(scrape, "zeitgeber_gnss_messages_total{class=\"tpv\"," + g + "}"),
       1);
+  // zgctl says the same: the fix and the satellites per constellation.
+  const char* zgctl = std::getenv("ZG_ZGCTL");
+  ASSERT_NE(zgctl, nullptr);
+  nlohmann::json gnss;
+  testutil::PollUntil(testutil::DeadlineIn(absl::Seconds(10)), [&] {
+    absl::StatusOr<testutil::CommandResult> r = testutil::RunCommand(
+        {zgctl, "--socket=" + control_socket, "--json", "sourcestats"},
+        absl::Seconds(10));
+    if (!r.ok() || !r->ok()) return false;
+    const nlohmann::json j =
+        nlohmann::json::parse(r->stdout_text, nullptr, false);
+    if (!j.is_object() || j["sources"].empty()) return false;
+    gnss = j["sources"][0]["gnss"];
+    return gnss.is_object() && gnss["fix_mode"] == 3 &&
+           gnss["constellations"]["beidou"]["used"] == 4;
+  });
+  ASSERT_TRUE(gnss.is_object()) << "zgctl sourcestats: no GNSS";
+  EXPECT_EQ(gnss["fix"], "3d");
+  EXPECT_EQ(gnss["connected"], true);
+  EXPECT_EQ(gnss["constellations"]["beidou"]["used"], 4);
+  EXPECT_EQ(gnss["constellations"]["beidou"]["seen"], 6);
+  EXPECT_EQ(gnss["constellations"]["gps"]["used"], 5);
+  EXPECT_EQ(gnss["constellations"]["gps"]["seen"], 7);
+  EXPECT_EQ(gnss["constellations"]["galileo"]["seen"], 0);
+  absl::StatusOr<testutil::CommandResult> human = testutil::RunCommand(
+      {zgctl, "--socket=" + control_socket, "sourcestats"}, absl::Seconds(10));
+  ASSERT_TRUE(human.ok() && human->ok());
+  EXPECT_THAT(human->stdout_text, HasSubstr(source + ": connected, fix 3d"));
+  EXPECT_THAT(human->stdout_text, HasSubstr("  beidou         4     6\n"));
+  EXPECT_THAT(human->stdout_text, HasSubstr("  gps            5     7\n"));
+  absl::StatusOr<testutil::CommandResult> sources = testutil::RunCommand(
+      {zgctl, "--socket=" + control_socket, "sources"}, absl::Seconds(10));
+  ASSERT_TRUE(sources.ok() && sources->ok());
+  EXPECT_THAT(sources->stdout_text, HasSubstr("#* " + source));
+
   const std::string metrics_file = dir->File("metrics.txt");
   std::ofstream(metrics_file) << scrape;
   absl::StatusOr<testutil::CommandResult> check = testutil::RunCommand(

@@ -5,6 +5,7 @@
 #include <net/if.h>
 #include <sched.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -136,7 +137,25 @@ absl::StatusOr<std::unique_ptr<Zeitgeberd>> Zeitgeberd::Start(
     // the other modes stamp at rx_burst and keep busy polling.
     argv.push_back(std::string("--idle_sleep=") + kE2eIdleSleep);
   }
-  for (const std::string& f : options.extra_flags) argv.push_back(f);
+  const bool own_socket =
+      std::none_of(options.extra_flags.begin(), options.extra_flags.end(),
+                   [](const std::string& f) {
+                     return absl::StartsWith(f, "--control_socket=");
+                   });
+  if (own_socket) {
+    absl::StatusOr<testutil::TempDir> dir = testutil::TempDir::Create("zgsock");
+    if (!dir.ok()) return dir.status();
+    chmod(dir->path().c_str(), 0755);  // tests run zgctl as other users
+    z->control_socket_ = dir->File("zeitgeberd.sock");
+    z->socket_dir_ = std::make_unique<testutil::TempDir>(std::move(*dir));
+    argv.push_back(absl::StrCat("--control_socket=", z->control_socket_));
+  }
+  for (const std::string& f : options.extra_flags) {
+    argv.push_back(f);
+    if (absl::StartsWith(f, "--control_socket=")) {
+      z->control_socket_ = f.substr(strlen("--control_socket="));
+    }
+  }
   if (options.nice != 0) {
     argv.insert(argv.begin(), {"nice", "-n", absl::StrCat(options.nice)});
   }
@@ -238,6 +257,14 @@ absl::Status Zeitgeberd::Hangup() const {
   }
   return absl::OkStatus();
 }
+
+void Zeitgeberd::Kill() {
+  if (proc_ == nullptr) return;
+  kill(proc_->pid(), SIGKILL);
+  proc_->Wait(absl::Seconds(10));
+}
+
+pid_t Zeitgeberd::pid() const { return proc_ == nullptr ? 0 : proc_->pid(); }
 
 std::string Zeitgeberd::Log() const {
   return proc_ == nullptr ? "" : proc_->Stdout() + proc_->Stderr();

@@ -37,6 +37,7 @@
 #include "absl/types/span.h"
 #include "tests/util/netns.h"
 #include "tests/util/subprocess.h"
+#include "tests/util/temp_dir.h"
 
 namespace zg::e2e {
 
@@ -98,12 +99,20 @@ class Zeitgeberd {
   absl::Status Stop();
   // SIGHUP: reload (dataplane/daemon/config_reload.h).
   absl::Status Hangup() const;
+  // SIGKILL, and reaped: no clean stop (the control socket file stays).
+  void Kill();
+  pid_t pid() const;
+  // zgctl's way in: a socket of this instance's own (in a temporary
+  // directory others may enter), unless extra_flags chose one.
+  const std::string& control_socket() const { return control_socket_; }
   std::string Log() const;
   // The MAC of the port (the host-side veth's).
   const std::string& mac() const { return mac_; }
 
  private:
   Zeitgeberd() = default;
+  std::unique_ptr<testutil::TempDir> socket_dir_;
+  std::string control_socket_;
   std::unique_ptr<testutil::Subprocess> proc_;
   int metrics_port_ = 0;
   std::string mac_;

@@ -242,6 +242,35 @@ TEST(ParseDaemonFlagsTest, ServiceAndAlarmFlags) {
   }
 }
 
+TEST(ParseDaemonFlagsTest, ControlSocketFlags) {
+  {
+    absl::FlagSaver saver;
+    auto c = Parse({"--address=192.0.2.10/24"});
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->control_socket.path, "/run/zeitgeber/zeitgeberd.sock");
+    EXPECT_EQ(c->control_socket.group, "") << "zeitgeberd's own group";
+  }
+  {
+    absl::FlagSaver saver;
+    auto c = Parse({"--address=192.0.2.10/24", "--control_socket=",
+                    "--control_group=adm"});
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->control_socket.path, "") << "no control socket";
+    EXPECT_EQ(c->control_socket.group, "adm");
+  }
+  {
+    absl::FlagSaver saver;
+    EXPECT_THAT(Parse({"--control_socket=zg.sock"}).status().message(),
+                HasSubstr("--control_socket=zg.sock: give an absolute path"));
+  }
+  {
+    absl::FlagSaver saver;
+    const std::string long_path = "/" + std::string(100, 'a');
+    EXPECT_THAT(Parse({"--control_socket=" + long_path}).status().message(),
+                HasSubstr("at most 91 bytes"));
+  }
+}
+
 TEST(SplitArgsTest, SplitsAtTheFirstDoubleDash) {
   std::vector<std::string> args = {"zg",       "-l", "0-1", "--",
                                    "--vlan=3", "--", "x"};

@@ -58,11 +58,30 @@ const Value& At(const MibView& v, const Oid& oid) {
 
 TEST(MibViewTest, ClockSourcesGnssPortsAndNtpv4) {
   const servo::ControlPlaneStatus st = Status();
-  DataplaneStatus d;
-  d.ports.push_back({"net_ring0", true, 10000, false, 100, 99});
-  d.ptp_ports.push_back({"ptp0", 6, 6, 3});
-  d.ntp_requests = 7;
-  d.ntp_replies = 6;
+  servo::DataplaneStatus d;
+  servo::PortStatus port;
+  port.name = "net_ring0";
+  port.link_up = true;
+  port.speed_mbps = 10000;
+  d.ports.push_back(port);
+  // The port's counters are its workers' sums.
+  for (uint64_t rx : {60, 40}) {
+    servo::WorkerStatus w;
+    w.port = "net_ring0";
+    w.rx_packets = rx;
+    w.tx_packets = rx == 60 ? 59 : 40;
+    d.workers.push_back(w);
+  }
+  d.workers.push_back({});  // on another port: not summed
+  d.workers.back().port = "net_ring1";
+  d.workers.back().tx_packets = 1000;
+  d.ptp.enabled = true;
+  d.ptp.port = "ptp0";
+  d.ptp.port_state_value = 6;
+  d.ptp.clock_class = 6;
+  d.ptp.subscribers = 3;
+  d.server.frames.push_back({"arp", 2, 2});
+  d.server.frames.push_back({"ntp", 7, 6});
   MibInputs in;
   in.status = &st;
   in.dataplane = &d;
@@ -87,8 +106,11 @@ TEST(MibViewTest, ClockSourcesGnssPortsAndNtpv4) {
   EXPECT_EQ(At(v, Concat(kZgGnssUsed, {1, 4})).unsigned_, 4u);
   EXPECT_EQ(v.Get(Concat(kZgGnssInView, {2, 4})), nullptr) << "not gpsd";
   EXPECT_EQ(At(v, Concat(kZgPortName, {1})).octets, "net_ring0");
+  EXPECT_EQ(At(v, Concat(kZgPortRxPackets, {1})).unsigned_, 100u);
   EXPECT_EQ(At(v, Concat(kZgPortTxPackets, {1})).unsigned_, 99u);
+  EXPECT_EQ(At(v, Concat(kZgPtpPortName, {1})).octets, "ptp0");
   EXPECT_EQ(At(v, Concat(kZgPtpPortState, {1})).integer, 6);
+  EXPECT_EQ(At(v, Concat(kZgPtpPortSubscribers, {1})).unsigned_, 3u);
   EXPECT_EQ(At(v, Concat(ntpv4::kEntStatus, {ntpv4::kCurrentMode, 0})).integer,
             ntpv4::kSyncToRefclock);
   EXPECT_EQ(At(v, Concat(ntpv4::kEntStatus, {ntpv4::kStratum, 0})).unsigned_,
@@ -98,6 +120,8 @@ TEST(MibViewTest, ClockSourcesGnssPortsAndNtpv4) {
       "gpsd:127.0.0.1:2947");
   EXPECT_EQ(At(v, Concat(ntpv4::kEntStatus, {ntpv4::kInPkts, 0})).unsigned_,
             7u);
+  EXPECT_EQ(At(v, Concat(ntpv4::kEntStatus, {ntpv4::kOutPkts, 0})).unsigned_,
+            6u);
   EXPECT_EQ(
       At(v, Concat(ntpv4::kEntStatus, {ntpv4::kEntityUptime, 0})).unsigned_,
       12345u);
