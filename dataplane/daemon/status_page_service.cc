@@ -59,10 +59,6 @@ int HttpStatusOf(const servo::Reply& reply) {
   return 500;
 }
 
-std::vector<std::string> CivetwebSslShimPaths() {
-  return {ZG_CIVETWEB_SSL_SHIM_INSTALLED, ZG_CIVETWEB_SSL_SHIM_BUILT};
-}
-
 ApiReply StatusPageService::Run(const std::string& command,
                                 const nlohmann::json& args,
                                 const servo::Caller& caller) const {

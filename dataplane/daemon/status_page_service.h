@@ -60,7 +60,8 @@ class StatusPageService {
 // The HTTP status for a command's reply (200, or 4xx/5xx by error code).
 int HttpStatusOf(const servo::Reply& reply);
 
-// The installed libzgcivetwebssl.so, then the build tree's.
+// The installed libzgcivetwebssl.so, then the build tree's (dataplane/web/
+// ssl_shim_paths.cc.in).
 std::vector<std::string> CivetwebSslShimPaths();
 
 }  // namespace zg::dataplane
