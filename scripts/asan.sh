@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # ASan+UBSan build (clang) in build-asan/: the unit, integration and sim
 # suites and the libFuzzer targets; no benchmarks, no e2e-only binaries.
 # Coverage instrumentation (fuzzer-no-link) is on the libraries the fuzzers

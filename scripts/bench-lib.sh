@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Server handling shared by the benchmark rigs (scripts/bench-memif.sh,
 # scripts/bench-veth.sh); sourced after scripts/lib.sh. The rig owns the
 # globals these read and write: SERVER_PID (the server now running), WORK

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The memif throughput rig: zg-loadgen against zeitgeberd over net_memif (one
 # worker core) and, in the same run, against a baseline on the same socket:
 #   (default)  dpdk-testpmd --forward-mode=5tswap, a reflector that does

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every Google Benchmark suite and prints ns/op.
 #   scripts/bench-micro.sh [--json DIR] [benchmark filter regex]
 # On the release build (build-rel/, zg_configure_release: the one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The veth + network-namespace rig: the same zg-loadgen load against
 # zeitgeberd (AF_XDP with zeitgeber's XDP program) and against chronyd, both
 # serving the same address on the same veth, one after the other, in the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs every build and test dependency of zeitgeber from Debian 12's apt
 # repositories. Non-interactive and idempotent: packages already present are
 # skipped, so a second run costs one dpkg query.

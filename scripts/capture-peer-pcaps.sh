@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Captures the real-peer fixtures in tests/data/: NTP and PTP packets sent by
 # implementations none of us wrote (ntpdig, chronyd, ptp4l, pmc), talking to
 # each other across a veth pair between two network namespaces this script

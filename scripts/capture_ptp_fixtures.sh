@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Captures real linuxptp traffic as test fixtures for core/ptp_* (PTP wire
 # format, TLVs, management): ptp4l (software timestamps) on a veth pair
 # between two network namespaces this script creates, pmc querying it, and

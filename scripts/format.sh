@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The tree's form, as CI checks it: clang-format (Google style,
 # .clang-format) over every C/C++ file in git, the SPDX licence line every
 # source file starts with (scripts/spdx.sh) and the relative links of the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every libFuzzer target (ASan+UBSan, from scripts/asan.sh --build), two
 # at a time. Each run first replays its whole checked-in corpus
 # (tests/fuzz/corpus/<target>/), then mutates for the rest of its time.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Reserves 2 MiB hugepages and mounts hugetlbfs at /dev/hugepages for DPDK.
 #   scripts/hugepages.sh [PAGES]          (default 1024 = 2 GiB)
 #   scripts/hugepages.sh --restore PAGES  give back down to PAGES (what the

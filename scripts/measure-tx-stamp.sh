@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Measures where zeitgeberd's software NTP transmit stamp (T3) lands against
 # the time its reply reaches the peer, for each --ntp_tx_stamp placement
 # (before | midpoint | after; core/time/tx_kick_estimate.h), on the veth rig

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Network-namespace rig helpers, sourced by rig scripts and e2e tests:
 #   . scripts/netns.sh
 #   zg_rig_up zgt$$ 10.99.0.1/24 10.99.0.2/24 [fd99::1/64 fd99::2/64] [queues]

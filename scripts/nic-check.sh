@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What a port offers for timestamps, and which stamp plan zeitgeberd picks
 # on it (doc/deployment.md, "NIC timestamps"). For an operator with real
 # hardware; also runs on a veth (AF_XDP) or a net_ring vdev.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Prints the ninja targets that some meson test suites need, one per line.
 
   scripts/suite_targets.py BUILD_DIR [--suite NAME]... [--target-suffix SUFFIX]...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Removes what tests may have left behind, whether they passed or failed:
 #   scripts/sweep.sh
 # - every process inside a zg* network namespace, then the namespace;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Everything a change must pass, on a fresh Debian 12 machine, as root:
 #   scripts/test.sh
 # Stages, in order, each timed:

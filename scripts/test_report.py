@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Counts the test results of one or more meson test runs, case by case.
 
   scripts/test_report.py [--allow FILE] [--strict] LOGBASE...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # ThreadSanitizer build (clang) of the 'tsan' suite's targets only, in
 # build-tsan/ (core/ and servo/, no DPDK), and that suite: the seqlock, the
 # SPSC ring, and the real control plane publishing while reader threads

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """NTP client probe for scripts/measure-tx-stamp.sh: how far a server's
 transmit timestamp (T3) is from the time its reply reached us.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Waiting on events, for the shell tests and the rigs (sourced after
 # scripts/lib.sh or on its own). Every wait ends on the
 # event itself (a log line, a counter reaching its value, a socket that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How zg-loadgen spreads its simulated clients over source addresses, source
 // ports and lanes.
 //

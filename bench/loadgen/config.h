@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zg-loadgen's command line: the value types behind its abseil flags and the
 // validation that turns raw flag values into a run plan.
 //

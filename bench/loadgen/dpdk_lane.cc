@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "bench/loadgen/dpdk_lane.h"
 
 #include <rte_cycles.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One zg-loadgen lane on its lcore: the DPDK side of a LaneEngine. It owns
 // one RX/TX queue pair of the generator's port and, per trial, a fresh
 // LaneEngine (requests, matching, measurements) and RateController (pacing).

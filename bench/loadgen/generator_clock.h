@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The clock zg-loadgen stamps its requests and replies with: the TSC, mapped
 // to TAI through the kernel's CLOCK_REALTIME.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fixed-memory streaming percentiles for zg-loadgen: a log-linear histogram
 // in the style of HdrHistogram.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Everything one zg-loadgen lane does except moving packets: it picks the
 // next client, writes its request (NTP client request or PTP Delay_Req),
 // remembers it, and checks every reply that comes back (matching, validation,

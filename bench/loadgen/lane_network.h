@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zg-loadgen's addressing, shared by every lane: our MAC and the target's,
 // the target's address and port, and the clients' source addresses (a
 // contiguous range from --source_ip, --source_addresses long), which the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where zg-loadgen's NTS clients get their keys and cookies (--mix=nts):
 //
 //  - --nts_master_key=FILE: a TEST HARNESS standing in for NTS-KE. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small NTS-KE client (RFC 8915 section 4): one TLS 1.3 handshake with
 // ALPN "ntske/1", the request records (NTPv4, AEAD_AES_SIV_CMAC_256), the
 // server's records parsed (cookies, NTPv4 server and port negotiation,

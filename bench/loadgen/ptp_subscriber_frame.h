@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The frame around one emulated PTP subscriber's message
 // (ptp_subscribers.h): zg-loadgen's lanes, and the in-process rigs that put
 // the engine in front of the real worker (tests, benchmarks), frame

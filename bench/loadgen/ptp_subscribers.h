@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zg-loadgen's unicast PTP subscribers (--mix=ptp_unicast): what one lane
 // does for its share of --ptp_subscribers emulated G.8275.2 slaves, without
 // moving packets. Each subscriber

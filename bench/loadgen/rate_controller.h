@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Paces one zg-loadgen lane's departures on the TSC.
 //
 // By TSC time t the lane may have sent

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What zg-loadgen reports: the counts and percentiles of a run, the progress
 // line printed every second, the human summary at the end and the JSON
 // written by --json=FILE.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The requests one zg-loadgen lane has in flight, and the matching of replies
 // to them.
 //

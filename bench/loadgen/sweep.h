@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The no-drop rate search behind `zg-loadgen --sweep` (RFC 2544 section
 // 26.1, "throughput"): the highest offered rate at which the server answers
 // all but `loss_threshold` of the requests (0.01 % by default).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Before zg-loadgen's lanes start: wait for the port's link to come up (a
 // memif peer connecting, a veth coming up) and learn the target's MAC
 // address with ARP. Both are bounded by a timeout and end in an error that

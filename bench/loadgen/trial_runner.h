@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs zg-loadgen trials: one offered rate for a bounded time (or request
 // count) across every lane, with a progress line every second, then the
 // lanes' measurements merged. A plain run is one trial; --sweep runs one per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zg-loadgen: zeitgeber's NTP/PTP load generator, a DPDK application.
 //
 //   zg-loadgen [EAL options] -- --target=IP[:port] --rate=PPS|max

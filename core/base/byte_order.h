@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unaligned big-endian (network byte order) loads and stores of 16, 32, 48
 // and 64-bit integers, and native-order loads for equality tests and
 // checksum sums. The one place zeitgeber converts byte order: the L2-L4

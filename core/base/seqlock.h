@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Single-writer sequence lock for publishing a small trivially-copyable value
 // (the ClockModel) from the control thread to every data-plane worker.
 //

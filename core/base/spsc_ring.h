@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fixed-capacity single-producer single-consumer ring of trivially
 // copyable values: how a worker hands rare events (a received PTP Announce)
 // to the control thread without locks or allocation. The producer never

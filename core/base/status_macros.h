@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Status-propagation macros for setup code.
 //
 // abseil 20220623 (what Debian 12 ships) has absl::Status and absl::StatusOr

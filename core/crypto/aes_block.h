@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AES-128 block primitives shared by core/crypto (AesSiv, AesCtrRandom): key
 // expansion, block encryption and CTR keystream, each with an AES-NI path
 // and a portable path that gives the same bytes. Not a public crypto API:

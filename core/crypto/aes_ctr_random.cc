@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/crypto/aes_ctr_random.h"
 
 #include <openssl/crypto.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A per-worker CSPRNG for NTS nonces (cookie and reply nonces, RFC 8915):
 // the AES-128-CTR keystream under a key seeded from the OS, rekeyed from its
 // own output every 2^20 blocks (16 MiB: fast key erasure, so a state read

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/crypto/aes_siv.h"
 
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AEAD_AES_SIV_CMAC_256 (RFC 5297; NTS AEAD algorithm 15, RFC 8915): the
 // deterministic authenticated encryption that NTS uses for its cookies and
 // its NTP authenticators.

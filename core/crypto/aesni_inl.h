@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AES-NI inline helpers for core/crypto's .cc files only (aes_block.cc,
 // aes_siv.cc): round-key loading, N blocks encrypted in lock step (the
 // aesenc of independent blocks overlap in the pipeline), GF(2^128)

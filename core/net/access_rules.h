@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What an access list means (--ntp_allow/--ntp_deny, --ptp_allow/--ptp_deny),
 // as plain C++: the rules, their validation, and a reference decision that
 // scans every rule. dataplane::AccessList (dataplane/trust/access_list.h)

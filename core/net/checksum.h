@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Internet checksum (RFC 1071) and its incremental update (RFC 1624),
 // for IPv4 headers and for UDP/ICMP/ICMPv6 with the IPv4 and IPv6
 // pseudo-headers. Hot-path code: no allocation, no branches on data.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClassifyFrame: the bounds-checked walk of Ethernet, VLAN, IPv4, IPv6, UDP,
 // ARP, ICMP, ICMPv6 and neighbour discovery of every received frame, and the
 // metric-label names of its FrameKind and FrameDrop outcomes.

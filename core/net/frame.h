@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Frame classification: the per-packet front end of every data-plane worker.
 //
 // ClassifyFrame walks Ethernet / VLAN / IPv4 / IPv6 / UDP / ARP / ICMP / ND

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The frames we send: UDP replies written in place over the classified
 // request, their UDP checksums (full, incremental, NIC offload), and the
 // frames we originate (UDP over IPv4/IPv6, PTP over Ethernet). Header

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Building the frames we send: in-place UDP replies to classified requests
 // (PrepareUdpReply), frames we originate (BuildUdpFrame, BuildL2Frame), and
 // their UDP checksums (FinaliseUdpChecksum, the RFC 1624 UpdateUdpChecksum

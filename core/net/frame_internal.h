@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Header writers shared by core/net/frame_build.cc and
 // core/net/l2l3_responder.cc. Not a public API: callers outside core/ use
 // PrepareUdpReply, BuildUdpFrame (core/net/frame_build.h) and the

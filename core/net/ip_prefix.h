@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Network prefixes as access lists name them (--ntp_allow, --ntp_deny,
 // --ptp_allow, --ptp_deny): "192.0.2.0/24", "2001:db8::/32", a bare address
 // for one host ("192.0.2.7" is 192.0.2.7/32, "2001:db8::7" is /128), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/net/l2l3_responder.h"
 
 #include <algorithm>

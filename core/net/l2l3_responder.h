@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // In-place answers to the L2/L3 housekeeping a kernel-bypass port must do
 // itself so that kernel neighbours can reach it: ARP replies for our IPv4
 // addresses, ICMP and ICMPv6 echo replies, and neighbour advertisements for

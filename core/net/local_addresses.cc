@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LocalAddresses: validation of the port's MAC, VLAN, listed addresses and
 // ranges (setup code, may allocate error strings), and the out-of-line
 // lookups of the per-packet path (solicited-node groups, IPv6 range

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Our addresses on one port: the MAC, the optional VLAN, up to eight IPv4 and
 // eight IPv6 unicast addresses and one load-generator range per family.
 // ClassifyFrame (core/net/frame.h) matches destinations against them;

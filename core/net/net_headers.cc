@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/net/net_headers.h"
 
 #include <arpa/inet.h>

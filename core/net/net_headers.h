@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Wire layouts of the L2-L4 headers zeitgeber reads and writes, the address
 // value types. Fields are read and written with core/base/byte_order.h.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The RX stamp header zeitgeber's XDP programs put in front of a steered
 // frame's Ethernet header (dataplane/bpf/zg_xdp.c; zg_xdp_hwts.o):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client side of NTP, for zg-loadgen and tests: build a request, check a
 // server's reply against it and compute offset and delay (RFC 5905 section 8).
 //

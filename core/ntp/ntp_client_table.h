@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-client NTP rate limiter: a fixed-size, set-associative table of
 // client addresses (IPv4 or IPv6), each with chrony's token bucket and
 // request-rate estimates (core/ntp/ntp_rate_limit.h), deciding per request

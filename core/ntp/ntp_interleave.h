@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTP interleaved mode on the server side (RFC 9769, chrony's `xleave`): a
 // per-worker table that maps the receive timestamp (T2) we sent in a reply
 // to that reply's exact transmit time, so the client's next request, whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Symmetric NTP keys (RFC 5905 MAC, RFC 8573 AES-CMAC): the key table and
 // its parser for chrony's keyfile format. Pure: text in, table out; the file
 // itself (and its permission check) is read by dataplane/trust/ntp_keyfile.h.

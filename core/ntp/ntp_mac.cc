@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CMAC_*, MD5_* and SHA1_* are deprecated in OpenSSL 3.0 in favour of
 // EVP_MAC / EVP_Digest (see the header for why we use them); they are still
 // OpenSSL's implementations.

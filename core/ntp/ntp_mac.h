@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTP symmetric-key MACs with OpenSSL 3: AES-CMAC (RFC 8573) and the legacy
 // MD5 / SHA-1 MACs (RFC 5905 section 7.3: digest of key || message), computed
 // and checked the way chrony does (keys.c generate_auth / check_auth,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NTP per-client rate limit as chrony's `ratelimit` directive defines it
 // (chrony clientlog.c, conf.c): a token bucket per client address that
 // allows one reply per 2^interval seconds on average, bursts of `burst`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NTP server reply, built in place in the request's buffer.
 //
 // A worker answers a client request without copying it: the 48-byte header is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/ntp/ntp_wire.h"
 
 namespace zg::core {

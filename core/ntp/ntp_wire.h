@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTP wire format (RFC 5905): the 48-byte header, extension fields and the
 // legacy MAC trailer (RFC 7822), NTS field types (RFC 8915), request
 // validation with counted drop reasons, and Kiss-o'-Death packets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/nts/nts_client.h"
 
 #include <openssl/rand.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client side of NTS-protected NTP (RFC 8915 section 5), for zg-loadgen
 // and tests: build an authenticated NTPv4 request from the keys and cookies
 // that NTS-KE (or a test harness minting cookies from the fleet master key)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTS cookies (RFC 8915 section 6) that any server of a fleet can open: the
 // cookie key of each period is derived from one master key that every
 // server of the fleet holds (anycast), so no state or RPC is shared.

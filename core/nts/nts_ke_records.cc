@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/nts/nts_ke_records.h"
 
 #include <algorithm>

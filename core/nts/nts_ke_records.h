@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTS Key Establishment records (RFC 8915 section 4): the request a client
 // sends over TLS, its validation, and the server's response. Pure code: no
 // I/O, no TLS (dataplane/nts/nts_ke_server.h runs the TLS side).

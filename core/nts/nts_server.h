@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The server side of NTS-protected NTP (RFC 8915 section 5) for the
 // workers: the extension-field walk of a request, its cookie opened and its
 // authenticator verified, and the reply's fields written in place, with the

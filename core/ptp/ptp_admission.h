@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Admission control for PTP unicast negotiation (IEEE 1588-2019 16.1): what
 // one source address may hold and what all grants together may cost, so that
 // forged REQUESTs cannot turn the grandmaster into an amplifier.

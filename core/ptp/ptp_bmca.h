@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The best master clock algorithm's dataset comparison: IEEE 1588-2019
 // 9.3.4 (Figures 34 and 35) and the alternate comparison of the telecom
 // profiles (ITU-T G.8275.1/G.8275.2 6.3.x, with localPriority).

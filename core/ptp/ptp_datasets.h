@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // From the published ClockModel to what a PTP grandmaster port advertises:
 // its clock quality and time properties at one instant, the Announce body and
 // flagField, the management data sets that `pmc` reads, the reply

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a grandmaster port does with each received PTP message, decided from
 // its common header, the port's configuration and state, and how the message
 // arrived: answer it (Delay_Req, Pdelay_Req), feed it to the BMCA

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Field codecs for IEEE 1588 wire structures: Timestamp (10 octets),
 // ClockIdentity (8), PortIdentity (10), ClockQuality (4) and the
 // correctionField (8), on top of core/base/byte_order.h's big-endian integers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // IEEE 1588-2019 management messages (clause 15) as `pmc` uses them with a
 // grandmaster: GET of DEFAULT_DATA_SET, CURRENT_DATA_SET, PARENT_DATA_SET,
 // TIME_PROPERTIES_DATA_SET, PORT_DATA_SET and NULL_MANAGEMENT answered with

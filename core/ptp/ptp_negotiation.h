@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Answers unicast negotiation Signaling messages (IEEE 1588-2019 16.1,
 // G.8265.1 / G.8275.2): each REQUEST_UNICAST_TRANSMISSION TLV gets a
 // GRANT_UNICAST_TRANSMISSION (durationField 0 when refused, a longer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The messages a grandmaster originates on its own schedule: Announce, Sync
 // and Follow_Up (multicast and to each unicast subscriber), and the
 // Pdelay_Resp_Follow_Up that completes a two-step peer-delay answer.

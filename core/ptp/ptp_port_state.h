@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state of a grandmaster's PTP port: foreign master records (IEEE
 // 1588-2019 9.3.2.4/9.3.2.5), the state decision of 9.3.3 for a port that
 // never becomes a slave (masterOnly), and the announceReceiptTimeout.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PTP profiles the grandmaster serves and the per-port configuration checked
 // against them: domain, priorities, message intervals, delay mechanism,
 // transports, multicast/unicast service and the limits on unicast grants.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The unicast send scheduler of one worker: when to send each subscriber its
 // next Announce and Sync, spread evenly across each interval so that a
 // million 1 Hz subscribers become a steady ~1000 messages per millisecond

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // IEEE 1588-2019 TLVs (clause 14): a bounds-checked walker over a message's
 // TLV area, and the TLVs a grandmaster reads and writes:
 //   unicast negotiation (16.1): REQUEST_, GRANT_, CANCEL_ and

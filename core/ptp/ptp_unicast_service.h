@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unicast service of one worker's shard (IEEE 1588-2019 16.1; G.8265.1 /
 // G.8275.2 unicast negotiation): grant, reduce or refuse each REQUEST
 // against the port's limits and the admission limits (core/ptp/

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The unicast subscription table of one worker (a "shard"): who negotiated
 // which unicast messages (IEEE 1588-2019 16.1), at what interval and until
 // when, and how to reach them. Sized at setup for up to 16M subscribers

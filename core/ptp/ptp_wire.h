@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // IEEE 1588-2019 (PTP v2 and v2.1) messages on the wire: the 34-byte common
 // header, the bodies of all ten message types, and the in-place rewrites a
 // grandmaster answers with at line rate (Delay_Req -> Delay_Resp,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClockModel: the clock the control plane publishes and the data plane serves.
 //
 // The data plane never steers a clock. It reads raw ticks (the TSC, or a NIC's

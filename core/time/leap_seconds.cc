@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/time/leap_seconds.h"
 
 #include <openssl/evp.h>

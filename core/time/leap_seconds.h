@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Leap seconds: the IERS/IETF leap-seconds.list file, TAI-UTC at any instant,
 // UTC <-> TAI conversion, and the leap warnings NTP and PTP announce.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Human-readable formatting of zeitgeber timestamps, for logs, audit records
 // and test failure messages (never on the hot path).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Time types and exact conversions between the scales zeitgeber serves.
 //
 // Every timestamp in zeitgeber carries its scale and unit in its type:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading the CPU's time-stamp counter: the software raw clock of the data
 // plane. An instruction, not I/O, so it lives in core/.
 //

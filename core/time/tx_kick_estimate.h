@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a software NTP transmit stamp (T3) is placed relative to tx_burst,
 // and the running estimate that makes "after" and "midpoint" possible.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Launch times for send-on-timestamp transmission (--tx_schedule):
 // the arithmetic behind dataplane/clock/tx_scheduler.h, without DPDK.
 //

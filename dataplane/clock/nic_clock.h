@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NIC clocks as the control plane sees them: something it can read, bracketed
 // by two TSC reads, to correlate NIC ticks with the TSC (servo's NIC-clock
 // correlator turns a series of NicTscSamples into the NIC -> TAI ClockModel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where each timestamp of a port comes from: what the port can stamp
 // (PortStampCaps, probed once at startup by ProbePortStampCaps) and which
 // source the worker uses for each stamp (StampPlan, chosen by

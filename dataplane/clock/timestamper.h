@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Receive and transmit timestamps for one worker queue, on the TAI scale.
 //
 // Two raw clocks feed a worker:

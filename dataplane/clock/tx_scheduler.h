@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Send-on-timestamp transmission for one worker queue (--tx_schedule=auto on
 // a port whose StampPlan says ntp_tx/ptp_tx = kScheduled): each
 // frame whose transmit time it carries (NTP T3, a one-step PTP Sync's

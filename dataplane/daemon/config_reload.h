@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's configuration reload (SIGHUP), on the control thread:
 //
 //   1. re-read every --flagfile given at start (recursively) into one flat

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The body of zeitgeberd: EAL, port, NIC clock, the control plane
 // (servo::ControlPlane: sources, discipline, audit log), workers, metrics,
 // the control loop and a clean shutdown, around a PipelineFactory that supplies

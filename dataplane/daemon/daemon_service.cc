@@ -50,9 +50,9 @@ absl::StatusOr<std::unique_ptr<DaemonService>> DaemonService::Start(
       s->table_, s->board_, {.audit_log = s->options_.audit_log}));
   ZG_RETURN_IF_ERROR(s->AddChangeCommands());
   if (s->hooks_.control != nullptr) {
-    ZG_RETURN_IF_ERROR(servo::AddSourceCommand(
-        s->table_, s->hooks_.control,
-        [](const std::string& m) { LogInfo(m); }));
+    ZG_RETURN_IF_ERROR(
+        servo::AddSourceCommand(s->table_, s->hooks_.control,
+                                [](const std::string& m) { LogInfo(m); }));
   }
   ZG_RETURN_IF_ERROR(s->AddClientsCommand());
   if (!s->options_.socket.path.empty()) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's own command-line flags (abseil flags, after the EAL's options
 // and "--"), validated into a DaemonConfig. --flagfile=/etc/zeitgeber/
 // zeitgeberd.flags works (one --flag=value per line, '#' comments).

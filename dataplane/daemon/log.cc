@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/daemon/log.h"
 
 #include <rte_log.h>

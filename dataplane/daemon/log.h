@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Operator-facing log lines of zeitgeberd (setup, state changes, shutdown),
 // written to stderr, one write per line. On a terminal or in a file each line
 // has a UTC timestamp and a severity letter:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd --nic_check: what the port offers for timestamps and which
 // stamp plan zeitgeberd picks (dataplane/clock/stamp_plan.h), printed to
 // stdout as "nic_check KEY: VALUE" lines, then zeitgeberd exits without

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/daemon/stamp_setup.h"
 
 #include <rte_cycles.h>

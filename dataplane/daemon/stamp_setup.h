@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's stamps for its port, set up once at start: the port's stamp
 // capabilities probed (dataplane/clock/stamp_plan.h) and overlaid with what
 // the daemon enabled (--hw_timestamps, --timesync), the StampPlan chosen from

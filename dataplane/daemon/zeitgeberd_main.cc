@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd: the kernel-bypass NTP/PTP time server.
 //
 //   zeitgeberd [EAL options] -- [zeitgeberd flags]

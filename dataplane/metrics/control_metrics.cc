@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/metrics/control_metrics.h"
 
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Prometheus series of the control plane (servo::ControlPlaneStatus), in the
 // metrics exporter's registry. All names start with zeitgeber_:
 //

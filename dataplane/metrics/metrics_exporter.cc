@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/metrics/metrics_exporter.h"
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Prometheus exporter of zeitgeberd (prometheus-cpp core + pull), on
 // --metrics_address (loopback by default: metrics reveal load and clock
 // state, so exposing them on the network is an operator's decision).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Symmetric-key authentication of NTP requests and replies in the workers
 // (RFC 5905 MAC, RFC 8573 AES-CMAC), as chrony's server does it.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/ntp/ntp_handler.h"
 
 #include <array>

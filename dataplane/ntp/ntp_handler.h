@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pipeline's NTP server: a client request (mode 3) becomes the mode-4
 // reply in the same mbuf, and its transmit timestamp is written as late as
 // the worker allows, just before tx_burst.

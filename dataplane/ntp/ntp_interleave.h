@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTP interleaved mode in the workers (RFC 9769, chrony's `xleave`; the
 // table is core/ntp/ntp_interleave.h): NtpInterleaveFactory (control
 // thread) sizes one table per worker from --ntp_interleave_slots, exports

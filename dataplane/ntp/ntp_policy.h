@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-client decision point of the NTP handler: between validating a
 // request and answering it, a policy may answer, drop (counted under a reason
 // it registered) or send a Kiss-o'-Death (RATE, DENY, RSTR). This is where

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's NTP request policy (dataplane/ntp/ntp_policy.h), per request:
 //   1. the access list (--ntp_allow/--ntp_deny, dataplane/trust/
 //      access_swap.h): denied -> dropped, or with --ntp_deny_action=kod a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/ntp/nts_auth.h"
 
 #include <openssl/crypto.h>

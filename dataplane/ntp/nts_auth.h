@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTS-protected NTP in the workers (RFC 8915 section 5): the worker side,
 // NtsWorkerAuth, that NtpHandler (dataplane/ntp/ntp_handler.h) calls per
 // request, and NtsFactory on the control thread, which derives the cookie

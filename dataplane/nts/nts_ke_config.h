@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NTS-KE server's configuration (dataplane/nts/nts_ke_server.h), as the
 // --nts_ke_* / --nts_cert / --nts_key flags give it
 // (dataplane/daemon/flags/nts.h). A plain struct of its own so that

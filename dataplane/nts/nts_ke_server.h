@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NTS-KE server (RFC 8915 section 4): kernel TCP + TLS 1.3 on a thread
 // of its own (never a worker, never the control thread). Each connection
 // is: TLS handshake (ALPN "ntske/1", dataplane/nts/nts_ke_tls.h) -> one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NTS-KE server's metrics (dataplane/nts/nts_ke_server.h): the
 // zeitgeber_nts_ke_* families, advanced on the control thread from the
 // counters the KE thread keeps, and the final log line.

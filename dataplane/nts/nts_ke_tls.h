@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The TLS side of NTS-KE (RFC 8915 section 4 and 5.1) on OpenSSL 3: the
 // server's SSL_CTX (TLS 1.3 only, ALPN "ntske/1" required, no session
 // tickets) built from a PEM certificate chain and key, and the export of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DPDK EAL start-up and shutdown for zeitgeberd and the dataplane tests.
 //
 // zeitgeberd follows the DPDK convention

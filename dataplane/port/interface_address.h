@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An address zeitgeberd serves on (--address): IPv4 or IPv6 with its prefix
 // length, e.g. "192.0.2.10/24" or "2001:db8::10/64". The data plane answers
 // ARP/ND, ICMP echo, NTP and PTP for these addresses; in AF_XDP mode the XDP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/port/mempools.h"
 
 #include <rte_errno.h>

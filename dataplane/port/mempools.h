@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Packet-buffer (mbuf) pools: one shared pool per NUMA socket, so every
 // queue's buffers live on the memory node of the worker that polls it; plus
 // dedicated per-queue pools for PMDs that map a pool's memory into the kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/port/port.h"
 
 #include <rte_dev.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One DPDK port (the device), set up for zeitgeberd: one RX/TX queue pair
 // per worker, RSS on the source and destination IP addresses only (not the
 // UDP ports) so a client always lands on the same worker (the NTP rate

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/port/tx_checksum.h"
 
 #include "core/net/frame_build.h"

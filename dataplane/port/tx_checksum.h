@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared TX step for handlers that rewrite UDP replies: after the last byte of
 // the reply is written (in FinaliseTx for NTP, whose transmit timestamp goes
 // in last), either compute the UDP checksum in software or hand it to the

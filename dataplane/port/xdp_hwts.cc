@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/port/xdp_hwts.h"
 
 #include <bpf/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --xdp_rx_metadata: swaps zeitgeber's XDP program
 // with driver RX hardware stamps (dataplane/bpf/zg_xdp_hwts.c) in for the
 // zg_xdp.o that DPDK's net_af_xdp PMD attached (xdp_prog= devarg).

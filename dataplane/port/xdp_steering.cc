@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/port/xdp_steering.h"
 
 #include <bpf/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Configures zeitgeber's XDP steering program (dataplane/bpf/zg_xdp.c) on an
 // interface after DPDK's net_af_xdp PMD has loaded it (xdp_prog= devarg):
 // finds the program attached to the interface, and fills its address and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PtpWorker's receive side: what arrives on the worker's queue, as
 // core/ptp/ptp_dispatch.h decides. Delay_Req -> Delay_Resp stamped with the
 // request's RX time; Pdelay_Req -> Pdelay_Resp now, its follow-up reserved

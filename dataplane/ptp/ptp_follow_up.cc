@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PtpWorker's pending ring: the messages whose follow-up waits for a TX
 // stamp, a two-step Sync (its Follow_Up, reserved by Originate in
 // ptp_originate_tx.cc) and a Pdelay_Resp (its Pdelay_Resp_Follow_Up,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Prometheus metrics of zeitgeberd's PTP grandmaster, added to the daemon's
 // registry (MetricsExporter::registry()) and refreshed by the control thread
 // with every exporter update. All prefixed zeitgeber_ptp_:

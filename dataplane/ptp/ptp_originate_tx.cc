@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PtpWorker's origination side, as the worker's FrameSource: each poll
 // first sends the follow-ups that are ready (ptp_follow_up.cc; one per
 // two-step Sync already sent, so they neither starve the schedule nor wait

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/ptp/ptp_plugin.h"
 
 #include <rte_errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's PTP grandmaster as a ProtocolPlugin of the protocol pipeline
 // (dataplane/worker/protocol_pipeline.h): the --ptp_* flags
 // (dataplane/daemon/flags/ptp.h), one PtpWorker per worker as the handler of

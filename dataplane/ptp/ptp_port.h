@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The control-plane half of zeitgeberd's PTP port: the BMCA and port state
 // (core/ptp/ptp_port_state.h) fed with the Announce messages the workers
 // receive, and the snapshot every worker serves from.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PtpWorker on a send-on-timestamp port (--tx_schedule=auto, StampPlan
 // ptp_tx = kScheduled; dataplane/clock/tx_scheduler.h): originated Syncs go
 // one-step (the plugin turns two_step off for such a worker's port config,

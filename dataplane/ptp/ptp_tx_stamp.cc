@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PtpTimesync (ptp_tx_stamp.h): the TX latch state of one worker, polled
 // from Produce, and the RX latch read from Handle.
 #include "dataplane/ptp/ptp_tx_stamp.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PTP hardware stamps through DPDK's IEEE 1588 timesync API, for one
 // PtpWorker (dataplane/ptp/ptp_worker.h), where the port's StampPlan says
 // ptp_tx / ptp_rx == kTimesync (--timesync on a PMD with timesync ops):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PtpWorker's glue (dataplane/ptp/ptp_worker.h): its drop reasons, Create
 // and the constructor, the FrameHandler/FrameSource adapters the pipeline
 // calls, the control thread's snapshot and the service counters, and Frame,

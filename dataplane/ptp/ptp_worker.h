@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The data-plane half of zeitgeberd's PTP grandmaster, one per worker:
 //
 //  - answers what arrives on the worker's queue (core/ptp/ptp_dispatch.h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/trust/access_config.h"
 
 #include "absl/status/status.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's access-list configuration, as validated from its flags
 // (dataplane/daemon/flags/trust.h): one core::AccessRules per protocol and
 // what a denied NTP client gets. The control thread builds one

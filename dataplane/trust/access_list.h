@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An access list on the data plane: who may query (NTP) or negotiate (PTP),
 // decided per source address in O(1) by DPDK's longest-prefix-match tables,
 // rte_lpm for IPv4 and rte_lpm6 for IPv6. The rules and what they mean

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One protocol's access list, reloadable: the AccessList (access_list.h)
 // built from DaemonConfig::access at start-up and rebuilt from the re-read
 // flags on SIGHUP, published through SwappableConfig (config_swap.h) so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Double-buffered configuration for the workers: the control thread publishes
 // a new immutable T (built and validated first), each worker picks up the
 // current one with one atomic load between two burst boundaries, and the old

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/trust/ntp_keyfile.h"
 
 #include "absl/strings/str_cat.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads zeitgeberd's NTP keyfile (--ntp_keys=FILE, chrony's format: see
 // core/ntp/ntp_keys.h) into an immutable key table, refusing a file that
 // anyone but its owner may read or write.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/trust/nts_master_key.h"
 
 #include <openssl/crypto.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads the NTS master key (--nts_master_key=FILE) from which every server
 // of a fleet derives the same cookie keys (core/nts/nts_cookie.h), refusing
 // a file that anyone but its owner may read or write.

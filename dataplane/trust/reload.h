@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a component sees when zeitgeberd reloads its configuration (SIGHUP):
 // the re-read flags (ReloadArgs) and the plan its new configuration is
 // staged into (ReloadPlan). The daemon (dataplane/daemon/config_reload.h)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pipeline's one classify step: core::ClassifyFrame (core/net/frame.h)
 // behind the FrameClassifier interface of dataplane/worker/pipeline.h, with the
 // counter names of every frame drop reason.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pipeline's handler for the L2/L3 housekeeping a kernel-bypass port
 // answers itself (core/net/l2l3_responder.h): ARP requests, ICMP and ICMPv6
 // echo requests and IPv6 neighbour solicitations for our addresses, so kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The packet pipeline a worker runs on every received frame: one classifier,
 // one handler per frame kind, and a late-TX hook. This is the plug-in point
 // for the protocol code (core/net/frame.h, core/net/l2l3_responder.h,

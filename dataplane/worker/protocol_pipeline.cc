@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/worker/protocol_pipeline.h"
 
 #include <memory>

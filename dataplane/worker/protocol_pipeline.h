@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's protocol pipeline: one classify step (core::ClassifyFrame),
 // one handler per protocol, shared stamping and TX (dataplane/worker/worker.h).
 //

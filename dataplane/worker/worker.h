@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-lcore poll loop of zeitgeberd (docs: doc/architecture.md, "Life of
 // a packet"). Each worker owns its queue pairs, its Pipeline and its
 // WorkerStats; it shares only the published clocks (read once per burst) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dataplane/worker/worker_stats.h"
 
 #include "absl/status/status.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-worker packet counters and the name tables that label them.
 //
 // Each worker owns one WorkerStats and is its only writer; the control thread

@@ -55,7 +55,7 @@ struct PortStatus {
   unsigned queues = 0;
   // Where each stamp comes from (StampPlan): "ntp_rx" -> "dynfield", ...
   std::vector<std::pair<std::string, std::string>> stamping;
-  std::string nic_clock;  // the RX-stamp clock's name ("" when none)
+  std::string nic_clock;             // the RX-stamp clock's name ("" when none)
   bool hardware_timestamps = false;  // the NIC stamps RX in hardware
   uint64_t ipackets = 0, opackets = 0, imissed = 0, ierrors = 0, rx_nombuf = 0,
            oerrors = 0;

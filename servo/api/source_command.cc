@@ -12,8 +12,7 @@ namespace zg::servo {
 
 using nlohmann::json;
 
-absl::StatusOr<SourceChangeRequest> SourceRequestFromArgs(
-    const json& args) {
+absl::StatusOr<SourceChangeRequest> SourceRequestFromArgs(const json& args) {
   SourceChangeRequest r;
   auto text = [&](const char* key) -> absl::StatusOr<std::string> {
     const auto it = args.find(key);
@@ -54,18 +53,16 @@ absl::StatusOr<SourceChangeRequest> SourceRequestFromArgs(
     }
     r.priority = static_cast<int>(p);
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "source: unknown action '", action,
-        "' (add, delete, priority, enable, disable)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("source: unknown action '", action,
+                     "' (add, delete, priority, enable, disable)"));
   }
   ZG_ASSIGN_OR_RETURN(r.name, text("name"));
   if (args.contains("spec") ||
-      (r.action != SourceAction::kPriority &&
-       args.contains("priority"))) {
+      (r.action != SourceAction::kPriority && args.contains("priority"))) {
     return absl::InvalidArgumentError(absl::StrCat(
         "source ", action, " takes a name",
-        r.action == SourceAction::kPriority ? " and a priority" : "",
-        " only"));
+        r.action == SourceAction::kPriority ? " and a priority" : "", " only"));
   }
   return r;
 }
@@ -87,26 +84,23 @@ absl::Status AddSourceCommand(CommandTable& table, ControlPlane* control,
                   "spec, name, priority)",
        .access = CommandAccess::kChange,
        .run = [control, log](const CommandCall& c) -> CommandOutcome {
-         if (auto e = CheckArgs(c.args,
-                                       {"action", "spec", "name", "priority"})) {
+         if (auto e =
+                 CheckArgs(c.args, {"action", "spec", "name", "priority"})) {
            return *e;
          }
          absl::StatusOr<SourceChangeRequest> req =
              SourceRequestFromArgs(c.args);
          if (!req.ok()) {
            return Reply::Error(ErrorCode::kBadArgument,
-                                      std::string(req.status().message()));
+                               std::string(req.status().message()));
          }
          req->uid = c.caller.uid;
          req->origin = "zgctl";
          if (log) {
-           log(absl::StrCat("zgctl source ",
-                              SourceActionName(req->action), " ",
-                              req->action == SourceAction::kAdd
-                                  ? req->spec
-                                  : req->name,
-                              " (uid ", c.caller.uid, ", pid ", c.caller.pid,
-                              ")"));
+           log(absl::StrCat(
+               "zgctl source ", SourceActionName(req->action), " ",
+               req->action == SourceAction::kAdd ? req->spec : req->name,
+               " (uid ", c.caller.uid, ", pid ", c.caller.pid, ")"));
          }
          // Parsed and built here, on the socket's thread; applied by the
          // control thread between two ticks, which answers through `done`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AuditLog: the append-only record of every state change of the time
 // service — sources going up or down, selection switches, steps, lock,
 // holdover, clock-class changes, leap seconds, configuration — as JSON Lines.
@@ -72,8 +73,8 @@ enum class AuditEvent : uint8_t {
                    // enabled or disabled while running (or refused)
   kAlarmRaised,    // servo/alarms/alarm_set.h
   kAlarmCleared,
-  kAccessDenied,  // an operator surface refused a login (the status page);
-                  // the last: kAuditEventCount
+  kAccessDenied,   // an operator surface refused a login (the status
+                   // page); the last: kAuditEventCount
 };
 inline constexpr int kAuditEventCount =
     static_cast<int>(AuditEvent::kAccessDenied) + 1;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "servo/audit/discipline_audit.h"
 
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DisciplineAudit: the clock discipline's events
 // (servo/discipline/discipline_event.h) as audit-log records
 // (servo/audit/audit_log.h) — names instead of indices, states and classes as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClockCorrelator: pairs a second clock with the TSC from bracketed reads.
 //
 // A bracketed read is (tsc_before, other, tsc_after): the other clock (a NIC

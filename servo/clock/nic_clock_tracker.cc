@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "servo/clock/nic_clock_tracker.h"
 
 #include <cmath>

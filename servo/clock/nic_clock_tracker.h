@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NicClockTracker: a NIC's free-running clock correlated to the TSC, and the
 // NIC ticks -> TAI model the workers apply to hardware RX stamps.
 //

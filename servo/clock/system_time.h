@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel's clocks as the control plane sees them, and how instants on
 // them map to the raw clock (TSC).
 //

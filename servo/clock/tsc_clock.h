@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TscClock: the TSC as the control plane's raw clock, with its frequency
 // calibrated against CLOCK_MONOTONIC_RAW and re-measured for as long as the
 // daemon runs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "servo/control/control_plane.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ControlPlane: zeitgeberd's control thread — everything between the
 // reference sources and the ClockModels the workers read.
 //

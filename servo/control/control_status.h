@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ControlPlaneStatus: a snapshot of the control plane for metrics, logs and
 // zgctl — every source's health and statistics (GNSS fix and satellites for
 // gpsd), the discipline's state and error bound, the TSC calibration, the NIC

@@ -23,10 +23,11 @@
 // spins on a lock bit a preempted reader may hold.)
 //
 //   SnapshotCell<AlarmTable> cell;
-//   cell.Publish(std::make_shared<const AlarmTable>(alarms.Table()));  // writer
-//   cell.Flush();  // writer, each tick: installs one kept pending, if any
-//   std::shared_ptr<const AlarmTable> t = cell.Load();  // any thread; may be
-//                                                       // null
+//   // The writer, each tick: publishes, or installs one kept pending.
+//   cell.Publish(std::make_shared<const AlarmTable>(alarms.Table()));
+//   cell.Flush();
+//   // Any thread; null before the first Publish.
+//   std::shared_ptr<const AlarmTable> t = cell.Load();
 //
 // The old snapshot is freed by whichever thread drops it last.
 #ifndef ZG_SERVO_CONTROL_SNAPSHOT_CELL_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClockDiscipline: configuration checks, creation, source registration, the
 // shared event and time helpers, and Update, the control step that runs the
 // stages in order. The stages live in their own files:

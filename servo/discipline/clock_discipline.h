@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClockDiscipline: the control plane's clock. It takes reference samples from
 // every source, selects one, filters its samples, runs the servo, tracks the
 // holdover state and the honest error bound, and produces the core::ClockModel

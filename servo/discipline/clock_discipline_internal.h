@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Constants and helpers shared by the files that implement ClockDiscipline
 // (servo/discipline/clock_discipline.cc, discipline_intake.cc,
 // discipline_selection.cc, discipline_tracking.cc, discipline_holdover.cc,

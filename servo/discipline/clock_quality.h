@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the clock's state and error are advertised: PTP clockClass,
 // clockAccuracy and offsetScaledLogVariance, and NTP stratum.
 //

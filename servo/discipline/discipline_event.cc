@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Names of the clock discipline's event kinds and reject reasons
 // (servo/discipline/discipline_event.h), as the audit log
 // (servo/audit/discipline_audit.cc) and the tests print them.

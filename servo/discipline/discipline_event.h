@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DisciplineEvent: what the clock discipline reports for the audit log —
 // every state change, lock, holdover entry and exit, clockClass change,
 // rejected sample, source switch, source up/down, falseticker, step.

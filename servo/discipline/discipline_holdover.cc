@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClockDiscipline, the error bound and the state machine: BoundNs predicts the
 // bound while tracking (last sample's bound + tracking growth + wander) and
 // in holdover (the bound at entry + the holdover frequency's uncertainty);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClockDiscipline, per-source sample intake and health: AddSamples (called by
 // the control thread after each source's Poll) validates a poll's samples,
 // keeps the least uncertain one, and passes it through the jump/spoof gate

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClockDiscipline, publication (the last step of Update): builds the
 // core::ClockModel the control thread publishes to the workers — anchor and
 // rate from the servo, error bound, growth and maximum extrapolation from

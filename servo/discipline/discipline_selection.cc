@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClockDiscipline, source selection (step 2 of Update): builds one
 // SelectionCandidate per source from its latest sample (interval widened with
 // the sample's age), runs the SourceSelector (priorities, falsetickers,

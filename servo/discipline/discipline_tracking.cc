@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClockDiscipline, tracking (step 3 of Update): ProcessPending feeds the
 // selected source's pending samples to the servo; Accept starts or steers the
 // servo (reporting steps), feeds the frequency estimator, and records what the

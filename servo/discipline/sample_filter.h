@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sample filters: what a reference sample must get past before the servo
 // sees it. Three stages, cheapest first:
 //

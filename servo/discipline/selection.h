@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Source selection: which reference the servo follows.
 //
 // Every poll each source offers a candidate: its latest offset against the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FrequencyEstimator: the long-term frequency of the raw clock against the
 // reference, and how well it is known — what holdover runs on and what the
 // error bound's growth is made of (chrony's sourcestats, in spirit).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Weighted least-squares line fitting and the small statistics the servo
 // needs around it: the slope's standard error, a Student-t widening for few
 // points, and a runs test that tells white residuals from a trend.

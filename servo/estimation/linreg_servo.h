@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LinregServo: an adaptive servo on the raw-clock model by weighted linear
 // regression, after linuxptp's linreg.c. Behind servo/estimation/servo.h;
 // created by MakeServo(kLinreg).

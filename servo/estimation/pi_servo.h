@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PiServo: a proportional-integral servo on the raw-clock model, after
 // linuxptp's pi.c. Behind servo/estimation/servo.h; created by MakeServo(kPi).
 //

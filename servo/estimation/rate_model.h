@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RateModel: the control plane's estimate of the free-running raw clock (TSC
 // or NIC clock) against TAI, kept in double precision. The raw clock is never
 // steered: this model is the "cooked" clock (chrony's raw vs cooked time).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Servo: turns measurements of the raw clock against a reference into a model
 // of the raw clock (a RateModel: anchor + rate), like linuxptp's servo.h with
 // pi.c and linreg.c behind it — except that nothing is steered. linuxptp's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The holdover state machine: where the published time stands
 // (core::SyncState), from what the reference and the servo are doing and how
 // large the predicted error bound has grown.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Oscillator profiles and the holdover error they predict.
 //
 // When the reference is lost, the model keeps running on its last frequency

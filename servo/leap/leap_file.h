@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading the leap-second table from a leap-seconds.list file, with the
 // built-in table (core/time/leap_seconds.h) as the fallback. Never fails and
 // never crashes: whatever goes wrong with the file becomes an operator-facing

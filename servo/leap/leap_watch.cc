@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "servo/leap/leap_watch.h"
 
 #include "core/time/clock_model.h"

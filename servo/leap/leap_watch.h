@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeapWatch: follows the leap second the served clock announces, for the
 // audit log: "leap_scheduled" when a leap enters the announcement window
 // (the last UTC day before it, when NTP's LI and PTP's leap61/leap59 flags

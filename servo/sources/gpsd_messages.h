@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gpsd's JSON protocol (https://gpsd.io/gpsd_json.html), the messages the
 // gpsd source uses: VERSION, DEVICES/DEVICE, TPV, SKY, PPS, TOFF, ERROR.
 // Anything else parses to GpsdOther with its class name.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GpsdSource: a GNSS receiver through gpsd (TCP, JSON protocol).
 //
 // Connects (non-blocking) to gpsd, sends

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PhcDevice: the ioctl layer over a PTP hardware clock (/dev/ptpN), kept
 // behind an interface so the PHC source's arithmetic is tested with a fake
 // (this build machine has no /dev/ptp*).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PhcSource: a PTP hardware clock (/dev/ptpN) as a reference — a NIC's clock
 // disciplined by ptp4l, or a Time Card's clock disciplined by its GNSS
 // receiver and atomic oscillator.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PpsDevice: the RFC 2783 PPS API (pps-tools' <sys/timepps.h>) over a
 // /dev/ppsN device, behind an interface so the PPS source is tested with a
 // fake (this build machine has no /dev/pps*).

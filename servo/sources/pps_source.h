@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PpsSource: a pulse-per-second signal (/dev/ppsN, RFC 2783) as a reference.
 //
 // A PPS edge marks the top of a UTC second (plus the configured cable and

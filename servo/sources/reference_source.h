@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ReferenceSource: one interface for everything that can tell the control
 // plane what time it is — the system clock (CLOCK_REALTIME/CLOCK_TAI as
 // disciplined by chrony or ptp4l), a PHC (/dev/ptpN), PPS (/dev/ppsN), gpsd,

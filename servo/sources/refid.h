@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTP reference identifiers for the sources (RFC 5905 section 7.3: for
 // stratum 1, four ASCII characters, left-justified, zero-padded).
 //

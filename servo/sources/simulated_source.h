@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SimulatedSource: a reference source for tests, demos and rigs, with
 // scripted faults — an outage ("up for 20 s, then down"), an operator switch
 // (a control file that says "down"), a constant error and a jump (a spoofer).

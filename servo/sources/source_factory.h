@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds the reference sources zeitgeberd was configured with (SourceSpec,
 // servo/sources/source_spec.h): opens devices, resolves gpsd's address, wires
 // the leap-second table and the PPS coarse-second source in. Setup only; every

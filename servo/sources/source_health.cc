@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "servo/sources/source_health.h"
 
 #include <string>

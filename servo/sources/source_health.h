@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Health bookkeeping shared by the reference sources.
 //
 // kUnknown until the first sample; then kUp or kDegraded as the source judges

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SourceSpec: one reference source as an operator configures it — the text of
 // one zeitgeberd --source flag, parsed and checked into the options of the
 // source it names. Parsing opens nothing: servo/sources/source_factory.h builds

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "servo/sources/system_clock_source.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SystemClockSource: the kernel clock as a reference — CLOCK_REALTIME or
 // CLOCK_TAI as disciplined by chronyd or ptp4l+phc2sys. The demo default.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TAI-UTC for the reference sources that read UTC (CLOCK_REALTIME, PPS
 // seconds, gpsd's "real" time).
 //

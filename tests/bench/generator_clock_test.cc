@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GeneratorClock against simulated kernel clocks (tests/servo/fake_clocks.h):
 // the published model maps TSC stamps to CLOCK_REALTIME (+ TAI-UTC), learns
 // the rate from the fit, and follows a step.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LaneEngine with --mix=nts: requests carry the credentials' cookie and an
 // authenticator, replies from a small NTS server written here (core's
 // BuildNtpReply for the header, the RFC 8915 fields around it) are checked

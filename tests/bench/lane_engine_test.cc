@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LaneEngine against zeitgeber's own server code (core::BuildNtpReply,
 // core::PtpDelayReqToDelayResp) as the peer: requests out, replies judged,
 // no DPDK.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zg-loadgen's addressing: the client address range, what replies to it
 // classify as, and the errors an operator gets for bad addresses.
 #include "bench/loadgen/lane_network.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zg-loadgen's DPDK side on an in-process ring port: a lane on the EAL's
 // worker lcore sends real frames; a server thread on the other end of the
 // rings answers them with zeitgeber's own core code (frame classification,

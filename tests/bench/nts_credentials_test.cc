@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zg-loadgen's NTS credentials from --nts_master_key (the test harness that
 // stands in for NTS-KE): the key file read raw or as hex as zeitgeberd
 // reads it, and cookies that a server holding the same master key opens to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zg-loadgen's unicast PTP subscribers (bench/loadgen/ptp_subscribers.h):
 // the state machine (negotiation, re-asks, refusals, renewals, Delay_Req at
 // the granted rate) and the report arithmetic (rates, gaps, lateness,

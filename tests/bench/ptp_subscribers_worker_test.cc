@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zg-loadgen's unicast PTP subscribers (bench/loadgen/ptp_subscribers.h)
 // against zeitgeberd's real PTP worker: the PtpPlugin of the --ptp_* flags
 // (G.8275.2, unicast negotiation) in the protocol pipeline on an in-process

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # zg-loadgen's command line: bad flags and an unreachable target end in a
 # clear error and a documented exit code, within a bounded time (no
 # hugepages; in-process net_ring0, whose loopback never answers ARP, and a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # zg-loadgen against the real zeitgeberd over net_memif, short and bounded
 # (about 10 s; no hugepages): zeitgeberd serves 10.98.0.1 on one worker,
 # zg-loadgen resolves it by ARP and sends 20k NTP requests/s for 2 s from 64

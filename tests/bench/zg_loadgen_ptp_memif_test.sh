@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # zg-loadgen's unicast PTP subscribers against the real zeitgeberd over
 # net_memif (no hugepages): --mix=ptp_unicast --ptp_subscribers=N (default
 # 1000) at G.8275.2's 1/s for D seconds (default 4) against one worker

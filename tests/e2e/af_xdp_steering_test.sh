@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e: the AF_XDP deployment mode on a veth rig, with zeitgeber's XDP program.
 #   tests/e2e/af_xdp_steering_test.sh ZEITGEBERD ZG_XDP_OBJ
 # Proves, against the kernel's own stack in a network namespace:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e: scripts/nic-check.sh as an operator runs it, here without a NIC.
 #   tests/e2e/nic_check_test.sh ZEITGEBERD ZG_XDP_OBJ
 #  - on a net_ring vdev: every capability "no", the software plan, exit 0;

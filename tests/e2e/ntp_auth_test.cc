@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Symmetric-key NTP authentication end to end (--ntp_keys,
 // dataplane/ntp/ntp_auth.h) on the veth rig (tests/e2e/zeitgeberd_rig.h):
 //

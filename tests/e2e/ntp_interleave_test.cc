@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTP interleaved mode end to end (RFC 9769; dataplane/ntp/ntp_interleave.h)
 // on the veth rig (tests/e2e/zeitgeberd_rig.h), zeitgeberd in AF_XDP mode:
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Many NTP clients at once, for the two-worker e2e test.
 
   ntp_many_clients.py SERVER4 SERVER6 PER_SOURCE SOURCE_ADDR...

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Real NTP peers against the replies core/ntp/ntp_reply.h builds.
 //
 // The server under test is BuildNtpReply + StampNtpTransmit behind a plain

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """One NTP client request from a given source address.
 
   ntp_query_from.py SERVER SOURCE [TIMEOUT_S]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's per-client NTP rate limit (--ntp_ratelimit,
 // --ntp_ratelimit_kod; dataplane/ntp/ntp_trust_policy.h) on the veth rig
 // against real clients:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd as an NTP server, end to end, in both deploy modes
 // (tests/e2e/zeitgeberd_rig.h): net_af_xdp on our side of a veth pair, real
 // kernel clients in a network namespace on the other.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nts_fleet: two zeitgeberd instances that share one NTS master key accept
 // each other's cookies with no shared state (RFC 8915 cookies sealed under
 // a key derived from the master key per period, core/nts/nts_cookie.h);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTS (RFC 8915) with real peers on the veth rig (tests/e2e/zeitgeberd_rig.h).
 //
 //  - Our own client first, against a server none of us wrote: nts_query

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nts_query: NTS-protected NTP queries from inside a test namespace, with
 // core/nts/nts_client.h (our independent client). The e2e tests run it
 // with `ip netns exec` after getting keys and cookies from an NTS-KE

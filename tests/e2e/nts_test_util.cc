@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/e2e/nts_test_util.h"
 
 #include <openssl/rand.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared set-up of the NTS e2e tests (nts_peers_test.cc, nts_fleet_test.cc):
 // a test CA and server certificate made with the openssl CLI, a hosts file
 // for a namespace (`ip netns exec NS` bind-mounts /etc/netns/NS/hosts over

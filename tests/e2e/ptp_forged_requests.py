@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A storm of forged PTP unicast negotiation messages, as raw frames.
 
   ptp_forged_requests.py IFACE DST_MAC DST_IP DOMAIN SECONDS RATE \

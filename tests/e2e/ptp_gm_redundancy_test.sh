@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e: two zeitgeberd grandmasters on one Ethernet segment (a bridge in a
 # namespace, each on AF_XDP over its own veth), the redundant-pair setup.
 # The one with the worse data set (priority1 200 against 100) hears the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e: linuxptp's ptp4l, a slave with software timestamps (-S) in a network
 # namespace, synchronises to zeitgeberd (AF_XDP on a veth pair, zeitgeber's
 # XDP program) and reaches SLAVE with a small median |master offset| over

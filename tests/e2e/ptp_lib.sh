@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers for zeitgeberd's PTP end-to-end tests (sourced):
 #   zg_ptp_cpus                 sets ZG_CPU0/ZG_CPU1: two CPUs we may use
 #   zg_ptp_start_gm LOG IFACE ADDR ARGS...

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end test peer for core/ptp/ptp_management.h: a UDP PTP management
 // responder on the general port (320), so that linuxptp's `pmc` can query
 // it over the network (tests/e2e/ptp_pmc_test.sh). Answers every management

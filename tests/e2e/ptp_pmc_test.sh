@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end: linuxptp's pmc queries our PTP management responder
 # (core/ptp/ptp_management.h via tests/e2e/ptp_management_responder) over UDPv4
 # multicast on a veth pair between two namespaces this test creates, and

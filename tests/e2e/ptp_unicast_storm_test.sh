@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e: PTP admission control under a storm of forged unicast negotiation
 # ("Proof with real peers" 4). zeitgeberd serves unicast
 # negotiation (default profile, negotiation on, multicast off) with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference loss, end to end: zeitgeberd on the veth rig
 // (tests/e2e/zeitgeberd_rig.h) disciplined by a simulated reference that
 // goes away (--source=sim:lab,up_for=...), watched by ntpdig (ntpsec) from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd with a GNSS receiver it never saw before: gpsfake (Debian's
 // gpsd-clients) replays tests/data/gpsd_gps_beidou.nmea (GPS $GPGSV/$GPGSA
 // and BeiDou $BDGSV/$BDGSA with $GNGGA/$GNRMC) through the real gpsd into

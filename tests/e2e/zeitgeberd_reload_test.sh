@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e: reload without restart (SIGHUP) on a veth pair, under load.
 #   tests/e2e/zeitgeberd_reload_test.sh ZEITGEBERD ZG_XDP_OBJ ZG_LOADGEN
 #   namespace <rig>a: zeitgeberd on AF_XDP with zeitgeber's XDP program,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd on a veth rig (tests/util/netns.h), in either deploy mode, and
 // the real clients and tools the e2e tests drive against it.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the clock discipline with sample streams a source could deliver —
 // mostly a plausible trajectory (1 GHz raw clock, one sample per second)
 // perturbed by the input, plus arbitrary values. Reference samples come from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the two parsers of the emulated timestamping NIC (TEST-ONLY code in
 // tests/dataplane/testing/, one target to keep CI's fuzz stage short) with
 // each input both as a frame and as text:

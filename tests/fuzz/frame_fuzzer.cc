@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the per-packet network layer on arbitrary frames (0..2000 bytes):
 // ClassifyFrame, PrepareUdpReply + FinaliseUdpChecksum + UpdateUdpChecksum,
 // and the ARP/ICMP/ND responders. Checks:

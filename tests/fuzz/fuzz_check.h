@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ZG_FUZZ_CHECK(cond): a property a fuzz target asserts about what the code
 // under test returned. A failure traps, which libFuzzer reports as a crash
 // and saves the input (build-asan/fuzz-artifacts/), like an ASan finding.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes what JSON from outside meets with arbitrary bytes (what anything
 // listening on gpsd's port could send): the bounded nlohmann-json parse and
 // the gpsd message parser — no crash, no exception, no sanitizer report,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the operator-input parsers of the data plane: --address values
 // (ParseInterfaceAddress, with a round-trip check) and PMD devargs
 // (DevargValue).

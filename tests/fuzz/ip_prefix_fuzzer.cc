@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the access-list prefix parsers (core/net/ip_prefix.h:
 // ParseNetworkPrefix, ParseNetworkPrefixList) and the rules built from them
 // (core/net/access_rules.h) with any bytes as text. The input is split at the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the leap-seconds.list parser (core/time/leap_seconds.h). Any bytes
 // must parse or fail with a message, without crashes or UB (ASan/UBSan); every
 // table that parses must answer consistently: TAI-UTC steps by exactly 1 s at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the address parsers setup code uses on operator input
 // (core/net/net_headers.h: ParseMacAddr, ParseIpv4Addr, ParseIpv6Addr,
 // ParseIpAddress, ParseIpPrefix) with any bytes as text. Checks:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the client-side reply parser zg-loadgen uses (ParseNtpServerReply)
 // and the header parser on arbitrary bytes and client clocks. Properties: no
 // read past len (exact-size heap copy under ASan), no signed overflow (UBSan)

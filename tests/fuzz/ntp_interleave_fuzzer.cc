@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the interleaved-mode table (core/ntp/ntp_interleave.h) with an
 // arbitrary sequence of saves, transmit times, lookups and unique-key
 // requests, against a reference map: no crash, no sanitizer report; a hit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the NTP keyfile parser (core/ntp/ntp_keys.h: ParseNtpKeys) with any
 // bytes as keyfile text, and the MACs built from what it accepts
 // (core/ntp/ntp_mac.h). Checks:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the --ntp_ratelimit value parser (core/ntp/ntp_rate_limit.h) with
 // arbitrary text: no crash, no sanitizer report; every accepted value is
 // within chrony's ranges, formats and parses back to the same config, and

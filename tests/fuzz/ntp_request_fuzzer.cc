@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the server side of NTP on arbitrary UDP payloads: ValidateNtpRequest,
 // the extension-field walker and trailer summary, BuildNtpReply +
 // StampNtpTransmit and the KoD builder. Properties: nothing is read or written

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the NTP/PTP time conversions: any 64-bit wire timestamp and pivot
 // must convert without overflow (UBSan) and re-encode to the same wire value.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the NTS client's reply check (core/nts/nts_client.h VerifyReply,
 // IsNtsNak) on arbitrary bytes. Properties: no read past len (exact-size
 // heap copy under ASan), never more cookies than fit the jar, none taken

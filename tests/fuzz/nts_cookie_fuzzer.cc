@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the NTS cookie opener (core/nts/nts_cookie.h: NtsCookieKeystore::
 // Open) and AES-SIV under it (core/crypto/aes_siv.h) with any bytes.
 // Checks:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the NTS server side of the workers (core/nts/nts_server.h) on
 // arbitrary UDP payloads: the extension-field walk (ParseNtsRequest), the
 // whole check (cookie open, authenticator verify, in-place decryption of

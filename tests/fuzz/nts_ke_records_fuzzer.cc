@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the NTS-KE record parsers (core/nts/nts_ke_records.h) with any
 // bytes as a client's request (ParseNtsKeRequest, the server's side) and as
 // a server's response (ParseNtsKeResponse, the client's side). Checks:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the NTS-KE client's record parser (bench/loadgen/nts_ke_client.h
 // ParseNtsKeResponse) on arbitrary bytes: no read past the end (exact-size
 // heap copy under ASan), and what it accepts is consistent: every cookie

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the PTP parsers (core/ptp/ptp_wire.h, ptp_tlv.h, ptp_management.h)
 // with any bytes as a PTP message: nothing may read out of bounds or overflow
 // (ASan/UBSan), and what parses must re-serialise to something that parses

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the grandmaster's handling of received PTP messages beyond the
 // parsers: RX dispatch (core/ptp/ptp_dispatch.h), unicast negotiation
 // (core/ptp/ptp_negotiation.h) against a small, persistent subscription table

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes zg-loadgen's unicast PTP subscribers (bench/loadgen/
 // ptp_subscribers.h PtpSubscriberEngine::OnFrame) on arbitrary frames: the
 // first input octet picks the destination subscriber (and one past them)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the --source parser (servo/sources/source_spec.h) with arbitrary text:
 // no crash, no sanitizer report; every accepted spec keeps its text, names a
 // known kind, has sane intervals and timeouts, and parses again to the same

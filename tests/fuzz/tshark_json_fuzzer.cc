@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the tshark JSON reader of the test harness (tests/util/tshark.h,
 // ParseTsharkJson) with any bytes: it must return packets or an error, never
 // crash or throw (nlohmann-json exceptions are caught), and every packet it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the XDP RX stamp header parser (core/net/xdp_stamp.h): any bytes
 // parse without reading past the end, and a parsed header re-encodes to the
 // same 16 octets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test doubles for the control plane's clocks: one simulated "true" time, a
 // TSC running at a known rate against it, and kernel clocks (CLOCK_REALTIME,
 // CLOCK_TAI, CLOCK_MONOTONIC[_RAW]) derived from it. Every read advances the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deterministic Gaussian noise for unit tests (splitmix64 + Box-Muller), the
 // same on every compiler.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whole-scenario simulations of the clock discipline: cold start, steady
 // state, the state / clockClass / stratum sequence through an outage, a
 // spoofed reference, falsetickers, failover, popcorn spikes and a majority

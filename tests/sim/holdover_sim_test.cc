@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Holdover honesty, by simulation: for each oscillator profile, 100 seeded
 // runs of 30 minutes locked to a GNSS-like reference (20 ns white noise,
 // claimed uncertainty 60 ns) followed by a 1-hour outage during which the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seeded models for simulation tests: a raw oscillator (implementing
 // servo::RawClock) and a reference with noise, outliers, outages and jumps.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SimHarness: runs a ClockDiscipline against a SimOscillator and SimReferences
 // the way the control thread runs it (poll every source, AddSamples, Update,
 // publish), and reports after every step how the published time compares

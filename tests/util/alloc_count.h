@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Allocation counting for the tests that prove a per-request path allocates
 // nothing: linked into such a test executable only (never into
 // zg_testutil), its alloc_count.cc replaces the global operator new and

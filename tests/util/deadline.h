@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Time budgets for tests that wait on real peers: every wait, retry and poll
 // loop ends at a deadline in wall time (never after a count of tries that a
 // loaded machine stretches), and no deadline runs past the test binary's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hex text <-> bytes for tests: known-answer vectors written as hex strings,
 // and bytes shown the way tshark shows them.
 //

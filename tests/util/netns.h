@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Network-namespace rigs for e2e tests, and running real peers inside them.
 //
 // The rigs themselves are made by scripts/netns.sh (one implementation for

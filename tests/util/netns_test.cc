@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // e2e (root): the C++ rig helpers create what scripts/netns.sh promises,
 // run commands in the namespaces with a timeout, and leave nothing behind.
 #include "tests/util/netns.h"

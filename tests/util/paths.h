@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where tests find the source tree: fixtures in tests/data/ and scripts such
 // as scripts/netns.sh. The build bakes in the source root; the environment
 // variable ZG_SOURCE_ROOT overrides it (e.g. tests run from an installed or

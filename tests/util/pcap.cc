@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/util/pcap.h"
 
 #include <pcap/pcap.h>
@@ -18,7 +19,6 @@ namespace zg::testutil {
 namespace {
 
 constexpr uint32_t kMagicMicros = 0xa1b2c3d4;
-constexpr uint32_t kMagicNanos = 0xa1b23c4d;
 constexpr int64_t kNanosPerSecond = 1'000'000'000;
 
 struct PcapCloser {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pcap files for tests, on libpcap: read fixtures captured from real peers,
 // write frames our serializers build so tshark can dissect them.
 //

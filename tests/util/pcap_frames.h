@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The frames of a pcap as the data plane sees them: each record classified
 // by core/net/frame.h's ClassifyFrame with the addresses of the capture's
 // endpoints, so tests replay real-peer fixtures through our own parser

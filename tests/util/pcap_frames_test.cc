@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every frame of every real-peer fixture passes our own front end: with the
 // capture's addresses configured, ClassifyFrame (core/net/frame.h) accepts each
 // one (lengths, checksums, addressing), calls it the kind the data plane

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks the real-peer fixtures in tests/data/ (captured by
 // scripts/capture-peer-pcaps.sh from ntpdig, chronyd, ptp4l and pmc): our pcap
 // reader loads each one, tshark dissects every packet without a single

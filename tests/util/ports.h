@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loopback ports for tests that start a server of their own (gpsd, a
 // metrics endpoint): a TCP port the kernel just handed out and released.
 //

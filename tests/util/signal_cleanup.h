@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a test binary must not leave behind when it is killed: on SIGTERM,
 // SIGINT or SIGHUP (meson's timeout sends SIGTERM to the test's process
 // group, waits 0.5 s, then SIGKILLs it; destructors never run), a handler

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Child processes for tests: run a tool (tshark, ntpdig, ip, chronyd, ...)
 // with a deadline, capture its stdout and stderr, and never leave anything
 // behind. Each child leads its own process group; on timeout, on Stop() and

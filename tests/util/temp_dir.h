@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A private temporary directory for a test helper, removed (recursively) when
 // the object goes out of scope, or when the test is killed by SIGTERM or
 // SIGINT (tests/util/signal_cleanup.h). Created under $TEST_TMPDIR, else

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tshark harness: dissect frames with Wireshark, a peer none of us wrote,
 // and look at what it says about them. Runs
 //   tshark -r FILE -T json --no-duplicate-keys -o <prefs> -d <decode-as>

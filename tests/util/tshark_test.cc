@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proves the tshark harness reports what tshark sees: a hand-built good NTP
 // request is clean and decoded field by field; the same frame with a broken
 // UDP checksum yields exactly one error (Checksum) and nothing else; a

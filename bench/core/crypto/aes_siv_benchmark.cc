@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AEAD_AES_SIV_CMAC_256 (core/crypto/aes_siv.h), NTS cookies
 // (core/nts/nts_cookie.h) and the nonce CSPRNG (core/crypto/aes_ctr_random.h)
 // at the sizes an NTS worker uses, next to the in-run baseline: OpenSSL 3's

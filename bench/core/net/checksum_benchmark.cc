@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internet checksum micro-benchmarks: the sizes the data plane sums (a
 // 48-byte NTP payload, a 76-byte NTP datagram with its IPv4 header, a full
 // 1500-byte MTU) and the RFC 1624 incremental updates used for late

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-packet cost of the network layer: ClassifyFrame on NTP over IPv4 and
 // IPv6 (with and without the NIC's checksum hints), PrepareUdpReply with
 // FinaliseUdpChecksum, and the whole NTP path (classify, address the reply,

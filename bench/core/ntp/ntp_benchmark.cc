@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Micro-benchmarks of the NTP hot path: validating a request, building the
 // reply in place and stamping T3, per packet. BM_CopyRequest (restoring the
 // 48-byte request, which every reply benchmark also does) is the baseline:

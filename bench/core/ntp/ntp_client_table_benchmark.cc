@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cost of one NtpClientTable::Check (core/ntp/ntp_client_table.h) in bursts
 // of 32 random clients, without the worker loop around it: a population
 // that fits in cache (4096 clients) against 10M (a table of 160 MB), each

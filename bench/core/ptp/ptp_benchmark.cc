@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Micro-benchmarks of the PTP wire format (core/ptp/ptp_wire.h): the
 // grandmaster's per-packet work for a Delay_Req (check it, turn it into the
 // Delay_Resp in place), next to a baseline that only copies the request into

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The unicast PTP scheduler at scale: 1,000,000 negotiated subscribers at
 // 1 Hz, one worker's shard. Each iteration simulates one second of the
 // worker's schedule (1024 slots of ~0.98 ms, polled in 64-timer batches as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Authenticated NTP replies per core (RFC 8573 AES-CMAC, RFC 5905 MD5/SHA-1)
 // next to plain NTP, in the same run, through the real pipeline objects
 // (dataplane/worker/protocol_pipeline.h with an NtpAuthFactory) on bursts of

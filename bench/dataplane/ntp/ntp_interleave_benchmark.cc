@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What NTP interleaved mode (dataplane/ntp/ntp_interleave.h) costs per
 // request, next to the basic reply path in the same run, through the real
 // pipeline objects (ProtocolPipelineFactory with an NtpInterleaveFactory)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-request cost of zeitgeberd's NTP work (classify, validate, rewrite into
 // the reply, checksum, late T3 stamp and checksum update), through the real
 // pipeline objects (dataplane/worker/protocol_pipeline.h) on bursts of 32

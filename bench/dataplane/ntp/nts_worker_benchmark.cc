@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTS replies per core (RFC 8915) next to plain NTP, in the same run,
 // through the real pipeline objects (dataplane/worker/protocol_pipeline.h
 // with an NtsFactory) on bursts of 32 mbufs, without the ring or NIC around

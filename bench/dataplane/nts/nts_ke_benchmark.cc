@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTS-KE exchanges per second on one thread (RFC 8915 section 4), client and
 // server in one process over an OpenSSL memory BIO pair (no sockets): TLS 1.3
 // handshake with ALPN ntske/1, the request, the server's answer (parse, key

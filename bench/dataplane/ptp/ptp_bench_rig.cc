@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "bench/dataplane/ptp/ptp_bench_rig.h"
 
 #include <rte_eth_ring.h>

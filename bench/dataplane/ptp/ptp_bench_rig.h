@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The PTP benchmarks' rig: zeitgeberd's real worker loop and protocol
 // pipeline with the PtpPlugin of the --ptp_* flags, on an in-process ring
 // port (net_ring: rx_burst and tx_burst are ring operations, so what is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Delay_Req -> Delay_Resp against NTP request -> reply through zeitgeberd's
 // real worker loop and protocol pipeline
 // (dataplane/worker/protocol_pipeline.h), on an in-process ring port: each

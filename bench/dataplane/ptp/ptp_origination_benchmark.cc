@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unicast PTP origination at cluster scale through zeitgeberd's real worker:
 // N G.8275.2 subscribers (ZG_BENCH_SUBSCRIBERS, default 1M),
 // each on its own address, negotiate Announce, Sync and Delay_Resp grants

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cost of an access-list lookup (dataplane/trust/access_list.h) at 10k
 // random prefixes, next to baselines measured in the same run:
 //

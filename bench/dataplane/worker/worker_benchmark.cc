@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cost per frame of the worker loop (stamp, classify, dispatch, NTP reply,
 // late-TX hook with checksum, tx_burst) on an in-process ring port, against
 // a baseline in the same run: the same rings forwarded by bare

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's NTP flags, the "NTP" group of `zeitgeberd -- --help` (who
 // may query and how often: flags/trust.h; transmit stamps: flags/
 // timestamps.h): interleaved mode, and the per-client records.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's NTS flags (RFC 8915), the "NTS" group of `zeitgeberd --
 // --help`: the cookie keys the workers seal and open cookies with, and the
 // NTS-KE server that hands them out.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's PTP flags, the "PTP" group of `zeitgeberd -- --help`,
 // validated into a core::PtpPortConfig (dataplane/ptp/ptp_plugin.h reads
 // them). Each flag left at its default takes the profile's value, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's time-source flags, the "Time sources, servo and holdover"
 // group of `zeitgeberd -- --help`: reference sources, servo, oscillator,
 // holdover limits, clockClass mapping, step policy and leap-second file,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's timestamp flags, the "Timestamps" group of `zeitgeberd --
 // --help`: where receive and transmit stamps come from (doc/timestamps.md,
 // dataplane/clock/stamp_plan.h), and --nic_check, which reports what the

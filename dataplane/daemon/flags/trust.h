@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's trust flags, the "Trust" group of `zeitgeberd -- --help`:
 // who may use the server and how much, and the NTP symmetric keys.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/base/byte_order.h"
 
 #include <cstdint>

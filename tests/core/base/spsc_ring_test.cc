@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/base/spsc_ring.h"
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the NTS nonce CSPRNG (core/crypto/aes_ctr_random.h): seeded from
 // the OS it differs per instance and looks uniform; from a fixed seed it is
 // AES-128-CTR (checked against the portable block code), whatever the Fill

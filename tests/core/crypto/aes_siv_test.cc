@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of AEAD_AES_SIV_CMAC_256 (core/crypto/aes_siv.h) and its AES-128
 // block code (core/crypto/aes_block.h), on both paths (AES-NI where the CPU
 // has it, and the portable one forced by the test hook).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/net/access_rules.h"
 
 #include "core/net/ip_prefix.h"

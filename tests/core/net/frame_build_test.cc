@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The frames we send: PrepareUdpReply's in-place replies as the peer's
 // classifier and a reference checksum see them, FinaliseUdpChecksum,
 // UpdateUdpChecksum and the NIC offload sum, and BuildUdpFrame /

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClassifyFrame's drop reasons: one mutated known-answer frame per FrameDrop
 // a classification can give (each must give exactly that reason), and the
 // FrameDrop/FrameKind names used as metric labels.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClassifyFrame on the known-answer frames of testdata/frame_vectors.inc:
 // every FrameKind with the offsets, addresses and ports it reports, and
 // truncation of each vector at every length. Drop reasons are in

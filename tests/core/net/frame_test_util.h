@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test helpers for the frame tests: the known-answer frames of
 // testdata/frame_vectors.inc, the addresses they use, a naive reference
 // checksum (16-bit words, one at a time) independent of core/net/checksum.cc,

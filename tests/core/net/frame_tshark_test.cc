@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Our network layer dissected by tshark (an implementation none of us wrote,
 // with IPv4/UDP checksum validation on): the known-answer requests of
 // testdata/frame_vectors.inc, our replies to them (PrepareUdpReply +

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LocalAddresses: validation of the MAC, VLAN, listed addresses and ranges,
 // the solicited-node and reply-source lookups, and a load generator's range
 // addresses classified and answered as ours.

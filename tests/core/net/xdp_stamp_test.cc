@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/net/xdp_stamp.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/ntp/ntp_client_table.h"
 
 #include <memory>

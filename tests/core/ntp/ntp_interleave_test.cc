@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the interleaved-mode table (core/ntp/ntp_interleave.h): hits,
 // replay, unknown and lost-TX keys, duplicate keys, eviction when the table
 // is full, unique keys for one burst's shared stamp, the era 2036 rollover,

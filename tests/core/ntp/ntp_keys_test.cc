@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the chrony-format keyfile parser (core/ntp/ntp_keys.h).
 #include "core/ntp/ntp_keys.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proves the per-request MAC calls allocate nothing: operator new and
 // OpenSSL's allocator count (tests/util/alloc_count.h), and Verify/Sign of
 // every key type run 1000 times between two reads of the count. The set-up

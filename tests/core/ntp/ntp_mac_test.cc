@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known-answer and behaviour tests of the NTP MACs (core/ntp/ntp_mac.h).
 //
 // Expected values do not come from the code under test:

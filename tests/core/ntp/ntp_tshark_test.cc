@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTP packets our serializers build, dissected by tshark with checksum
 // validation on: no malformed marker or expert warning, and every field
 // shows what we set.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NtsClientAssociation against a tiny NTS server written here from RFC 8915
 // section 5 (its AEAD is OpenSSL's AES-128-SIV, not core's AesSiv, so the two
 // sides share no code): round trips refill the cookie jar, the server accepts

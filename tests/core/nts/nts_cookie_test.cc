@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the fleet NTS cookies (core/nts/nts_cookie.h).
 //
 // The period keys are checked against HKDF-SHA256 computed outside the code

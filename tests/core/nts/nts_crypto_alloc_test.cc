@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proves that the per-request NTS crypto allocates nothing: the global
 // operator new and OpenSSL's allocator (CRYPTO_set_mem_functions, installed
 // by a static initializer before OpenSSL's first allocation) count, and one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the NTS-KE record parser and builders (core/nts/nts_ke_records.h).
 #include "core/nts/nts_ke_records.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proves that the workers' NTS path (core/nts/nts_server.h) allocates
 // nothing per request: operator new and OpenSSL's allocator count
 // (tests/util/alloc_count.h), and 1000 chrony-shaped requests (with 3

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // core/nts/nts_server.h against requests built by hand (nts_test_request.h:
 // AesSiv and the keystore directly), chrony 4.3-shaped ones first: the
 // reply opens with S2C, echoes the UID, carries one fresh cookie per cookie

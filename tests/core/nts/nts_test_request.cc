@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/core/nts/nts_test_request.h"
 
 #include "core/base/byte_order.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TEST-ONLY: NTS client requests built by hand from RFC 8915 (AesSiv and
 // NtsCookieKeystore directly) and replies opened the way a client would,
 // for the tests of core/nts/nts_server.h, the worker's integration tests,

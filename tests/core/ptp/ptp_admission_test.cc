@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Admission control of PTP unicast negotiation: the per-source table, the
 // limits (per source, interval floor, transmit budget), CANCEL from the
 // wrong port, and the worst-case amplification per forged REQUEST that

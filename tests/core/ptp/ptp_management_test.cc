@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The management responder (AnswerPtpManagement): GET of each data set and
 // NULL_MANAGEMENT, error statuses, no amplification unless allowed, what is
 // not for us, malformed requests, no room, and our answers to pmc byte for

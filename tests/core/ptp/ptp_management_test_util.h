@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test helpers for the PTP management tests (ptp_management_test.cc,
 // ptp_management_wire_test.cc): the grandmaster's and the client's
 // identities, the grandmaster's data sets, a request as pmc builds one, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Management encoding (core/ptp/ptp_management.h): the five data sets
 // against hand-assembled known answers, a request's management message, and
 // every management message and data set of the fixtures rewritten byte for

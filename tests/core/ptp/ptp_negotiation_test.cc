@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/ptp/ptp_negotiation.h"
 
 #include <string>

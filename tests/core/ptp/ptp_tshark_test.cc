@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every PTP message we serialize, dissected by tshark in each framing we
 // send it in (UDP/IPv4, UDP/IPv6, IEEE 802.3; BuildUdpFrame / BuildL2Frame):
 // no malformed marker or expert warning, checksums good, and every header,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The grandmaster's in-place replies (core/ptp/ptp_wire.h): Delay_Req to
 // Delay_Resp and Pdelay_Req to Pdelay_Resp rewritten in the request's buffer
 // against hand-assembled known answers and byte for byte against the replies

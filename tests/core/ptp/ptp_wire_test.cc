@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The PTP wire format (core/ptp/ptp_wire.h): parsing and serialising every
 // message type against hand-assembled known answers, header fields and
 // flags, every drop reason, and every message of the ptp4l/pmc fixtures

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test helpers for the PTP wire-format tests (ptp_wire_test.cc,
 // ptp_wire_reply_test.cc): a common header assembled by hand from IEEE
 // 1588-2019 Table 35, the identities and timestamp it and the known answers

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Known-answer frames for the tests/core/net/ frame tests and fuzz seeds.
 
 Builds each frame with its own (naive, 16-bit-word) RFC 1071 checksum code,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/time/clock_model.h"
 
 #include <initializer_list>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/time/tx_kick_estimate.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zg_xdp_hwts.o (dataplane/bpf/zg_xdp_hwts.c) on a real veth pair: loaded
 // device-bound (the RX metadata kfunc requires it, so the kernel refuses it
 // otherwise, which is why DPDK's PMD cannot load it), attached to one end in

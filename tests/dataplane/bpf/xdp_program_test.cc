@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The XDP steering program (dataplane/bpf/zg_xdp.c), run by the kernel on
 // crafted frames with BPF_PROG_TEST_RUN: which frames it steers towards the
 // AF_XDP socket and which it leaves to the kernel. Its zg_stats counters tell

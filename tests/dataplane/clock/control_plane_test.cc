@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The control plane on this machine's real clocks, as zeitgeberd runs it: the
 // TSC calibrated against CLOCK_MONOTONIC_RAW, a simulated reference, and
 // DPDK-side NIC clocks (FakeNicClock, a steppable one) read through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SelectStampPlan for every NIC family doc/deployment.md lists, with the
 // capabilities their DPDK 22.11 PMDs report (doc/guides/nics/features/*.ini
 // and the drivers' dev_ops), and the names the logs and metrics use.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Send-on-timestamp through the real worker and protocol pipeline on the
 // emulated NIC (tests/dataplane/testing/emulated_nic.h) with
 // send_on_timestamp: the Port enables RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP

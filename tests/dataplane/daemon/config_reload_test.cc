@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ConfigReloader (dataplane/daemon/config_reload.h) around a fake pipeline
 // factory, and ProtocolPipelineFactory's forwarding of Reload: a reload is
 // all or nothing, its outcome is audited and counted (no EAL needed).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's flag parsing and validation, addresses, counter names and
 // devargs parsing (no EAL needed).
 #include "dataplane/daemon/flags.h"
@@ -252,8 +253,8 @@ TEST(ParseDaemonFlagsTest, ControlSocketFlags) {
   }
   {
     absl::FlagSaver saver;
-    auto c = Parse({"--address=192.0.2.10/24", "--control_socket=",
-                    "--control_group=adm"});
+    auto c = Parse({"--address=192.0.2.10/24",
+                    "--control_socket=", "--control_group=adm"});
     ASSERT_TRUE(c.ok()) << c.status();
     EXPECT_EQ(c->control_socket.path, "") << "no control socket";
     EXPECT_EQ(c->control_socket.group, "adm");

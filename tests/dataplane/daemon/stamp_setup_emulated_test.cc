@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stamp plan on the emulated timestamping NIC (testing/emulated_nic.h)
 // standing in for each NIC family: ProbePortStampCaps reads what it offers
 // through DPDK's API, PortStamps picks and attaches the plan's clock, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stamp plan on ring ports: ProbePortStampCaps reads what net_ring
 // offers (nothing: software stamps), PortStamps attaches the synthetic NIC
 // clock of --fake_nic_clock as the dynfield source, and the plan is exported

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's audit log, as the daemon writes it: every control-plane event
 // arrives as a JSON line; SIGHUP after an external rotation (rename) makes a
 // new file; SIGKILL at any moment leaves only complete, parseable lines, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # zeitgeberd's command line: every documented exit code with its message,
 # clean stops by --run_for and by SIGTERM, and log priorities for the
 # journal (on an in-process net_ring0 port, without hugepages).

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # `meson install --destdir` of a built tree: every installed piece is there
-# (zeitgeberd, zg-loadgen, the XDP programs, the unit, the sysusers entry,
-# the sample EAL options and flagfile, the docs, the man pages); the unit
+# (zeitgeberd, zg-loadgen, zgctl, the XDP programs, the unit, the sysusers
+# entry, the sample EAL options and flagfile, the docs, the man pages); the unit
 # passes `systemd-analyze verify` with its paths pointed into the destdir and
 # keeps its hardening (`systemd-analyze security` exposure at most 3.0);
 # its CPUAffinity= is the sample's EAL -l; the installed zeitgeberd starts
@@ -26,9 +26,11 @@ prefix=$(opt prefix) libdir=$(opt libdir) sysconfdir=$(opt sysconfdir)
 case "$sysconfdir" in /*) etc=$sysconfdir ;; *) etc=$prefix/$sysconfdir ;; esac
 unit=$(find "$DEST" -path '*/systemd/system/zeitgeberd.service')
 for f in "$prefix/sbin/zeitgeberd" "$prefix/bin/zg-loadgen" \
+         "$prefix/bin/zgctl" \
          "$prefix/$libdir/zeitgeber/zg_xdp.o" "$prefix/$libdir/zeitgeber/zg_xdp_hwts.o" \
          "$etc/default/zeitgeberd" "$etc/zeitgeber/zeitgeberd.flags" \
-         "$prefix/share/doc/zeitgeber/service.md" "$prefix/share/doc/zeitgeber/deployment.md"; do
+         "$prefix/share/doc/zeitgeber/service.md" "$prefix/share/doc/zeitgeber/deployment.md" \
+         "$prefix/share/doc/zeitgeber/zgctl.md"; do
   [ -e "$DEST$f" ] || fail "not installed: $f"
 done
 # The man pages, where this build makes them (-Dman, pandoc).

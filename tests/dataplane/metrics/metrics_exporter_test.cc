@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Prometheus exporter: values follow WorkerStats and the published clock,
 // counters advance by deltas, names follow CounterNames, the HTTP exposition
 // passes `promtool check metrics`, and a busy address is an actionable error.

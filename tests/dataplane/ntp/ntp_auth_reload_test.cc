@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reloading the NTP keys (NtpAuthFactory::Reload, dataplane/ntp/ntp_auth.h):
 // a changed keyfile is staged for every worker and in force only after the
 // plan commits; an unchanged one stages nothing; a broken one (bad line,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTP interleaved mode through the real worker on the emulated timestamping
 // NIC (tests/dataplane/testing/emulated_nic.h): RX stamps from the NIC
 // (dynfield), the NIC-clock model consistent with the TSC model, as the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Symmetric-key authentication in the protocol pipeline
 // (ntp_pipeline_fixture.h with an NtpAuthFactory): a request MACed with a
 // known key is answered with a reply MACed by the same key, after T3; an

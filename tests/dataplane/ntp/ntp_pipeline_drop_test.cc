@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The protocol pipeline's refusals (ntp_pipeline_fixture.h): bad inputs of
 // every kind (NTP lengths, versions, modes and trailers; checksums,
 // fragments, addressing and lengths of the frame) counted under their own

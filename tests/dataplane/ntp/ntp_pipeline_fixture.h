@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fixture of the protocol pipeline's integration tests
 // (ntp_pipeline_*_test.cc): zeitgeberd's protocol pipeline (classifier,
 // L2/L3 and NTP handlers, late-TX stamping) in the worker loop on an

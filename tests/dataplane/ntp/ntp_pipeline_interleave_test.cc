@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTP interleaved mode through the real worker loop on a ring port
 // (ntp_pipeline_fixture.h with an NtpInterleaveFactory): a client's second
 // request, whose origin is our first reply's T2, gets the interleaved reply

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The protocol pipeline below NTP (ntp_pipeline_fixture.h): ARP, ICMP echo,
 // ICMPv6 echo and neighbour solicitation answered field by field, and a
 // VLAN port answering tagged requests on their VLAN and dropping untagged

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Protocol plugins in the protocol pipeline (ntp_pipeline_fixture.h): a
 // plugin's handler next to NTP, counted under its own drop reason, and
 // ProtocolPipelineFactory's checks (a kind that already has a handler, names

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The protocol pipeline's NTP replies, field by field against the published
 // ClockModel (ntp_pipeline_fixture.h): requests of every version over IPv4
 // and IPv6, the poll echoed within bounds, an unsynchronised clock, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NTP trust policy (dataplane/ntp/ntp_trust_policy.h) in zeitgeberd's
 // protocol pipeline on a ring port: its configuration from flag values, rate
 // limiting per client with KoD RATE, the reply's poll raised to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An NTP reply whose receive stamp (T2) comes from the NIC clock and whose
 // transmit stamp (T3) from the TSC (StampPlan::ntp_one_clock false: mlx5 RX
 // dynfield, AF_XDP kernel stamps) tells the client about the correlation

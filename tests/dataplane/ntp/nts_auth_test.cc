@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NtsFactory and NtsWorkerAuth without an EAL (dataplane/ntp/nts_auth.h):
 // every worker gets its own keystore, a rotation reaches all of them (old
 // cookies stay in the window, new ones carry the new key id), the key id

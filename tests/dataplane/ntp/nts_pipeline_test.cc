@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NTS through the real worker on a ring port (ntp_pipeline_fixture.h with an
 // NtsFactory): an NTS request is answered with a reply that opens with S2C,
 // echoes the UID and carries fresh cookies that open with the factory's

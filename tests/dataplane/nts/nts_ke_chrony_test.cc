@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A foreign NTS-KE client against the NTS-KE server
 // (dataplane/nts/nts_ke_server.h): chronyd 4.3 (GnuTLS) in client mode
 // (-Q: measure, never set the clock) over IPv4 and IPv6 loopback, trusting

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's body (RunDaemon, dataplane/daemon/daemon.h) with an NTS-KE
 // server: started by --nts_ke_address with a keystore source (the test's,
 // as zeitgeberd passes the NTS factory's), its certificate swapped by a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NTS-KE server (dataplane/nts/nts_ke_server.h) against an in-process
 // OpenSSL client over loopback, with a test CA and certificates the openssl
 // CLI makes in a temporary directory: the full exchange (8 cookies that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/dataplane/nts/nts_ke_testing.h"
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TEST-ONLY helpers for the NTS-KE server's tests and benchmark: a test CA
 // and server certificates made with the openssl CLI in a directory, and a
 // blocking in-process OpenSSL client that runs one NTS-KE exchange over

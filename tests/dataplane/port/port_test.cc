@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Port set-up on ring ports: resolution by id and name, queue-count errors an
 // operator can act on, capability detection and link polling.
 #include "dataplane/port/port.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FinaliseUdpChecksum on an mbuf: a software checksum that a receiver
 // accepts, or the mbuf fields and pseudo-header sum a NIC needs to compute
 // it, for IPv4 and IPv6 frames core/net/frame_build.h built.

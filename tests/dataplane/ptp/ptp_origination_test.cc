@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unicast origination at scale through the real worker on a ring port
 // hundreds of negotiated subscribers at 16 Syncs/s, the worker
 // polled by the test and its output drained every poll.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fixture of the PTP pipeline integration tests (ptp_pipeline_test.cc,
 // ptp_trust_pipeline_test.cc): a PtpPlugin from the --ptp_* flags in
 // zeitgeberd's protocol pipeline on an in-process ring port, one worker

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Integration tests of the PTP grandmaster (dataplane/ptp/ptp_plugin.h) as a
 // plugin of zeitgeberd's protocol pipeline
 // (dataplane/worker/protocol_pipeline.h) on an in-process ring port: PTP frames

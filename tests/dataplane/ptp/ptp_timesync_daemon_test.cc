@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's whole body (RunDaemon) with --ptp --timesync on the emulated
 // Intel-style NIC (timesync registers, no RX dynfield, made by the EAL from
 // --vdev): the daemon's control plane tracks the timesync clock

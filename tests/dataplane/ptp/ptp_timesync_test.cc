@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PTP's hardware stamps (dataplane/ptp/ptp_tx_stamp.h) through the real
 // PtpPlugin and worker loop on the emulated Intel-style NIC
 // (tests/dataplane/testing/emulated_nic.h: IEEE 1588 timesync with one RX

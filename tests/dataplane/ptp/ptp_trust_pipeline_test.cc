@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Integration tests of the PTP grandmaster's trust features in the protocol
 // pipeline (ptp_pipeline_fixture.h): the access list (--ptp_allow /
 // --ptp_deny) and reloading it and the admission limits (SIGHUP) while the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PTP on a send-on-timestamp port (dataplane/ptp/ptp_tx_schedule.cc): the
 // PtpPlugin from the --ptp_* flags (two-step by default) in zeitgeberd's
 // protocol pipeline, the real worker, on the emulated NIC

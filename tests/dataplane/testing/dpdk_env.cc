@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/dataplane/testing/dpdk_env.h"
 
 #include <rte_cycles.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared set-up for the dataplane integration tests: one EAL per test process
 // (no hugepages, no shared config files, no PCI, a unique --file-prefix, two
 // lcores: main

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // main() of the dataplane integration tests: one EAL per test binary
 // (no hugepages, no shared config files, no PCI, a --file-prefix unique to this
 // process, lcore 0 = main on the first allowed CPU, lcore 1 = worker on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An emulated timestamping NIC for tests (TEST-ONLY; never linked into
 // zeitgeberd): an in-process DPDK ethdev, created with rte_eth_dev_allocate
 // and its own eth_dev_ops (like net_ring's rte_eth_from_rings), that carries

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TEST-ONLY: EmulatedNicConfig (emulated_nic.h) as vdev devargs, for an
 // emulated NIC made by the EAL from --vdev=net_zg_emu_<tag>,<args> (see
 // emulated_nic_vdev.h): "queues=2,timesync=1,tx_stamp_latency_ns=2000".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's whole body (RunDaemon: EAL, port, NIC clock, control plane,
 // workers) on the emulated NIC, made by the EAL from --vdev (see
 // emulated_nic_vdev.h), serving the host clock: the daemon finds hardware

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's whole body (RunDaemon) with --tx_schedule=auto on the
 // emulated NIC with send-on-timestamp (--vdev=...,send_on_timestamp=1): the
 // flags reach the port (RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/dataplane/testing/emulated_nic_device.h"
 
 #include <rte_cycles.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TEST-ONLY: the model behind the emulated NIC (emulated_nic.h): its clock,
 // its queues (rte_rings and an mbuf pool of its own), what it does to each
 // frame it receives (RX dynfield stamp, timesync RX latch) and sends (wire

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TEST-ONLY: the NIC-clock ClockModel (NIC ns -> TAI) a test publishes for
 // an EmulatedNic (emulated_nic.h), as the control plane's correlator would
 // publish it: consistent with the TSC model `tsc` at `tsc_anchor` and exact

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated timestamping NIC (emulated_nic.h) through DPDK's public API
 // only, as zeitgeberd's code sees it: zeitgeber's Port opens and starts it,
 // rte_eth_read_clock and the timesync calls read its simulated clock and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/dataplane/testing/emulated_nic_vdev.h"
 
 #include <rte_devargs.h>

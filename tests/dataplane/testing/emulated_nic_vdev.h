@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TEST-ONLY: the emulated NIC (emulated_nic.h) as a DPDK virtual device, so
 // the EAL makes it from --vdev=net_zg_emu_<tag>[,<args>] (args:
 // emulated_nic_args.h), e.g. for zeitgeberd's whole body (RunDaemon) in a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated NIC as a vdev (emulated_nic_vdev.h): rte_vdev_init with
 // devargs (emulated_nic_args.h) makes a port named as the vdev that
 // zeitgeber's Port opens, with the features the args asked for; the test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's real worker loop and protocol pipeline, unchanged, on the
 // emulated timestamping NIC (emulated_nic.h): zeitgeber's Port opens it and
 // finds hardware RX stamps (RX-timestamp dynfield + rte_eth_read_clock); the

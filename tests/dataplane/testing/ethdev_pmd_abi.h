@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TEST-ONLY: the few pieces of DPDK 22.11's driver-side ethdev ABI that the
 // emulated NIC (emulated_nic.h) needs to be a PMD: rte_eth_dev_allocate and
 // friends, and the layouts of struct rte_eth_dev, rte_eth_dev_data,

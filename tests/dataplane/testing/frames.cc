@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TEST-ONLY: see frames.h.
 #include "tests/dataplane/testing/frames.h"
 

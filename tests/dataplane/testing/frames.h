@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TEST-ONLY frame helpers for the dataplane tests and benchmarks. Client
 // frames are built with core's builders (core/net/frame_build.h BuildUdpFrame,
 // core/ntp/ntp_client.h) and copied into mbufs; replies are read back the way

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TEST-ONLY: what a timestamping NIC's PTP filter matches, for the emulated
 // NIC (emulated_nic.h): a PTP event message (messageType 0..3: Sync,
 // Delay_Req, Pdelay_Req, Pdelay_Resp) over Ethernet (EtherType 0x88F7) or

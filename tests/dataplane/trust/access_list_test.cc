@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AccessList (dataplane/trust/access_list.h) on the test EAL: the rte_lpm and
 // rte_lpm6 tables give the verdicts core::DecideByScan gives, for hand-made
 // rules and for 10k random prefixes; lookups from two lcores at once agree.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ReloadableAccessList (dataplane/trust/access_swap.h): the list built at
 // start-up, a reload that changes it (staged, published at commit, the old
 // tables freed after the grace period), one that changes nothing, and one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the keyfile loader (dataplane/trust/ntp_keyfile.h): permissions,
 // errors naming the file and line, and --ntp_keys in DaemonConfig.
 #include "dataplane/trust/ntp_keyfile.h"

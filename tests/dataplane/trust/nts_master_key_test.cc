@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the NTS master key loader (dataplane/trust/nts_master_key.h):
 // permissions, hex text and raw bytes, sizes, errors naming the file.
 #include "dataplane/trust/nts_master_key.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reload plan and the flag helpers of dataplane/trust/reload.h:
 // flagfile expansion, grouping by name, what changed and what needs a
 // restart (no EAL needed).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Integration tests of the worker loop on in-process ring ports: frames
 // injected into a port's RX ring go through stamping, classification,
 // dispatch, the late-TX hook and tx_burst into the TX ring, where the test

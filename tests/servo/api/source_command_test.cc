@@ -31,11 +31,10 @@ class SourceCommandTest : public ControlPlaneTest {
   void SetUp() override {
     Start(Config({"sim:base,priority=20,uncertainty=300ns"}));
     RunUntil(20);
-    ASSERT_TRUE(AddSourceCommand(table_, control_.get(),
-                                 [this](const std::string& m) {
-                                   logged_.push_back(m);
-                                 })
-                    .ok());
+    ASSERT_TRUE(
+        AddSourceCommand(table_, control_.get(), [this](const std::string& m) {
+          logged_.push_back(m);
+        }).ok());
   }
 
   // Runs `source` with `args` as `uid`; an immediate reply, or the deferred
@@ -62,9 +61,9 @@ class SourceCommandTest : public ControlPlaneTest {
 };
 
 TEST_F(SourceCommandTest, AddThenDeleteAnsweredAfterTheStepThatAppliedThem) {
-  Reply r = Run({{"action", "add"},
-                 {"spec", "sim:better,priority=10,uncertainty=300ns"}},
-                kOwner);
+  Reply r = Run(
+      {{"action", "add"}, {"spec", "sim:better,priority=10,uncertainty=300ns"}},
+      kOwner);
   ASSERT_TRUE(r.ok) << r.message;
   EXPECT_EQ(r.data["action"], "add");
   EXPECT_EQ(r.data["persistent"], false);
@@ -133,8 +132,7 @@ TEST_F(SourceCommandTest, MalformedArgumentsNameTheArgument) {
        "priority 5000: must be -1000..1000"},
       {{{"action", "enable"}, {"name", "sim:base"}, {"spec", "x"}},
        "takes a name only"},
-      {{{"action", "enable"}, {"name", "sim:base"}, {"force", true}},
-       "force"},
+      {{{"action", "enable"}, {"name", "sim:base"}, {"force", true}}, "force"},
   };
   for (const Case& c : cases) {
     const Reply r = Run(c.args);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Discipline events as audit records: names, states, classes and the values
 // that explain them; rejected samples rate-limited per source and reason.
 #include "servo/audit/discipline_audit.h"

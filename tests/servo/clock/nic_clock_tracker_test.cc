@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NIC clock <-> TSC correlation and the composed NIC ticks -> TAI model: the
 // same instant reads the same TAI through either model; the correlation's
 // error is added to the bound; a stepped NIC clock restarts the line; a NIC

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "servo/clock/tsc_clock.h"
 
 #include <time.h>

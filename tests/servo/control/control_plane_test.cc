@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The control thread end to end on simulated clocks: a scripted reference is
 // polled, locked to, lost (holdover) and recovered; the published model
 // follows the truth within its bound; every state change lands in the audit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The control thread and the workers at the same time, as zeitgeberd runs
 // them, for ThreadSanitizer (suite 'tsan', scripts/tsan.sh) as much as for
 // the assertions. This thread is the control thread: it creates the real

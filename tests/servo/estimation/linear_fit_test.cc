@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "servo/estimation/linear_fit.h"
 
 #include <cmath>

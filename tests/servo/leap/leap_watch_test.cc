@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeapWatch: a leap is "scheduled" when it enters the last day before it and
 // "applied" once the served time passes it; a table without it forgets it.
 #include "servo/leap/leap_watch.h"

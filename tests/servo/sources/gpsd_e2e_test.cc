@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GpsdSource against the real gpsd: gpsfake (Debian's gpsd-clients) starts
 // its own gpsd on a free loopback port and replays
 // tests/data/gpsd_gps_beidou.nmea (GPS + BeiDou; see

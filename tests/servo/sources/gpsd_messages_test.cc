@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "servo/sources/gpsd_messages.h"
 
 #include "gtest/gtest.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GpsdSource against a scripted gpsd on a loopback TCP socket (real socket
 // I/O, simulated clocks). The end-to-end test against the real gpsd is
 // gpsd_e2e_test.cc.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The simulated reference: its truth is CLOCK_REALTIME at creation advancing
 // with MONOTONIC_RAW; its script (outage, control file, jump) and its claimed
 // uncertainty; health follows the script through the timeout.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --source values: every kind with its options, the defaults they leave, and
 // the errors an operator gets for what is not accepted.
 #include "servo/sources/source_spec.h"

@@ -137,8 +137,9 @@ TEST(ZgctlFormatTest, ClientsOneRowEach) {
        "auth": "nts", "key_id": null, "mode": "interleaved",
        "last_seen_ago_s": 3, "interval_s": null}]})");
   const std::string out = FormatClients(d);
-  EXPECT_THAT(out, testing::ContainsRegex(
-                       "10\\.99\\.0\\.22 +300 +283 +283 +0 +0 +1 +none +basic"));
+  EXPECT_THAT(out,
+              testing::ContainsRegex(
+                  "10\\.99\\.0\\.22 +300 +283 +283 +0 +0 +1 +none +basic"));
   EXPECT_THAT(out, testing::ContainsRegex(
                        "10\\.99\\.0\\.23 +1 +0 +0 +0 +0 +0 +nts +ilv +-"));
   EXPECT_THAT(out, HasSubstr("2 of 3 clients by drops within 10.99.0.0/24 "

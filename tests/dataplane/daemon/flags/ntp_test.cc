@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --ntp_interleave and --ntp_interleave_slots (dataplane/daemon/flags/
 // ntp.h) and the NtpInterleaveFactory that reads them
 // (dataplane/ntp/ntp_interleave.h), without an EAL: defaults, bounds with

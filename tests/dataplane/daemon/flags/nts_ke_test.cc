@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NTS-KE flags (dataplane/daemon/flags/nts.h): address forms, the
 // default port, and the errors that name the flag.
 #include "dataplane/daemon/flags/nts.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NTS cookie-key flags (dataplane/daemon/flags/nts.h) and the master key
 // file reader (dataplane/ntp/nts_auth.h ReadNtsMasterKey): the period in
 // seconds or as a duration, the window, raw and hex keys, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's control-plane flags: the default source, repeated --source
 // (flagfiles too), system-clock trust, servo/oscillator/holdover settings,
 // the audit log, and the errors an operator gets.

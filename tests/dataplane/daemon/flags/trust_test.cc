@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The access-list flags (dataplane/daemon/flags/trust.h): every occurrence
 // and flagfile counts, values become an AccessConfig, errors name the flag and
 // the value, and ParseDaemonFlags fills DaemonConfig::access (no EAL needed).
