@@ -119,8 +119,8 @@ absl::StatusOr<std::unique_ptr<StatusPageService>> StatusPageService::Start(
   b.change = [self, owner](const std::string& command,
                            const nlohmann::json& args, const std::string& user,
                            const std::string& client) {
-    LogInfo(absl::StrCat("status page: ", command, " by ", user, " from ",
-                         client));
+    LogInfo(
+        absl::StrCat("status page: ", command, " by ", user, " from ", client));
     servo::ControlPlane* control = self->hooks_.control;
     self->hooks_.requests->Post([control, command, user, client] {
       control->RecordConfigChange({{"via", std::string("status_page")},
@@ -161,8 +161,8 @@ absl::StatusOr<std::unique_ptr<StatusPageService>> StatusPageService::Start(
   };
   flags.options.audit_log_path = self->hooks_.audit_log;
   flags.options.tls_shim_paths = CivetwebSslShimPaths();
-  ZG_ASSIGN_OR_RETURN(self->page_,
-                      StatusPage::Start(std::move(flags.options), std::move(b)));
+  ZG_ASSIGN_OR_RETURN(
+      self->page_, StatusPage::Start(std::move(flags.options), std::move(b)));
   return s;
 }
 

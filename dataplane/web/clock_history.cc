@@ -113,8 +113,8 @@ std::vector<HistoryPoint> ClockHistory::PointsLocked(const Tier& t) const {
   if (std::optional<HistoryPoint> p = t.Current()) out.push_back(*p);
   // Keep only the tier's span before the newest point.
   if (!out.empty()) {
-    const int64_t oldest = out.back().utc_s -
-                           static_cast<int64_t>(t.capacity) * t.step_s;
+    const int64_t oldest =
+        out.back().utc_s - static_cast<int64_t>(t.capacity) * t.step_s;
     size_t drop = 0;
     while (drop < out.size() && out[drop].utc_s <= oldest) ++drop;
     out.erase(out.begin(), out.begin() + static_cast<ptrdiff_t>(drop));
@@ -135,10 +135,11 @@ nlohmann::json ClockHistory::Json(HistoryRange range) const {
                                               : nlohmann::json(p.offset_ns),
                       p.frequency_ppb, p.error_bound_ns});
   }
-  return {{"range", HistoryRangeName(range)},
-          {"step_s", tiers_[static_cast<size_t>(range)].step_s},
-          {"columns", {"utc_s", "offset_ns", "frequency_ppb", "error_bound_ns"}},
-          {"points", std::move(points)}};
+  return {
+      {"range", HistoryRangeName(range)},
+      {"step_s", tiers_[static_cast<size_t>(range)].step_s},
+      {"columns", {"utc_s", "offset_ns", "frequency_ppb", "error_bound_ns"}},
+      {"points", std::move(points)}};
 }
 
 absl::Status ClockHistory::Save(const std::string& path) const {
@@ -159,12 +160,12 @@ absl::Status ClockHistory::Save(const std::string& path) const {
     }
   }
   const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                        0640);
+  const int fd =
+      ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
   if (fd < 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "--status_history=", path, ": cannot write ", tmp, ": ",
-        std::strerror(errno)));
+    return absl::UnavailableError(absl::StrCat("--status_history=", path,
+                                               ": cannot write ", tmp, ": ",
+                                               std::strerror(errno)));
   }
   size_t done = 0;
   while (done < out.size()) {
@@ -184,8 +185,8 @@ absl::Status ClockHistory::Save(const std::string& path) const {
   if (!synced || ::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    return absl::UnavailableError(absl::StrCat(
-        "--status_history=", path, ": ", std::strerror(err)));
+    return absl::UnavailableError(
+        absl::StrCat("--status_history=", path, ": ", std::strerror(err)));
   }
   return absl::OkStatus();
 }

@@ -50,8 +50,8 @@ struct HistorySample {
 };
 
 struct HistoryPoint {
-  int64_t utc_s = 0;        // the start of the point's step
-  float offset_ns = 0;      // NaN: no offset in the whole step
+  int64_t utc_s = 0;    // the start of the point's step
+  float offset_ns = 0;  // NaN: no offset in the whole step
   float frequency_ppb = 0;
   float error_bound_ns = 0;
 };

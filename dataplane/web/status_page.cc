@@ -3,10 +3,10 @@
 #include "dataplane/web/status_page.h"
 
 #include <arpa/inet.h>
-#include <netinet/in.h>
 #include <civetweb.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <openssl/evp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -40,18 +40,30 @@ int64_t MonoNs() { return absl::GetCurrentTimeNanos(); }
 
 const char* StatusText(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Payload Too Large";
-    case 414: return "URI Too Long";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 413:
+      return "Payload Too Large";
+    case 414:
+      return "URI Too Long";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
   }
   return "Error";
 }
@@ -121,11 +133,12 @@ std::optional<json> QueryArgs(const char* query) {
         eq == absl::string_view::npos ? "" : pair.substr(eq + 1));
     std::string key(raw_key.size() + 1, '\0');
     std::string value(raw_value.size() + 1, '\0');
-    const int kn = mg_url_decode(raw_key.data(), static_cast<int>(raw_key.size()),
-                                 key.data(), static_cast<int>(key.size()), 1);
-    const int vn = mg_url_decode(raw_value.data(),
-                                 static_cast<int>(raw_value.size()), value.data(),
-                                 static_cast<int>(value.size()), 1);
+    const int kn =
+        mg_url_decode(raw_key.data(), static_cast<int>(raw_key.size()),
+                      key.data(), static_cast<int>(key.size()), 1);
+    const int vn =
+        mg_url_decode(raw_value.data(), static_cast<int>(raw_value.size()),
+                      value.data(), static_cast<int>(value.size()), 1);
     if (kn < 0 || vn < 0) return std::nullopt;
     key.resize(static_cast<size_t>(kn));
     value.resize(static_cast<size_t>(vn));
@@ -185,7 +198,8 @@ absl::Status LoadTlsShim(const std::vector<std::string>& paths) {
   }
   return absl::FailedPreconditionError(absl::StrCat(
       "HTTPS for the status page needs libzgcivetwebssl.so (installed with "
-      "zeitgeberd); tried:", tried));
+      "zeitgeberd); tried:",
+      tried));
 }
 
 }  // namespace
@@ -230,7 +244,8 @@ absl::Status CheckStatusPageOptions(const StatusPageOptions& options) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--status_address=", address, ": HOST must be an IPv4 address"));
   }
-  const bool tls_asked = !options.cert_path.empty() || !options.key_path.empty();
+  const bool tls_asked =
+      !options.cert_path.empty() || !options.key_path.empty();
   if (tls_asked && (options.cert_path.empty() || options.key_path.empty())) {
     return absl::InvalidArgumentError(
         "--status_cert and --status_key go together: give both or neither");
@@ -251,7 +266,8 @@ absl::Status CheckStatusPageOptions(const StatusPageOptions& options) {
 absl::StatusOr<std::unique_ptr<StatusPage>> StatusPage::Start(
     StatusPageOptions options, StatusPageBackend backend) {
   ZG_RETURN_IF_ERROR(CheckStatusPageOptions(options));
-  const bool tls_asked = !options.cert_path.empty() || !options.key_path.empty();
+  const bool tls_asked =
+      !options.cert_path.empty() || !options.key_path.empty();
   std::unique_ptr<StatusPage> page(
       new StatusPage(std::move(options), std::move(backend)));
   const StatusPageOptions& o = page->options_;
@@ -285,16 +301,26 @@ absl::StatusOr<std::unique_ptr<StatusPage>> StatusPage::Start(
   const std::string timeout = absl::StrCat(o.request_timeout_ms);
   const std::string max_request = absl::StrCat(o.max_request_bytes);
   const std::string queue = absl::StrCat(o.threads * 2);
-  const char* cw_options[] = {"listening_ports", ports.c_str(),
-                              "num_threads", threads.c_str(),
-                              "request_timeout_ms", timeout.c_str(),
-                              "max_request_size", max_request.c_str(),
-                              "connection_queue", queue.c_str(),
-                              "listen_backlog", queue.c_str(),
-                              "enable_keep_alive", "no",
-                              "enable_directory_listing", "no",
-                              "enable_auth_domain_check", "no",
-                              "linger_timeout_ms", "1000",
+  const char* cw_options[] = {"listening_ports",
+                              ports.c_str(),
+                              "num_threads",
+                              threads.c_str(),
+                              "request_timeout_ms",
+                              timeout.c_str(),
+                              "max_request_size",
+                              max_request.c_str(),
+                              "connection_queue",
+                              queue.c_str(),
+                              "listen_backlog",
+                              queue.c_str(),
+                              "enable_keep_alive",
+                              "no",
+                              "enable_directory_listing",
+                              "no",
+                              "enable_auth_domain_check",
+                              "no",
+                              "linger_timeout_ms",
+                              "1000",
                               nullptr};
   mg_callbacks callbacks;
   std::memset(&callbacks, 0, sizeof(callbacks));
@@ -373,8 +399,8 @@ absl::Status StatusPage::Reload() {
 }
 
 void StatusPage::SampleLoop() {
-  int64_t next_save_s = absl::ToUnixSeconds(absl::Now()) +
-                        options_.history_save_interval_s;
+  int64_t next_save_s =
+      absl::ToUnixSeconds(absl::Now()) + options_.history_save_interval_s;
   std::unique_lock<std::mutex> lock(sampler_mu_);
   while (!stopping_) {
     // Wake at the top of each second.
@@ -410,14 +436,12 @@ int StatusPage::OnLog(const mg_connection*, const char*) {
 
 void StatusPage::OnConnectionClose(const mg_connection* conn) {
   if (mg_get_user_connection_data(conn) == nullptr) return;
-  auto* self = static_cast<StatusPage*>(
-      mg_get_user_data(mg_get_context(conn)));
+  auto* self = static_cast<StatusPage*>(mg_get_user_data(mg_get_context(conn)));
   self->guard_.Disconnected(mg_get_request_info(conn)->remote_addr);
 }
 
 int StatusPage::OnRequest(mg_connection* conn) {
-  auto* self =
-      static_cast<StatusPage*>(mg_get_user_data(mg_get_context(conn)));
+  auto* self = static_cast<StatusPage*>(mg_get_user_data(mg_get_context(conn)));
   return self->Handle(conn);
 }
 
@@ -547,7 +571,8 @@ int StatusPage::ServeApi(mg_connection* conn, const std::string& name,
     for (const std::string& c : backend_.read_commands) views.push_back(c);
     json changes = json::array();
     if (users != nullptr) {
-      for (const std::string& c : backend_.change_commands) changes.push_back(c);
+      for (const std::string& c : backend_.change_commands)
+        changes.push_back(c);
     }
     return Send(conn, 200, "application/json",
                 json{{"version", 1},
@@ -582,9 +607,9 @@ int StatusPage::ServeApi(mg_connection* conn, const std::string& name,
   }
   if (post) {
     if (!backend_.change_commands.contains(name)) {
-      return SendError(conn, 404, name, "unknown_command",
-                       absl::StrCat("no change ", name.substr(0, 64),
-                                    " on this page"));
+      return SendError(
+          conn, 404, name, "unknown_command",
+          absl::StrCat("no change ", name.substr(0, 64), " on this page"));
     }
     if (users == nullptr || user.empty()) {
       return SendError(conn, 403, name, "permission_denied",
@@ -601,10 +626,10 @@ int StatusPage::ServeApi(mg_connection* conn, const std::string& name,
     const mg_request_info* ri = mg_get_request_info(conn);
     if (ri->content_length < 0 ||
         static_cast<size_t>(ri->content_length) > options_.max_body_bytes) {
-      return SendError(conn, 413, name, "too_large",
-                       absl::StrCat("a change's body is at most ",
-                                    options_.max_body_bytes,
-                                    " bytes with a Content-Length"));
+      return SendError(
+          conn, 413, name, "too_large",
+          absl::StrCat("a change's body is at most ", options_.max_body_bytes,
+                       " bytes with a Content-Length"));
     }
     std::string body(static_cast<size_t>(ri->content_length), '\0');
     size_t got = 0;
@@ -616,8 +641,8 @@ int StatusPage::ServeApi(mg_connection* conn, const std::string& name,
     if (got != body.size()) {
       return SendError(conn, 400, name, "bad_request", "body cut short");
     }
-    json args = body.empty() ? json::object()
-                             : json::parse(body, nullptr, false);
+    json args =
+        body.empty() ? json::object() : json::parse(body, nullptr, false);
     if (!args.is_object()) {
       return SendError(conn, 400, name, "bad_request",
                        "the body must be a JSON object of arguments");
@@ -647,9 +672,9 @@ int StatusPage::ServeAudit(mg_connection* conn, bool head) {
   if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     const int err = errno;
     if (fd >= 0) ::close(fd);
-    return SendError(conn, 503, "audit", "unavailable",
-                     absl::StrCat("the audit log cannot be read: ",
-                                  std::strerror(err)));
+    return SendError(
+        conn, 503, "audit", "unavailable",
+        absl::StrCat("the audit log cannot be read: ", std::strerror(err)));
   }
   // The file as it is now: records appended during the download come in
   // the next one.

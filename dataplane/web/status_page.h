@@ -85,9 +85,9 @@ struct ApiReply {
 
 // A refused login, for the audit log.
 struct WebAccessEvent {
-  std::string client;  // the peer address
-  std::string user;    // as given
-  int failures = 0;    // within the window
+  std::string client;    // the peer address
+  std::string user;      // as given
+  int failures = 0;      // within the window
   int64_t locked_s = 0;  // > 0: the address is now refused this long
 };
 
@@ -99,9 +99,8 @@ struct StatusPageBackend {
       read;
   // Runs a change for an authenticated `user` at `client` (the peer
   // address).
-  std::function<ApiReply(const std::string& command,
-                         const nlohmann::json& args, const std::string& user,
-                         const std::string& client)>
+  std::function<ApiReply(const std::string& command, const nlohmann::json& args,
+                         const std::string& user, const std::string& client)>
       change;
   std::set<std::string> read_commands;
   std::set<std::string> change_commands;

@@ -32,7 +32,8 @@ WebGuard::Failure WebGuard::Failed(const std::string& client, int64_t now_ns) {
   }
   Record& r = records_[client];
   r.last_seen_ns = now_ns;
-  if (r.failures == 0 || now_ns - r.window_start_ns > options_.failure_window_ns) {
+  if (r.failures == 0 ||
+      now_ns - r.window_start_ns > options_.failure_window_ns) {
     r.failures = 0;
     r.window_start_ns = now_ns;
   }

@@ -50,8 +50,8 @@ class WebGuard {
   int64_t LockedFor(const std::string& client, int64_t now_ns);
 
   struct Failure {
-    int failures = 0;       // within the window, this one included
-    int64_t locked_s = 0;   // > 0: this failure started a lockout
+    int failures = 0;      // within the window, this one included
+    int64_t locked_s = 0;  // > 0: this failure started a lockout
   };
   Failure Failed(const std::string& client, int64_t now_ns);
   void Succeeded(const std::string& client);

@@ -17,7 +17,7 @@ namespace zg::dataplane {
 
 struct WebTls::Pair {
   X509* cert = nullptr;
-  STACK_OF(X509)* chain = nullptr;
+  STACK_OF(X509) * chain = nullptr;
   EVP_PKEY* key = nullptr;
   ~Pair() {
     X509_free(cert);
@@ -70,7 +70,8 @@ absl::Status WebTls::Reload() {
                                                     .max_bytes = 1 << 20}));
   auto pair = std::make_shared<Pair>();
   {
-    BIO* bio = BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size()));
+    BIO* bio =
+        BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size()));
     pair->cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
     pair->chain = sk_X509_new_null();
     while (X509* extra = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
@@ -90,15 +91,14 @@ absl::Status WebTls::Reload() {
     BIO_free(bio);
   }
   if (pair->key == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--status_key=", key_path_,
-                     ": no unencrypted PEM private key (", OpenSslError(), ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--status_key=", key_path_, ": no unencrypted PEM private key (",
+        OpenSslError(), ")"));
   }
   if (X509_check_private_key(pair->cert, pair->key) != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--status_key=", key_path_,
-                     " does not match the certificate in --status_cert=",
-                     cert_path_));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--status_key=", key_path_,
+        " does not match the certificate in --status_cert=", cert_path_));
   }
   std::lock_guard<std::mutex> lock(mu_);
   pair_ = std::move(pair);

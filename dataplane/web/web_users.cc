@@ -157,10 +157,11 @@ absl::StatusOr<WebUsers> WebUsers::Load(const std::string& path) {
   return Parse(text.view(), absl::StrCat("--status_users=", path));
 }
 
-bool WebUsers::Verify(absl::string_view user, absl::string_view password) const {
+bool WebUsers::Verify(absl::string_view user,
+                      absl::string_view password) const {
   const auto it = hashes_.find(user);
-  const std::string& hash = it == hashes_.end() ? std::string(kDecoyHash)
-                                                : it->second;
+  const std::string& hash =
+      it == hashes_.end() ? std::string(kDecoyHash) : it->second;
   std::lock_guard<std::mutex> lock(*hashing_);
   const bool ok = VerifyPasswordHash(hash, password);
   return ok && it != hashes_.end();

@@ -73,8 +73,8 @@ enum class AuditEvent : uint8_t {
                    // enabled or disabled while running (or refused)
   kAlarmRaised,    // servo/alarms/alarm_set.h
   kAlarmCleared,
-  kAccessDenied,   // an operator surface refused a login (the status
-                   // page); the last: kAuditEventCount
+  kAccessDenied,  // an operator surface refused a login (the status
+                  // page); the last: kAuditEventCount
 };
 inline constexpr int kAuditEventCount =
     static_cast<int>(AuditEvent::kAccessDenied) + 1;

@@ -86,7 +86,7 @@ struct GpsdTpv {
   std::optional<int> leapseconds;  // GPS-UTC as the receiver reports it
   std::optional<double> lat_deg;   // WGS84, with a 2D/3D fix
   std::optional<double> lon_deg;
-  std::optional<double> alt_m;     // height above the ellipsoid (3D fix)
+  std::optional<double> alt_m;  // height above the ellipsoid (3D fix)
 };
 
 struct GpsdSky {

@@ -29,8 +29,8 @@ TEST(ClockHistory, HourKeepsSecondsDayMinutesWeekTenMinutes) {
   const std::vector<HistoryPoint> day = h.Points(HistoryRange::kDay);
   ASSERT_EQ(day.size(), 3u);
   EXPECT_EQ(day[1].utc_s, kT0 + 60);
-  EXPECT_FLOAT_EQ(day[1].offset_ns, 29.5);         // mean of 0..59
-  EXPECT_FLOAT_EQ(day[1].error_bound_ns, 119.0);   // largest
+  EXPECT_FLOAT_EQ(day[1].offset_ns, 29.5);        // mean of 0..59
+  EXPECT_FLOAT_EQ(day[1].error_bound_ns, 119.0);  // largest
   EXPECT_FLOAT_EQ(day[1].frequency_ppb, 2.0);
   EXPECT_EQ(h.Points(HistoryRange::kWeek).size(), 1u);
 }
@@ -57,7 +57,9 @@ TEST(ClockHistory, SavedAndLoadedAcrossARestart) {
   const std::string path = dir->File("history.bin");
   ClockHistory h;
   for (int64_t s = 0; s < 1200; ++s) {
-    h.Add({.utc_s = kT0 + s, .offset_ns = 1.5, .frequency_ppb = -4,
+    h.Add({.utc_s = kT0 + s,
+           .offset_ns = 1.5,
+           .frequency_ppb = -4,
            .error_bound_ns = 100});
   }
   ASSERT_TRUE(h.Save(path).ok());

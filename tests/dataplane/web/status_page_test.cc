@@ -99,7 +99,8 @@ std::string Raw(int port, absl::string_view request) {
   return r;
 }
 
-std::string Get(int port, absl::string_view path, absl::string_view extra = "") {
+std::string Get(int port, absl::string_view path,
+                absl::string_view extra = "") {
   return Raw(port, absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: t\r\n", extra,
                                 "\r\n"));
 }
@@ -198,7 +199,8 @@ TEST_F(StatusPageTest, ServesThePageAndTheCommandsReplies) {
   EXPECT_THAT(index, HasSubstr("<script src=\"/app.js\">"));
   EXPECT_EQ(StatusOf(Get(port_, "/app.js")), 200);
   EXPECT_EQ(StatusOf(Get(port_, "/style.css")), 200);
-  const std::string r = Get(port_, "/api/tracking?verbose=true&top=5&who=a%20b");
+  const std::string r =
+      Get(port_, "/api/tracking?verbose=true&top=5&who=a%20b");
   EXPECT_EQ(StatusOf(r), 200);
   const nlohmann::json j = nlohmann::json::parse(BodyOf(r));
   EXPECT_EQ(j["command"], "tracking");
@@ -246,8 +248,8 @@ TEST_F(StatusPageTest, PathTraversalFindsNothing) {
        {"/../../../../etc/passwd", "/audit.jsonl/../../etc/passwd",
         "/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
         "/audit.jsonl%2f..%2f..%2f..%2fetc%2fpasswd", "/./audit.jsonl/..",
-        "/api/../../etc/passwd", "/app.js/../../../etc/shadow",
-        "//etc/passwd", "/..%5c..%5cetc%5cpasswd"}) {
+        "/api/../../etc/passwd", "/app.js/../../../etc/shadow", "//etc/passwd",
+        "/..%5c..%5cetc%5cpasswd"}) {
     const std::string r = Get(port_, path);
     const int status = StatusOf(r);
     EXPECT_TRUE(status == 404 || status == 400) << path << ": " << status;
@@ -257,14 +259,15 @@ TEST_F(StatusPageTest, PathTraversalFindsNothing) {
 
 TEST_F(StatusPageTest, OversizedAndMalformedRequestsGetClearErrors) {
   StartPage();
-  const std::string huge =
-      absl::StrCat("GET / HTTP/1.1\r\nHost: t\r\nX-Big: ",
-                   std::string(64 * 1024, 'a'), "\r\n\r\n");
+  const std::string huge = absl::StrCat(
+      "GET / HTTP/1.1\r\nHost: t\r\nX-Big: ", std::string(64 * 1024, 'a'),
+      "\r\n\r\n");
   const int big = StatusOf(Raw(port_, huge));
   EXPECT_TRUE(big == 413 || big == 400) << big;  // civetweb: 400
   EXPECT_EQ(StatusOf(Raw(port_, "NONSENSE\r\n\r\n")), 400);
-  EXPECT_EQ(StatusOf(Raw(port_, "GET / HTTP/1.1\r\nBroken header line\r\n\r\n")),
-            400);
+  EXPECT_EQ(
+      StatusOf(Raw(port_, "GET / HTTP/1.1\r\nBroken header line\r\n\r\n")),
+      400);
   const std::string long_query =
       absl::StrCat("/api/tracking?x=", std::string(4000, 'q'));
   EXPECT_EQ(StatusOf(Get(port_, long_query)), 414);
@@ -314,8 +317,9 @@ TEST_F(StatusPageTest, TooManyConnectionsFromOneAddressGet503) {
   EXPECT_THAT(r, HasSubstr("Retry-After: 1"));
   for (int fd : held) close(fd);
   absl::SleepFor(absl::Milliseconds(300));
-  EXPECT_EQ(StatusOf(Get(port_, "/api/tracking", Basic("ops", "correct horse"))),
-            200);
+  EXPECT_EQ(
+      StatusOf(Get(port_, "/api/tracking", Basic("ops", "correct horse"))),
+      200);
   EXPECT_TRUE(changes_.empty());
 }
 
@@ -325,17 +329,20 @@ TEST_F(StatusPageTest, WrongPasswordsAreThrottledAndAudited) {
   EXPECT_EQ(StatusOf(Get(port_, "/api/tracking")), 401);
   const std::string challenge = Get(port_, "/");
   EXPECT_THAT(challenge, HasSubstr("WWW-Authenticate: Basic realm="));
-  EXPECT_EQ(StatusOf(Get(port_, "/api/tracking", Basic("ops", "correct horse"))),
-            200);
+  EXPECT_EQ(
+      StatusOf(Get(port_, "/api/tracking", Basic("ops", "correct horse"))),
+      200);
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(StatusOf(Get(port_, "/api/tracking", Basic("ops", "guess"))), 401);
+    EXPECT_EQ(StatusOf(Get(port_, "/api/tracking", Basic("ops", "guess"))),
+              401);
   }
   const std::string locked = Get(port_, "/api/tracking", Basic("ops", "guess"));
   EXPECT_EQ(StatusOf(locked), 429);
   EXPECT_THAT(locked, HasSubstr("Retry-After: 30"));
   // While locked out even the right password waits.
   EXPECT_EQ(
-      StatusOf(Get(port_, "/api/tracking", Basic("ops", "correct horse"))), 429);
+      StatusOf(Get(port_, "/api/tracking", Basic("ops", "correct horse"))),
+      429);
   std::lock_guard<std::mutex> lock(audit_mu_);
   ASSERT_EQ(audit_.size(), 4u);
   EXPECT_EQ(audit_[0].client, "127.0.0.1");
@@ -357,20 +364,22 @@ TEST_F(StatusPageTest, ChangesNeedAUserAndTheHeader) {
   StartPage();
   const std::string auth = Basic("ops", "correct horse");
   EXPECT_EQ(StatusOf(Raw(port_, absl::StrCat(post, auth, "\r\n{}"))), 403);
-  EXPECT_EQ(StatusOf(Raw(port_, absl::StrCat(post, auth,
-                                             "X-Zeitgeber-Change: 1\r\n\r\n{}"))),
-            200);
+  EXPECT_EQ(
+      StatusOf(Raw(
+          port_, absl::StrCat(post, auth, "X-Zeitgeber-Change: 1\r\n\r\n{}"))),
+      200);
   EXPECT_EQ(changes_, std::vector<std::string>{"drain by ops at 127.0.0.1"});
-  EXPECT_EQ(StatusOf(Raw(port_, absl::StrCat(
-                                    "POST /api/drain HTTP/1.1\r\nHost: t\r\n",
-                                    "Content-Length: 100000\r\n", auth,
-                                    "X-Zeitgeber-Change: 1\r\n\r\n{}"))),
+  EXPECT_EQ(StatusOf(Raw(port_,
+                         absl::StrCat("POST /api/drain HTTP/1.1\r\nHost: t\r\n",
+                                      "Content-Length: 100000\r\n", auth,
+                                      "X-Zeitgeber-Change: 1\r\n\r\n{}"))),
             413);
-  EXPECT_EQ(StatusOf(Raw(port_, absl::StrCat(post, auth,
-                                             "X-Zeitgeber-Change: 1\r\n\r\n[]"))),
-            400);
-  EXPECT_EQ(StatusOf(Raw(port_, absl::StrCat(
-                                    "POST /api/tracking HTTP/1.1\r\nHost: t\r\n"
+  EXPECT_EQ(
+      StatusOf(Raw(
+          port_, absl::StrCat(post, auth, "X-Zeitgeber-Change: 1\r\n\r\n[]"))),
+      400);
+  EXPECT_EQ(StatusOf(Raw(
+                port_, absl::StrCat("POST /api/tracking HTTP/1.1\r\nHost: t\r\n"
                                     "Content-Length: 2\r\n",
                                     auth, "X-Zeitgeber-Change: 1\r\n\r\n{}"))),
             404);
@@ -403,9 +412,9 @@ void MakeCert(const testutil::TempDir& dir, const std::string& cn,
          "ec_paramgen_curve:P-256", "-nodes", "-keyout", dir.File("ca.key"),
          "-out", dir.File("ca.pem"), "-days", "2", "-subj", "/CN=zg test CA"});
   }
-  run({"openssl", "req", "-newkey", "ec", "-pkeyopt",
-       "ec_paramgen_curve:P-256", "-nodes", "-keyout", dir.File(name + ".key"),
-       "-out", dir.File(name + ".csr"), "-subj", "/CN=" + cn});
+  run({"openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+       "-nodes", "-keyout", dir.File(name + ".key"), "-out",
+       dir.File(name + ".csr"), "-subj", "/CN=" + cn});
   std::ofstream(dir.File("ext")) << "subjectAltName=IP:127.0.0.1\n";
   run({"openssl", "x509", "-req", "-in", dir.File(name + ".csr"), "-CA",
        dir.File("ca.pem"), "-CAkey", dir.File("ca.key"), "-CAcreateserial",

@@ -64,11 +64,10 @@ TEST(WebUsers, MalformedFilesAreRefused) {
               HasSubstr("no users"));
   EXPECT_THAT(WebUsers::Parse("nocolon\n", "f").status().message(),
               HasSubstr("USER:HASH"));
-  EXPECT_THAT(
-      WebUsers::Parse(absl::StrCat(kBcrypt, "\n", kBcrypt), "f")
-          .status()
-          .message(),
-      HasSubstr("twice"));
+  EXPECT_THAT(WebUsers::Parse(absl::StrCat(kBcrypt, "\n", kBcrypt), "f")
+                  .status()
+                  .message(),
+              HasSubstr("twice"));
   // An argon2 hash asking for more memory than the server allows.
   EXPECT_THAT(WebUsers::Parse("big:$argon2id$v=19$m=4194304,t=1,p=1$"
                               "c2FsdHNhbHQxNmJ5dGVz$AAAA",

@@ -63,7 +63,9 @@ TEST(StatusPageFlagsTest, BadValuesNameTheFlag) {
       {[] { absl::SetFlag(&FLAGS_status_threads, 1); }, "--status_threads=1"},
       {[] { absl::SetFlag(&FLAGS_status_request_timeout, absl::Hours(1)); },
        "--status_request_timeout"},
-      {[] { absl::SetFlag(&FLAGS_status_poll_interval, absl::Milliseconds(10)); },
+      {[] {
+         absl::SetFlag(&FLAGS_status_poll_interval, absl::Milliseconds(10));
+       },
        "--status_poll_interval"},
       {[] {
          absl::SetFlag(&FLAGS_status_address, "");
