@@ -31,6 +31,11 @@ PACKAGES=(
   libsnmp-dev snmpd snmptrapd snmp python3-pysmi python3-pysnmp4
   prometheus-alertmanager  # amtool checks doc/alerts/alertmanager.yml
   bird2  # the anycast route's BGP speaker and the rig's top-of-rack router
+  # The status page: civetweb, bcrypt (libxcrypt) and argon2 hashes; the
+  # tests make hashes with htpasswd and argon2 and load the page in Debian's
+  # headless Chromium, driven over DevTools by python3-websocket
+  libcivetweb-dev libcrypt-dev libargon2-dev apache2-utils argon2 chromium
+  python3-websocket
   # Documentation: the man pages are made with pandoc; man renders them in
   # the command_line test
   pandoc man-db

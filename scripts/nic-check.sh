@@ -115,7 +115,7 @@ fi
 
 [ -n "$APP" ] || APP=$(find_app)
 [ -x "$APP" ] || zg_die "no zeitgeberd (build it: ninja -C build-rel, or --zeitgeberd PATH)"
-FLAGS=(--port="$DPDK_PORT" --nic_check --metrics_address= --require_system_clock_sync=false)
+FLAGS=(--port="$DPDK_PORT" --nic_check --metrics_address= --status_address= --require_system_clock_sync=false)
 [ "$TIMESYNC" -eq 1 ] && FLAGS+=(--timesync)
 OUT=$(mktemp /tmp/zg_nic_check.XXXXXX)
 trap 'rm -f "$OUT"' EXIT

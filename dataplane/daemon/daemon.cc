@@ -32,6 +32,7 @@
 #include "dataplane/daemon/service_notify.h"
 #include "dataplane/daemon/source_reload.h"
 #include "dataplane/daemon/stamp_setup.h"
+#include "dataplane/daemon/status_page_service.h"
 #include "dataplane/daemon/test_stall_hook.h"
 #include "dataplane/daemon/worker_watch.h"
 #include "dataplane/metrics/metrics_exporter.h"
@@ -230,6 +231,9 @@ class Daemon {
   void PublishDataplane();
   // The operator side: zgctl's control socket and the snapshots it reads.
   absl::Status SetUpService();
+  // The status page (--status_address): the command table's reads, its
+  // changes for users, on threads of its own.
+  absl::Status SetUpStatusPage();
   // What SIGHUP does, and zgctl reload: audit log reopen, leap file and
   // flagfile reload, recorded with `reason`. Control thread.
   ReloadOutcome Reload(const std::string& reason);
@@ -299,6 +303,9 @@ class Daemon {
   std::unique_ptr<snmp::SnmpAgent> snmp_;  // --snmp_agentx; stopped first
   // zgctl's control socket; stopped first.
   std::unique_ptr<DaemonService> service_;
+  // The status page: runs service_'s commands, so declared after it
+  // (destroyed before it) and stopped before it.
+  std::unique_ptr<StatusPageService> status_page_;
 };
 
 int Daemon::Run(std::vector<char*> eal_argv) {
@@ -364,6 +371,10 @@ int Daemon::Run(std::vector<char*> eal_argv) {
   if (absl::Status s = SetUpService(); !s.ok()) {
     LogError(s.message());
     return kExitControlSocket;
+  }
+  if (absl::Status s = SetUpStatusPage(); !s.ok()) {
+    LogError(s.message());
+    return kExitStatusPage;
   }
   InstallSignalHandlers();
   if (!config_.service.test_stall_file.empty()) {
@@ -458,6 +469,7 @@ int Daemon::Run(std::vector<char*> eal_argv) {
   TimedStep("anycast route withdrawn",
             [&] { fleet_->WithdrawForExit(absl::Seconds(1)); });
   // zgctl sees the daemon gone from here on.
+  TimedStep("status page closed", [&] { status_page_.reset(); });
   TimedStep("control socket closed", [&] { service_.reset(); });
   TimedStep("SNMP subagent stopped", [&] { snmp_.reset(); });
   TimedStep("NTS-KE server stopped", [&] {
@@ -886,7 +898,28 @@ ReloadOutcome Daemon::Reload(const std::string& reason) {
     if (t.ok()) nts_cert_not_after_ = *t;
   }
   out.sources = reload_targets_->source_result();
+  if (status_page_ != nullptr) {
+    if (absl::Status s = status_page_->Reload(); !s.ok()) {
+      LogWarning(absl::StrCat("status page: ", s.message(),
+                              "; the previous certificate and users stay"));
+    }
+  }
   return out;
+}
+
+absl::Status Daemon::SetUpStatusPage() {
+  if (!config_.status_page.enabled) return absl::OkStatus();
+  ZG_ASSIGN_OR_RETURN(
+      status_page_,
+      StatusPageService::Start(config_.status_page,
+                               {.commands = &service_->commands(),
+                                .requests = &service_->requests(),
+                                .control = control_.get(),
+                                .audit_log = config_.control.audit.path}));
+  LogInfo(absl::StrCat("status page on ",
+                       status_page_->https() ? "https://" : "http://",
+                       config_.status_page.options.address, "/"));
+  return absl::OkStatus();
 }
 
 std::string Daemon::ControlLoop() {
@@ -1044,6 +1077,7 @@ void Daemon::TearDown() {
   if (torn_down_) return;
   torn_down_ = true;
   // Both read the snapshots, the control plane and the factory.
+  TimedStep("status page freed", [&] { status_page_.reset(); });
   TimedStep("control socket freed", [&] { service_.reset(); });
   TimedStep("SNMP subagent freed", [&] { snmp_.reset(); });
   TimedStep("data-plane status freed", [&] { dataplane_status_.reset(); });

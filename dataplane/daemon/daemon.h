@@ -39,6 +39,7 @@ enum ExitCode : int {
   kExitPipeline = 5,
   kExitControl = 6,
   kExitControlSocket = 7,
+  kExitStatusPage = 8,
 };
 
 // Runs zeitgeberd: `zeitgeberd [EAL options] -- [flags]`. Returns an

@@ -86,6 +86,9 @@ class DaemonService {
   // Control thread: the drain state (for the draining alarm).
   servo::DrainState drain_state() const { return service_.drain; }
   const servo::CommandTable& commands() const { return table_; }
+  // Any thread: work for the control thread, run after its next tick (the
+  // status page's audit records).
+  servo::ControlRequestQueue& requests() { return requests_; }
 
  private:
   DaemonService(Options options, Hooks hooks);

@@ -51,6 +51,8 @@ const ProgramHelp& DaemonHelp() {
                .file = "dataplane/daemon/flags/alarms.cc"},
               {.title = "Drain and anycast",
                .file = "dataplane/daemon/flags/fleet.cc"},
+              {.title = "Status page",
+               .file = "dataplane/daemon/flags/status_page.cc"},
               {.title = "Control socket (zgctl)",
                .file = "dataplane/daemon/flags/control_socket.cc"},
               {.title = "Daemon", .file = "dataplane/daemon/flags/daemon.cc"},
@@ -88,6 +90,7 @@ absl::StatusOr<DaemonConfig> DaemonConfigFromFlags(
   ZG_ASSIGN_OR_RETURN(c.alarms, ReadAlarmFlags());
   ZG_ASSIGN_OR_RETURN(c.fleet, ReadFleetFlags());
   c.control.alarms.hysteresis = c.alarms.hysteresis;
+  ZG_ASSIGN_OR_RETURN(c.status_page, ReadStatusPageFlags());
   ZG_RETURN_IF_ERROR(ReadDaemonFlags(c));  // after c.control: its audit log
   ZG_ASSIGN_OR_RETURN(c.control_socket, ControlSocketConfigFromFlags());
   return c;

@@ -31,6 +31,7 @@
 #include "dataplane/daemon/flags/fleet.h"
 #include "dataplane/daemon/flags/ntp.h"
 #include "dataplane/daemon/flags/nts.h"
+#include "dataplane/daemon/flags/status_page.h"
 #include "dataplane/daemon/port_spec.h"
 #include "dataplane/nts/nts_ke_config.h"
 #include "dataplane/port/interface_address.h"
@@ -86,6 +87,9 @@ struct DaemonConfig {
   AlarmFlags alarms;
   // --drain_file, --drain_grace, --bird_socket, --anycast_* (flags/fleet.h).
   FleetConfig fleet;
+  // --status_* (flags/status_page.h): the status page, off when its
+  // address is empty.
+  StatusPageFlags status_page;
   // --control_socket, --control_group (flags/control_socket.h).
   ControlSocketConfig control_socket;
 };

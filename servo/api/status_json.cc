@@ -120,13 +120,36 @@ json GnssJson(const GnssStatus& g) {
         {"seen", c.seen}, {"used", c.used}};
   }
   static constexpr const char* kModes[] = {"unknown", "no_fix", "2d", "3d"};
+  const auto number = [](const std::optional<double>& v) {
+    return v ? json(*v) : json(nullptr);
+  };
+  json sky = json::array();
+  for (const GpsdSatellite& sat : g.sky) {
+    sky.push_back({{"system", GnssSystemName(SystemOf(sat))},
+                   {"prn", sat.prn},
+                   {"svid", sat.svid ? json(*sat.svid) : json(nullptr)},
+                   {"used", sat.used},
+                   {"ss_dbhz", number(sat.ss_dbhz)},
+                   {"elevation_deg", number(sat.elevation_deg)},
+                   {"azimuth_deg", number(sat.azimuth_deg)}});
+  }
+  json position = nullptr;
+  if (g.lat_deg && g.lon_deg) {
+    position = {{"lat_deg", *g.lat_deg},
+                {"lon_deg", *g.lon_deg},
+                {"alt_m", number(g.alt_m)}};
+  }
   return {
       {"connected", g.connected},
       {"fix_mode", g.fix_mode},
       {"fix", g.fix_mode >= 0 && g.fix_mode <= 3 ? kModes[g.fix_mode] : "?"},
       {"satellites_seen", g.satellites_seen},
       {"satellites_used", g.satellites_used},
+      {"satellites_strong", g.satellites_strong},
+      {"signal_low", g.signal_low()},
       {"constellations", constellations},
+      {"satellites", std::move(sky)},
+      {"position", std::move(position)},
       {"time_error_s", g.ept_s ? json(*g.ept_s) : json(nullptr)},
       {"last_fix_utc",
        g.last_fix_time ? UtcOrNull(*g.last_fix_time) : json(nullptr)},

@@ -34,6 +34,9 @@ nlohmann::json SourcesJson(const ControlPlaneStatus& s);
 nlohmann::json SourceStatsJson(const ControlPlaneStatus& s);
 // zgctl leap: the table in use, its expiry, TAI-UTC, a pending leap.
 nlohmann::json LeapJson(const ControlPlaneStatus& s);
+// A gpsd source: fix, position, satellites per constellation and each
+// satellite of the last SKY report (C/N0, used, elevation, azimuth), signal
+// low (fewer than 4 at or above 37 dB-Hz).
 nlohmann::json GnssJson(const GnssStatus& g);
 
 // zgctl status (and the drain commands' replies).

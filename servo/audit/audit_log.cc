@@ -79,6 +79,8 @@ const char* AuditEventName(AuditEvent e) {
       return "alarm_raised";
     case AuditEvent::kAlarmCleared:
       return "alarm_cleared";
+    case AuditEvent::kAccessDenied:
+      return "access_denied";
   }
   return "unknown";
 }

@@ -72,15 +72,17 @@ enum class AuditEvent : uint8_t {
   kSourceChange,   // a source added, removed, replaced, re-prioritised,
                    // enabled or disabled while running (or refused)
   kAlarmRaised,    // servo/alarms/alarm_set.h
-  kAlarmCleared,   // the last: kAuditEventCount
+  kAlarmCleared,
+  kAccessDenied,  // an operator surface refused a login (the status
+                  // page); the last: kAuditEventCount
 };
 inline constexpr int kAuditEventCount =
-    static_cast<int>(AuditEvent::kAlarmCleared) + 1;
+    static_cast<int>(AuditEvent::kAccessDenied) + 1;
 // "start", "stop", "source_up", "source_down", "selection_switch",
 // "sample_rejected", "step", "lock", "holdover_enter", "holdover_exit",
 // "class_change", "leap_scheduled", "leap_applied", "config_change",
 // "state_change", "falseticker", "model_outvoted", "source_health",
-// "source_change", "alarm_raised", "alarm_cleared".
+// "source_change", "alarm_raised", "alarm_cleared", "access_denied".
 const char* AuditEventName(AuditEvent e);
 
 using AuditValue = std::variant<int64_t, double, bool, std::string>;

@@ -340,6 +340,15 @@ void ControlPlane::RecordConfigChange(
   Record(std::move(r));
 }
 
+void ControlPlane::RecordAccessDenied(
+    std::vector<std::pair<std::string, AuditValue>> values) {
+  AuditRecord r;
+  r.tai = ServedTai(tsc_->NowTicks());
+  r.event = AuditEvent::kAccessDenied;
+  r.values = std::move(values);
+  Record(std::move(r));
+}
+
 void ControlPlane::Record(AuditRecord r) {
   if (audit_ == nullptr) return;
   r.utc = leap_table_.TaiToUtc(r.tai);

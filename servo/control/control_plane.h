@@ -123,6 +123,9 @@ class ControlPlane final : public ControlSnapshots {
   // reload: dataplane/daemon/config_reload.h) as a config_change record.
   void RecordConfigChange(
       std::vector<std::pair<std::string, AuditValue>> values);
+  // Records a login an operator surface refused (access_denied).
+  void RecordAccessDenied(
+      std::vector<std::pair<std::string, AuditValue>> values);
 
   // Writes the stop record and syncs the audit log. Idempotent. Requests
   // still queued are answered "stopping".

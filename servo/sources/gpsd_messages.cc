@@ -104,6 +104,13 @@ absl::StatusOr<GpsdMessage> ParseTpv(const Json& v) {
   ZG_ASSIGN_OR_RETURN(std::optional<int64_t> leap,
                       IntField(v, "leapseconds", -100, 1000, "TPV"));
   t.leapseconds = ToInt(leap);
+  ZG_ASSIGN_OR_RETURN(t.lat_deg, NumberField(v, "lat", -90, 90, "TPV"));
+  ZG_ASSIGN_OR_RETURN(t.lon_deg, NumberField(v, "lon", -180, 180, "TPV"));
+  // gpsd 3.2x: altHAE (ellipsoid); older releases: alt.
+  ZG_ASSIGN_OR_RETURN(t.alt_m, NumberField(v, "altHAE", -1e5, 1e8, "TPV"));
+  if (!t.alt_m) {
+    ZG_ASSIGN_OR_RETURN(t.alt_m, NumberField(v, "alt", -1e5, 1e8, "TPV"));
+  }
   return t;
 }
 
@@ -125,6 +132,8 @@ absl::StatusOr<GpsdSatellite> ParseSatellite(const Json& v) {
   }
   s.used = used != nullptr && used->get<bool>();
   ZG_ASSIGN_OR_RETURN(s.ss_dbhz, NumberField(v, "ss", -1000, 1000, "SKY"));
+  ZG_ASSIGN_OR_RETURN(s.azimuth_deg, NumberField(v, "az", -360, 360, "SKY"));
+  ZG_ASSIGN_OR_RETURN(s.elevation_deg, NumberField(v, "el", -90, 90, "SKY"));
   return s;
 }
 

@@ -56,6 +56,8 @@ struct GpsdSatellite {
   std::optional<int> svid;
   bool used = false;  // used in the current fix
   std::optional<double> ss_dbhz;
+  std::optional<double> azimuth_deg;    // from true north, clockwise
+  std::optional<double> elevation_deg;  // above the horizon
 };
 // The satellite's system: gnssid when present, else gpsd's PRN ranges
 // (1-32 GPS, 33-64 and 120-158 SBAS, 65-96 GLONASS, 193-202 QZSS,
@@ -82,6 +84,9 @@ struct GpsdTpv {
   std::optional<double> ept_s;  // estimated time error, seconds
   std::optional<int> status;    // 0 unknown, 1 GPS, 2 DGPS, ... (gpsd >= 3.2x)
   std::optional<int> leapseconds;  // GPS-UTC as the receiver reports it
+  std::optional<double> lat_deg;   // WGS84, with a 2D/3D fix
+  std::optional<double> lon_deg;
+  std::optional<double> alt_m;  // height above the ellipsoid (3D fix)
 };
 
 struct GpsdSky {

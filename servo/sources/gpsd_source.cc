@@ -279,6 +279,11 @@ void GpsdSource::OnTpv(const GpsdTpv& tpv, int64_t mono) {
   gnss_.ept_s = tpv.ept_s;
   if (tpv.time) gnss_.last_fix_time = tpv.time;
   if (tpv.leapseconds) gnss_.leap_seconds = tpv.leapseconds;
+  if (tpv.mode >= 2) {
+    gnss_.lat_deg = tpv.lat_deg;
+    gnss_.lon_deg = tpv.lon_deg;
+    gnss_.alt_m = tpv.mode == 3 ? tpv.alt_m : std::nullopt;
+  }
   if (tpv.mode < 2) {
     health_.OnFailure(absl::FailedPreconditionError(absl::StrCat(
         "the GNSS receiver has no fix (gpsd TPV mode ", tpv.mode,
@@ -292,6 +297,7 @@ void GpsdSource::OnSky(const GpsdSky& sky) {
   if (sky.satellites.empty()) return;
   ++gnss_.sky_messages;
   gnss_.satellites = CountSatellites(sky.satellites);
+  gnss_.sky = sky.satellites;
   gnss_.satellites_seen = 0;
   gnss_.satellites_used = 0;
   gnss_.satellites_strong = 0;

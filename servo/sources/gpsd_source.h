@@ -87,6 +87,16 @@ struct GnssStatus {
   int satellites_seen = 0;
   int satellites_used = 0;
   int satellites_strong = 0;  // at or above kGnssStrongDbHz
+  // The last SKY report's satellites (at most gpsd_messages' limit), for
+  // the status page's per-satellite table and sky plot.
+  std::vector<GpsdSatellite> sky;
+  // The last TPV position (with a 2D/3D fix).
+  std::optional<double> lat_deg;
+  std::optional<double> lon_deg;
+  std::optional<double> alt_m;
+  // SyncServer's "signal low": fewer than 4 satellites at or above
+  // kGnssStrongDbHz.
+  bool signal_low() const { return satellites_strong < 4; }
   std::string gpsd_release;
   std::string device_path;
   std::string driver;

@@ -19,7 +19,7 @@ LG=$(realpath "$2")
 memif_pair_init lgm 512
 
 memif_start_zeitgeberd 60 02:5a:47:00:02:01 \
-  --address=10.98.0.1/24 --metrics_address=
+  --address=10.98.0.1/24 --metrics_address= --status_address=
 memif_start_loadgen 30 02:5a:47:00:02:02 \
   --target=10.98.0.1 --rate=20k --duration=2s --timeout=1s --clients=64 \
   --source_ip=10.98.0.100 --source_addresses=4

@@ -21,7 +21,7 @@ RSIZE=${MEMIF_RSIZE:+,rsize=$MEMIF_RSIZE}
 
 memif_start_zeitgeberd $((D + 60)) "02:5a:47:00:03:01$RSIZE" \
   --address=10.97.0.1/8 \
-  --metrics_address="${METRICS_OUT:+127.0.0.1:0}" ${METRICS_OUT:+--stats_interval=100ms} \
+  --metrics_address="${METRICS_OUT:+127.0.0.1:0}" --status_address= ${METRICS_OUT:+--stats_interval=100ms} \
   --ptp --ptp_profile=g8275.2 --ptp_unicast_negotiation=on
 # The port turns MASTER after its Announce receipt timeout (3 x 1 s).
 sleep 4

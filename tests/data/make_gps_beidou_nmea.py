@@ -8,9 +8,14 @@ gpsfake replays the log's own time; gpsd reports it in TPV (and TOFF), so the
 expected values are fixed: GPS 7 seen / 5 used, BeiDou 6 seen / 4 used.
 
   python3 tests/data/make_gps_beidou_nmea.py > tests/data/gpsd_gps_beidou.nmea
+
+With --start=UNIX_SECONDS --epochs=N it writes N epochs from that time
+instead (a live-looking receiver for tests that run for minutes).
 """
+import argparse
 import functools
 import sys
+import time
 
 
 def sentence(body):
@@ -41,11 +46,17 @@ def gsa(talker, used, system_id):
 
 
 def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--start", type=int, default=1710072000)  # 2024-03-10T12Z
+    ap.add_argument("--epochs", type=int, default=5)
+    args = ap.parse_args()
     lines = []
-    for second in range(5):
-        t = "1200%02d.00" % second
+    for second in range(args.epochs):
+        tm = time.gmtime(args.start + second)
+        t = time.strftime("%H%M%S.00", tm)
+        date = time.strftime("%d%m%y", tm)
         lines.append(sentence(
-            "GNRMC,%s,A,3958.2300,N,11623.4800,E,0.0,0.0,100324,,,A,V" % t))
+            "GNRMC,%s,A,3958.2300,N,11623.4800,E,0.0,0.0,%s,,,A,V" % (t, date)))
         lines.append(sentence(
             "GNGGA,%s,3958.2300,N,11623.4800,E,1,09,1.0,52.0,M,-8.0,M,," % t))
         lines.append(gsa("GP", GPS_USED, 1))

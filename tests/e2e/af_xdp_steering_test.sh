@@ -43,7 +43,7 @@ ip addr add "$OTHER/24" dev "$ZG_RIG_HOST_IF"
 timeout 60 "$APP" --no-huge -m 512 --no-shconf --no-pci --no-telemetry \
   --file-prefix "zgx$$" -l 0-1 --log-level=lib.eal:warning \
   --vdev="net_af_xdp0,iface=$ZG_RIG_HOST_IF,xdp_prog=$OBJ" -- \
-  --port=net_af_xdp0 --address="$SRV/24" --metrics_address=127.0.0.1:0 --control_socket= \
+  --port=net_af_xdp0 --address="$SRV/24" --metrics_address=127.0.0.1:0 --status_address= --control_socket= \
   --stats_interval=100ms >"$WORK/app.log" 2>&1 &
 APP_PID=$!
 started() {

@@ -77,7 +77,7 @@ zg_ptp_start_gm() {
     --log-level=lib.eal:warning \
     --vdev="$dev,iface=$iface,xdp_prog=$ZG_XDP_OBJ" -- \
     --port="$dev" --address="$addr" --ptp --require_system_clock_sync=false \
-    --metrics_address=127.0.0.1:0 --control_socket= --run_for="${ZG_GM_TIMEOUT:-300}s" \
+    --metrics_address=127.0.0.1:0 --status_address= --control_socket= --run_for="${ZG_GM_TIMEOUT:-300}s" \
     --idle_sleep=50us "$@" \
     >"$log" 2>&1 &
   ZG_GM_PID=$!

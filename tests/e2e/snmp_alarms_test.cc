@@ -95,6 +95,7 @@ class SnmpAlarmsTest : public ::testing::Test {
                                      "--vdev=net_ring0",
                                      "--",
                                      "--metrics_address=127.0.0.1:0",
+                                     "--status_address=",
                                      "--stats_interval=100ms",
                                      "--snmp_agentx=" + snmp_->agentx_socket(),
                                      "--audit_log=" + audit_,

@@ -99,6 +99,7 @@ TEST(ZeitgeberdGpsdTest, SelectsGpsdAndExportsGpsAndBeidou) {
        "--vdev=net_ring0",
        "--",
        "--metrics_address=127.0.0.1:0",
+       "--status_address=",
        "--control_socket=" + control_socket,
        "--stats_interval=100ms",
        "--source=" + source + ",reconnect_max=250ms",

@@ -73,7 +73,7 @@ write_flags() {
 write_flags --ntp_deny=192.0.2.0/24
 ip netns exec "$SRV_NS" "$APP" "${EAL[@]}" --file-prefix "zgrl$$s" -l 0-1 \
   --vdev="net_af_xdp0,iface=$ZG_PAIR_IF_A,xdp_prog=$OBJ" -- \
-  --port=net_af_xdp0 --flagfile="$FLAGS" --metrics_address=127.0.0.1:0 --control_socket= \
+  --port=net_af_xdp0 --flagfile="$FLAGS" --metrics_address=127.0.0.1:0 --status_address= --control_socket= \
   --stats_interval=100ms --audit_log="$WORK/audit.jsonl" \
   --require_system_clock_sync=false --run_for="$(zg_left 80)s" \
   >"$WORK/app.log" 2>&1 &

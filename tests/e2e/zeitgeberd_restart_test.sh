@@ -44,7 +44,7 @@ start() {  # start: zeitgeberd number $n in the background, pid in PID
   "$APP" --no-huge -m 512 --no-shconf --no-pci --no-telemetry \
     --file-prefix "zgr$$_$n" -l 0-1 --log-level=lib.eal:warning \
     --vdev="net_af_xdp0,iface=$ZG_RIG_HOST_IF,xdp_prog=$OBJ" -- \
-    --port=net_af_xdp0 --address="$SRV/24" --ptp --metrics_address= \
+    --port=net_af_xdp0 --address="$SRV/24" --ptp --metrics_address= --status_address= \
     --control_socket="$WORK/zg.sock" --require_system_clock_sync=false \
     --idle_sleep=50us --log_level=debug \
     >"$WORK/zg$n.log" 2>&1 &

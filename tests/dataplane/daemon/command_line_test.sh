@@ -71,7 +71,8 @@ program's ProgramHelp."
 # NTS flags (it reads two of them) but owns only bench/'s.
 check_program "$1" zeitgeberd "$3" '^(dataplane|core|servo)/' "Ports and addresses" "Timestamps" "NTP" "PTP" \
   "Trust: access lists, rate limits, NTP keys" "NTS" "Time sources, servo and holdover" \
-  "Metrics" "Alarms and SNMP" "Drain and anycast" "Daemon" "Flag files and help"
+  "Metrics" "Alarms and SNMP" "Drain and anycast" "Status page" "Daemon" \
+  "Flag files and help"
 check_program "$2" zg-loadgen "$4" '^bench/' "Target and port" "Traffic" "Flag files and help"
 
 "$1" -- --help --help_format=bogus >/dev/null 2>&1 && fail "--help_format=bogus accepted"

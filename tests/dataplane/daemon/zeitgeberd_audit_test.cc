@@ -97,6 +97,7 @@ class ZeitgeberdAuditTest : public ::testing::Test {
         "--vdev=net_ring0",
         "--",
         "--metrics_address=",
+        "--status_address=",
         "--control_socket=",
         "--source=sim:lab,interval=200ms,uncertainty=1us",
         "--audit_log=" + audit_,

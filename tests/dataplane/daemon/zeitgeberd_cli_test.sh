@@ -55,10 +55,10 @@ expect 4 "cannot serve metrics on 127.0.0.1:$busy" -- $(eal -l 0-1 --vdev=net_ri
 
 # The control socket: a relative path is a flag error; a path that is
 # not a socket (never replaced) stops the start with code 7.
-expect 1 "--control_socket=zg.sock: give an absolute path" -- $(eal -l 0-1 --vdev=net_ring0) -- --metrics_address= --control_socket=zg.sock
-expect 7 "exists and is not a socket" -- $(eal -l 0-1 --vdev=net_ring0) -- --metrics_address= --control_socket="$LOG"
+expect 1 "--control_socket=zg.sock: give an absolute path" -- $(eal -l 0-1 --vdev=net_ring0) -- --metrics_address= --status_address= --control_socket=zg.sock
+expect 7 "exists and is not a socket" -- $(eal -l 0-1 --vdev=net_ring0) -- --metrics_address= --status_address= --control_socket="$LOG"
 
-expect 0 "final counters: rx_packets=0" -- $(eal -l 0-1 --vdev=net_ring0) -- --address=192.0.2.1/24 --metrics_address=127.0.0.1:0 --control_socket= --run_for=1s --fake_nic_clock
+expect 0 "final counters: rx_packets=0" -- $(eal -l 0-1 --vdev=net_ring0) -- --address=192.0.2.1/24 --metrics_address=127.0.0.1:0 --status_address= --control_socket= --run_for=1s --fake_nic_clock
 
 # Under systemd stderr is the journal's stream (JOURNAL_STREAM names its
 # device and inode): every line then starts with its syslog priority, which
@@ -66,7 +66,7 @@ expect 0 "final counters: rx_packets=0" -- $(eal -l 0-1 --vdev=net_ring0) -- --a
 : >"$LOG"
 # DPDK's own lines too (its INFO is syslog's info, <6>).
 JOURNAL_STREAM=$(stat -c '%d:%i' "$LOG") timeout 60 "$ZG" $(eal -l 0-1 --vdev=net_ring0) \
-  --log-level=lib.eal:info -- --metrics_address= --run_for=1s --log_level=debug >>"$LOG" 2>&1; rc=$?
+  --log-level=lib.eal:info -- --metrics_address= --status_address= --run_for=1s --log_level=debug >>"$LOG" 2>&1; rc=$?
 for want in "^<6>zeitgeberd running" "^<4>no --audit_log" "^<7>shutdown: EAL cleaned up in" \
             "^<6>stopped in" "^<6>EAL: "; do
   if [ "$rc" -ne 0 ] || ! grep -q -- "$want" "$LOG" || grep -qv "^<[0-7]>" "$LOG"; then
@@ -79,7 +79,7 @@ echo "ok: journal stream: lines carry <priority>, debug shows $(grep -c '^<7>shu
 # wait at once, and a SIGTERM before timeout(1) has even started killed it
 # (rc 143; seen once in CI).
 : >"$LOG"
-timeout 60 "$ZG" $(eal -l 0-1 --vdev=net_ring0) -- --metrics_address= --control_socket= >"$LOG" 2>&1 &
+timeout 60 "$ZG" $(eal -l 0-1 --vdev=net_ring0) -- --metrics_address= --status_address= --control_socket= >"$LOG" 2>&1 &
 pid=$!
 zg_wait_log "$LOG" "zeitgeberd running" 30 || { echo "FAIL"; cat "$LOG"; exit 1; }
 kill -TERM "$pid"; wait "$pid"; rc=$?

@@ -68,7 +68,7 @@ echo "ok: CPUAffinity=$cores is the sample's -l"
 timeout 60 "$DEST$prefix/sbin/zeitgeberd" --no-huge -m 256 --no-shconf --no-pci \
   --no-telemetry --file-prefix "zginst$$" --log-level=lib.eal:error -l 0-1 \
   --vdev=net_ring0 -- --flagfile="$DEST$etc/zeitgeber/zeitgeberd.flags" \
-  --port=net_ring0 --metrics_address= --audit_log="$WORK/audit.jsonl" \
+  --port=net_ring0 --metrics_address= --status_address= --audit_log="$WORK/audit.jsonl" \
   --control_socket="$WORK/zg.sock" \
   --run_for=1s >"$WORK/zg.log" 2>&1; rc=$?
 [ "$rc" -eq 0 ] && grep -q "stopped in" "$WORK/zg.log" ||

@@ -127,6 +127,7 @@ class ZeitgeberdNotifyTest : public ::testing::Test {
         "--vdev=net_ring0",
         "--",
         "--metrics_address=",
+        "--status_address=",
         "--control_socket=",
         "--source=sim:lab,interval=200ms,uncertainty=1us",
         "--stats_interval=200ms",

@@ -91,6 +91,7 @@ TEST(NtsKeDaemonTest, StartsReloadsTheCertificateAndStops) {
       absl::StrCat("--nts_ke_address=127.0.0.1:", port),
       "--require_system_clock_sync=false",
       "--metrics_address=",
+      "--status_address=",
       "--control_socket=",
       "--run_for=60s"};
   std::vector<char*> argv;

@@ -109,6 +109,7 @@ TEST(PtpTimesyncDaemonTest, HardwareStampsMappedByTheTrackedTimesyncClock) {
       "--address=10.99.0.1/24",
       "--require_system_clock_sync=false",
       "--metrics_address=",
+      "--status_address=",
       "--control_socket=",
       "--run_for=60s",
       "--timesync",

@@ -45,7 +45,8 @@ TEST(EmulatedNicDaemonTxScheduleTest, RepliesLeaveAtTheirLaunchTime) {
       "--log-level=lib.eal:error", "-l", "0-1",
       "--vdev=" + vdev + ",send_on_timestamp=1", "--", "--port=" + vdev,
       "--address=10.99.0.1/24", "--require_system_clock_sync=false",
-      "--metrics_address=", "--control_socket=", "--tx_schedule=auto",
+      "--metrics_address=", "--status_address=", "--control_socket=",
+      "--tx_schedule=auto",
       // Loaded test machines: never late.
       "--tx_schedule_lead=5ms", "--run_for=60s"};
   std::vector<char*> argv;

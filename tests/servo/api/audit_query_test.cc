@@ -148,7 +148,7 @@ TEST(AuditKindTest, KindsAreChecked) {
   EXPECT_TRUE(ValidateAuditKind("source_down").ok());
   EXPECT_TRUE(ValidateAuditKind("source_health").ok());
   EXPECT_TRUE(ValidateAuditKind("source_change").ok());
-  EXPECT_TRUE(ValidateAuditKind("alarm_cleared").ok()) << "the last kind";
+  EXPECT_TRUE(ValidateAuditKind("access_denied").ok()) << "the last kind";
   const absl::Status s = ValidateAuditKind("source_dwn");
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("config_change"), std::string::npos);

@@ -43,6 +43,9 @@ TEST(GpsdMessagesTest, ParsesTpv) {
   EXPECT_DOUBLE_EQ(*tpv->ept_s, 0.005);
   EXPECT_EQ(tpv->status, 2);
   EXPECT_EQ(tpv->leapseconds, 18);
+  EXPECT_DOUBLE_EQ(*tpv->lat_deg, 39.9705);
+  EXPECT_DOUBLE_EQ(*tpv->lon_deg, 116.391333333);
+  EXPECT_DOUBLE_EQ(*tpv->alt_m, 44.0);
   // A TPV without a fix has no time.
   const absl::StatusOr<GpsdMessage> nofix =
       ParseGpsdMessage(R"({"class":"TPV","device":"/dev/ttyACM0","mode":1})");
@@ -56,6 +59,8 @@ TEST(GpsdMessagesTest, CountsSatellitesPerConstellation) {
   ASSERT_TRUE(m.ok()) << m.status();
   const GpsdSky& sky = std::get<GpsdSky>(*m);
   ASSERT_EQ(sky.satellites.size(), 13u);
+  EXPECT_DOUBLE_EQ(*sky.satellites[7].azimuth_deg, 140.0);
+  EXPECT_DOUBLE_EQ(*sky.satellites[7].elevation_deg, 50.0);
   const ConstellationCounts c = CountSatellites(sky.satellites);
   EXPECT_EQ(c[static_cast<size_t>(GnssSystem::kGps)],
             (SatelliteCounts{7, 5, 5}));
