@@ -151,6 +151,14 @@ absl::StatusOr<std::unique_ptr<Zeitgeberd>> Zeitgeberd::Start(
     z->socket_dir_ = std::make_unique<testutil::TempDir>(std::move(*dir));
     argv.push_back(absl::StrCat("--control_socket=", z->control_socket_));
   }
+  // The status page is on by default on 127.0.0.1:9124, which two daemons
+  // in this (the host's) namespace cannot share: off unless a test asks.
+  if (std::none_of(options.extra_flags.begin(), options.extra_flags.end(),
+                   [](const std::string& f) {
+                     return absl::StartsWith(f, "--status_address=");
+                   })) {
+    argv.push_back("--status_address=");
+  }
   for (const std::string& f : options.extra_flags) {
     argv.push_back(f);
     if (absl::StartsWith(f, "--control_socket=")) {

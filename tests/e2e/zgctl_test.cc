@@ -579,8 +579,21 @@ TEST_F(ZgctlE2eTest, LiveSourcesThroughZgctl) {
   EXPECT_EQ(z.rc, 3);
   EXPECT_EQ(StderrLines(z), 1) << z.err;
 
-  // Each change and the refusal in the audit log, with who asked.
-  const json a = Json("audit", {"--kind", "source_change"});
+  // Each change and the refusal in the audit log, with who asked. A refusal
+  // is answered at once and audited by the control thread at its next tick.
+  const json a = WaitFor(
+      "audit",
+      [](const json& j) {
+        for (const json& r : j["records"]) {
+          const json& v = r["values"];
+          if (v.value("origin", "") == "zgctl" &&
+              v.value("outcome", "") == "rejected") {
+            return true;
+          }
+        }
+        return false;
+      },
+      {"--kind", "source_change"}, absl::Seconds(10));
   std::vector<std::string> seen;
   for (const json& r : a["records"]) {
     const json& v = r["values"];
