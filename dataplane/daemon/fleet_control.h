@@ -107,7 +107,6 @@ class FleetControl {
   bool stopping_ = false;
   servo::DrainInputs files_;
   int64_t next_file_check_ = 0;
-  bool last_bird_reachable_ = true;
   std::string withdrawn_why_ = "not yet healthy since start";
   // Metrics (null before AddMetrics).
   prometheus::Gauge* state_gauge_ = nullptr;
