@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// The allocation counter of tests/util/alloc_count.h: OpenSSL's allocator
+// hooks and a replaced global operator new/delete.
 #include "tests/util/alloc_count.h"
 
 #include <openssl/crypto.h>
@@ -26,14 +28,30 @@ const bool kHooked = CRYPTO_set_mem_functions(CountingMalloc, CountingRealloc,
 
 }  // namespace
 
-void* operator new(size_t n) {
+// Every unaligned form of new and delete, so that whatever the standard
+// library calls (std::stable_sort's buffer takes the nothrow form) is counted
+// and pairs with a delete of the same allocator.
+void* operator new(size_t n, const std::nothrow_t&) noexcept {
   allocs.fetch_add(1);
-  void* p = std::malloc(n == 0 ? 1 : n);
+  return std::malloc(n == 0 ? 1 : n);
+}
+void* operator new(size_t n) {
+  void* p = operator new(n, std::nothrow);
   if (p == nullptr) throw std::bad_alloc();
   return p;
 }
+void* operator new[](size_t n) { return operator new(n); }
+void* operator new[](size_t n, const std::nothrow_t&) noexcept {
+  return operator new(n, std::nothrow);
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete[](void* p, size_t) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
 
 namespace zg::testutil {
 
