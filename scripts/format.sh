@@ -14,14 +14,24 @@ cd "$ZG_ROOT"
 mapfile -t files < <(git ls-files --cached --others --exclude-standard \
   '*.h' '*.cc' '*.c' | grep -v '^tests/data/' || true)
 if [ "${1:-}" = "--check" ]; then
-  bad=()
-  for f in "${files[@]}"; do
-    [ -f "$f" ] || continue
-    clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || bad+=("$f")
-  done
+  # One clang-format over every file (one process, not one per file); each
+  # file it would change is named in a FILE:LINE:COL: error line.
+  present=()
+  for f in "${files[@]}"; do [ -f "$f" ] && present+=("$f"); done
+  fmt_rc=0 fmt_out=
+  if [ "${#present[@]}" -gt 0 ]; then
+    fmt_out=$(clang-format --dry-run -Werror "${present[@]}" 2>&1 >/dev/null) ||
+      fmt_rc=$?
+  fi
+  mapfile -t bad < <(sed -nE 's/^([^:]+):[0-9]+:[0-9]+: error:.*/\1/p' \
+    <<<"$fmt_out" | sort -u)
   if [ "${#bad[@]}" -gt 0 ]; then
     printf 'clang-format would change: %s\n' "${bad[@]}"
     echo "run scripts/format.sh to fix"
+  elif [ "$fmt_rc" -ne 0 ]; then
+    echo "clang-format failed (exit $fmt_rc) without naming a file:"
+    echo "$fmt_out" | head -20
+    bad=(clang-format)
   fi
   spdx=0 links=0
   scripts/spdx.sh --check || spdx=1
