@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "core/base/status_macros.h"
+#include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
+#include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
 #include "dataplane/trust/ntp_keyfile.h"
 #include "prometheus/counter.h"

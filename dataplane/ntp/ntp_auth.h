@@ -62,7 +62,6 @@
 #include "core/ntp/ntp_keys.h"
 #include "core/ntp/ntp_mac.h"
 #include "core/ntp/ntp_wire.h"
-#include "dataplane/daemon/flags.h"
 #include "dataplane/trust/config_swap.h"
 #include "dataplane/trust/reload.h"
 #include "dataplane/worker/pipeline.h"
@@ -75,6 +74,8 @@ class Gauge;
 }  // namespace prometheus
 
 namespace zg::dataplane {
+
+struct DaemonConfig;  // dataplane/daemon/flags.h
 
 // Counters of one worker's authentication. Written by: that worker. Read
 // by: the control thread (exporter, report).

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
+#include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"

@@ -51,7 +51,7 @@
 #include "core/ntp/ntp_interleave.h"
 #include "core/ntp/ntp_wire.h"
 #include "dataplane/clock/timestamper.h"
-#include "dataplane/daemon/flags.h"
+#include "dataplane/daemon/flags/ntp.h"
 #include "dataplane/worker/pipeline.h"
 #include "dataplane/worker/worker_stats.h"
 
@@ -62,6 +62,8 @@ class Gauge;
 }  // namespace prometheus
 
 namespace zg::dataplane {
+
+struct DaemonConfig;  // dataplane/daemon/flags.h
 
 // Counters of one worker's interleaved mode. Written by: that worker. Read
 // by: the control thread (exporter, report) and tests.

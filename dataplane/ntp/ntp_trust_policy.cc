@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
 #include "core/time/tsc.h"
+#include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/flags/ntp.h"
 #include "dataplane/daemon/flags/trust.h"
 #include "dataplane/daemon/log.h"

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "core/base/status_macros.h"
+#include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
 #include "dataplane/trust/nts_master_key.h"
 #include "dataplane/worker/worker.h"

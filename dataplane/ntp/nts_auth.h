@@ -63,7 +63,6 @@
 #include "core/crypto/aes_siv.h"
 #include "core/nts/nts_cookie.h"
 #include "core/nts/nts_server.h"
-#include "dataplane/daemon/flags.h"
 #include "dataplane/trust/config_swap.h"
 #include "dataplane/trust/reload.h"
 #include "dataplane/worker/pipeline.h"
@@ -76,6 +75,8 @@ class Gauge;
 }  // namespace prometheus
 
 namespace zg::dataplane {
+
+struct DaemonConfig;  // dataplane/daemon/flags.h
 
 // The four NAK reasons, in NtsFailure order (kCookieBadLength first).
 inline constexpr size_t kNtsNakReasons = 4;

@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "core/base/status_macros.h"
+#include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
 
 namespace zg::dataplane {

@@ -15,6 +15,7 @@
 #include "core/base/status_macros.h"
 #include "core/ptp/ptp_admission.h"
 #include "core/ptp/ptp_port_state.h"
+#include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
 #include "dataplane/port/eal.h"
 #include "dataplane/worker/frame_classifier.h"

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/base/status_macros.h"
+#include "dataplane/daemon/flags.h"
 
 namespace zg::dataplane {
 

@@ -38,10 +38,11 @@
 
 #include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
-#include "dataplane/daemon/flags.h"
 #include "dataplane/trust/config_swap.h"
 
 namespace zg::dataplane {
+
+struct DaemonConfig;  // dataplane/daemon/flags.h
 
 // The publications of one reload, staged by the components' Reload() and
 // run by the daemon only if every component accepted its new values.

@@ -67,7 +67,6 @@
 #include "dataplane/clock/stamp_plan.h"
 #include "dataplane/clock/timestamper.h"
 #include "dataplane/clock/tx_scheduler.h"
-#include "dataplane/daemon/flags.h"
 #include "dataplane/port/interface_address.h"
 #include "dataplane/trust/reload.h"
 #include "dataplane/worker/worker_stats.h"
@@ -86,6 +85,8 @@ struct NtpClientQuery;  // core/ntp/ntp_client_query.h
 }  // namespace zg::core
 
 namespace zg::dataplane {
+
+struct DaemonConfig;  // dataplane/daemon/flags.h
 
 // Frames per rx_burst: the most frames of one burst a handler sees.
 inline constexpr uint16_t kBurstSize = 32;

@@ -19,6 +19,7 @@
 #include "core/net/frame.h"
 #include "core/net/frame_build.h"
 #include "core/time/tsc.h"
+#include "dataplane/daemon/flags.h"
 
 ABSL_DECLARE_FLAG(bool, ptp);
 

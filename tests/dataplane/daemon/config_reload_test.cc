@@ -12,6 +12,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "dataplane/daemon/flags.h"
 #include "dataplane/worker/protocol_pipeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

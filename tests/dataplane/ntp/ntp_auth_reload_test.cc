@@ -14,6 +14,7 @@
 #include "core/ntp/ntp_keys.h"
 #include "core/ntp/ntp_mac.h"
 #include "core/ntp/ntp_wire.h"
+#include "dataplane/daemon/flags.h"
 #include "dataplane/ntp/ntp_auth.h"
 #include "dataplane/trust/reload.h"
 #include "gmock/gmock.h"

@@ -20,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "core/nts/nts_cookie.h"
 #include "core/nts/nts_server.h"
+#include "dataplane/daemon/flags.h"
 #include "dataplane/ntp/nts_auth.h"
 #include "gtest/gtest.h"
 #include "tests/core/nts/nts_test_request.h"

@@ -46,6 +46,7 @@
 #include "core/ptp/ptp_wire.h"
 #include "core/time/clock_model.h"
 #include "core/time/tsc.h"
+#include "dataplane/daemon/flags.h"
 #include "dataplane/port/mempools.h"
 #include "dataplane/port/port.h"
 #include "dataplane/ptp/ptp_plugin.h"

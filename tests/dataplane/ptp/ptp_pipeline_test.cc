@@ -7,6 +7,7 @@
 // The control side (BMCA) is driven by calling ControlStep as the daemon's
 // control loop does; the enterprise profile's fastest Announce (2^-3 s) keeps
 // receipt timeouts short (3 x 125 ms).
+#include "dataplane/daemon/flags.h"
 #include "tests/dataplane/ptp/ptp_pipeline_fixture.h"
 
 namespace zg::dataplane::ptp_test {

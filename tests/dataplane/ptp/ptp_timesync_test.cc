@@ -21,6 +21,7 @@
 #include <map>
 #include <utility>
 
+#include "dataplane/daemon/flags.h"
 #include "tests/dataplane/ptp/ptp_pipeline_fixture.h"
 #include "tests/dataplane/testing/emulated_nic.h"
 #include "tests/dataplane/testing/emulated_nic_model.h"

@@ -5,6 +5,7 @@
 // worker runs.
 #include <optional>
 
+#include "dataplane/daemon/flags.h"
 #include "dataplane/trust/reload.h"
 #include "tests/dataplane/ptp/ptp_pipeline_fixture.h"
 

@@ -6,6 +6,7 @@
 #include "dataplane/trust/access_swap.h"
 
 #include "core/net/ip_prefix.h"
+#include "dataplane/daemon/flags.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
