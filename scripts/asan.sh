@@ -10,10 +10,10 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ZG_ROOT"
 export CC=clang CXX=clang++
-# Line tables only (-gline-tables-only: file:line in every report, a third
-# less to compile and link than full -g) and lld (zg_sanitizer_args).
+# Line tables in the libraries, no debug info in test code, and lld
+# (ZG_SANITIZER_ARGS in lib.sh).
 zg_configure build-asan -Db_sanitize=address,undefined -Db_lundef=false \
-  -Dfuzzing=true -Dbuildtype=debugoptimized -Dbenchmarks=disabled \
+  -Dfuzzing=true -Dbenchmarks=disabled \
   -Ddataplane=enabled -Dpeer_tools=enabled "${ZG_SANITIZER_ARGS[@]}"
 mapfile -t targets < <(scripts/suite_targets.py build-asan --suite unit \
   --suite integration --suite sim --target-suffix _fuzzer)

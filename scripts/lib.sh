@@ -21,9 +21,10 @@ zg_configure() {
 }
 
 # Meson options of the clang sanitizer builds (scripts/asan.sh, tsan.sh):
-# line tables instead of full debug info (reports keep file:line; the last
-# -g option wins, so test targets' debug=true is trimmed too) and lld.
-ZG_SANITIZER_ARGS=(-Dcpp_args=-gline-tables-only -Dc_args=-gline-tables-only)
+# -O2 without -g, so that meson.build gives the libraries line tables
+# (file:line in every report) and test code no debug info (lib_cpp_args,
+# test_build_options); and lld.
+ZG_SANITIZER_ARGS=(-Doptimization=2 -Ddebug=false)
 if command -v ld.lld >/dev/null; then
   ZG_SANITIZER_ARGS+=(-Dcpp_link_args=-fuse-ld=lld -Dc_link_args=-fuse-ld=lld)
 fi

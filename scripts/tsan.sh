@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$ZG_ROOT"
 export CC=clang CXX=clang++
 zg_configure build-tsan -Db_sanitize=thread -Db_lundef=false -Ddataplane=disabled \
-  -Dbenchmarks=disabled -Dbuildtype=debugoptimized "${ZG_SANITIZER_ARGS[@]}"
+  -Dbenchmarks=disabled "${ZG_SANITIZER_ARGS[@]}"
 mapfile -t targets < <(scripts/suite_targets.py build-tsan --suite tsan)
 ninja -C build-tsan "${targets[@]}"
 [ "${1:-}" = "--build" ] && exit 0
