@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "core/base/status_macros.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -81,7 +82,7 @@ absl::Status PortStamps::AttachRxClock(const PortStampOptions& options) {
 }
 
 std::string PortStamps::Describe() const {
-  std::string clock = "the TSC at each rx_burst";
+  absl::string_view clock = "the TSC at each rx_burst";
   if (fake_nic_ != nullptr) clock = "a synthetic NIC clock (--fake_nic_clock)";
   if (ethdev_nic_ != nullptr) clock = "the NIC clock (rte_eth_read_clock)";
   if (xdp_stamps_ != nullptr) {
