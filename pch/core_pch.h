@@ -2,9 +2,10 @@
 // Precompiled header of the libraries without DPDK (zgcore, zgservo,
 // zgservoapi, zgloadgen): the standard, abseil and nlohmann-json headers
 // most of their sources include. Parsing them was most of each source's
-// compile time; meson builds this once per library (cpp_pch) and puts it in
-// front of every source. Sources still include what they use: this header
-// changes only how fast they compile, never what compiles.
+// compile time; clang builds (use_pch in meson.build) make it once per
+// library (cpp_pch) and put it in front of every source. Sources still
+// include what they use: this header changes only how fast they compile,
+// never what compiles.
 #ifndef ZEITGEBER_PCH_CORE_PCH_H_
 #define ZEITGEBER_PCH_CORE_PCH_H_
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Precompiled header of zgdataplane: core_pch.h plus the OpenSSL,
 // prometheus-cpp and abseil flags headers the data plane's operator
-// surfaces include. No DPDK header: some sources define
-// ALLOW_EXPERIMENTAL_API before including DPDK, and a precompiled copy
-// would fix that choice for all of them.
+// surfaces include (clang builds only: use_pch in meson.build). No DPDK
+// header: some sources define ALLOW_EXPERIMENTAL_API before including DPDK,
+// and a precompiled copy would fix that choice for all of them.
 #ifndef ZEITGEBER_PCH_DATAPLANE_PCH_H_
 #define ZEITGEBER_PCH_DATAPLANE_PCH_H_
 
