@@ -23,10 +23,9 @@
 #   e2e        network namespaces, veth pairs and real peers against the
 #              release build; then scripts/sweep.sh, passed or failed. Its
 #              peers mostly wait (settle windows, poll intervals): the
-#              sanitizer builds take the CPU they leave (a session of
-#              their own at autogroup nice 19 and SCHED_IDLE, so a test's
-#              process always runs first). Their output is printed when
-#              e2e ends.
+#              sanitizer builds take the CPU they leave (SCHED_IDLE, so a
+#              test's process always runs first). Their output is printed
+#              when e2e ends.
 #   tests      the unit, integration and sim suites, once, under ASan+UBSan
 #   fuzz       every fuzzer replays tests/fuzz/corpus/ and runs FUZZ_SECONDS
 #              more (scripts/fuzz.sh --ci)
@@ -101,6 +100,13 @@ not_run() {  # not_run NAME WHY: a stage that could not run fails
   results+=("FAIL  $1 (not run: $2)"); failed=1
 }
 
+if [ -n "$ZG_SKIP" ]; then
+  echo "warning: ZG_SKIP=\"$ZG_SKIP\": those stages are left out (CI never sets it)" >&2
+fi
+# Stale gtest XML from an earlier run must not stand in for a binary that
+# crashed this time (meson reads BUILD/<test name>.xml).
+find build-rel build-asan build-tsan -maxdepth 1 -name "*.xml" -delete 2>/dev/null
+
 build_release() {
   zg_configure_release || return 1
   local targets
@@ -149,32 +155,15 @@ bg_result() {
   fi
   return "$rc"
 }
-# background_builds runs in a session of its own (test.sh
-# --background-builds under setsid), so under sched_autogroup its builds
-# share one autogroup, set to nice 19. Without that, CFS splits the CPU
-# between autogroups first: meson test setsid()s every test, and a test's
-# single group got only half the machine against the builds' group,
-# SCHED_IDLE or not. Inside the group, SCHED_IDLE and nice 19 as well.
 background_builds() {
-  echo 19 >/proc/self/autogroup 2>/dev/null || true
+  # SCHED_IDLE and nice 19 for this subshell and all it starts: the e2e
+  # tests' processes (zeitgeberd's poll loop, the peers) always run first.
   chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1 || true
   renice -n 19 -p "$BASHPID" >/dev/null 2>&1 || true
-  mkdir -p build-logs
   bg_stage format format scripts/format.sh --check
   bg_stage asan asan scripts/asan.sh --build
   bg_stage tsan-build tsan scripts/tsan.sh --build
 }
-if [ "${1:-}" = --background-builds ]; then
-  background_builds
-  exit 0
-fi
-
-if [ -n "$ZG_SKIP" ]; then
-  echo "warning: ZG_SKIP=\"$ZG_SKIP\": those stages are left out (CI never sets it)" >&2
-fi
-# Stale gtest XML from an earlier run must not stand in for a binary that
-# crashed this time (meson reads BUILD/<test name>.xml).
-find build-rel build-asan build-tsan -maxdepth 1 -name "*.xml" -delete 2>/dev/null
 
 stage bootstrap scripts/bootstrap.sh || summary
 release_ok=0
@@ -184,10 +173,8 @@ if [ $release_ok -eq 1 ]; then
 fi
 mkdir -p build-logs
 rm -f build-logs/*.status
-ZG_SKIP="$ZG_SKIP" setsid --wait "$ZG_ROOT/scripts/test.sh" --background-builds &
+background_builds &
 bg_pid=$!
-# The background session's builds stop with this script, however it ends.
-trap 'pkill -TERM -s "$bg_pid" 2>/dev/null' EXIT
 if [ $release_ok -eq 1 ]; then
   test_stage e2e build-rel run_e2e
 else
