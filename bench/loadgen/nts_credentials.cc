@@ -22,14 +22,16 @@ absl::StatusOr<std::string> ReadNtsMasterKey(const std::string& path) {
     return absl::NotFoundError(
         absl::StrCat("--nts_master_key=", path, ": cannot open the file"));
   }
-  std::string contents((std::istreambuf_iterator<char>(in)),
-                       std::istreambuf_iterator<char>());
+  std::string key((std::istreambuf_iterator<char>(in)),
+                  std::istreambuf_iterator<char>());
   // As zeitgeberd reads it (dataplane/trust/nts_master_key.h): hex text
   // (an even number of hex digits, then only whitespace) or raw bytes.
-  const absl::string_view digits = absl::StripTrailingAsciiWhitespace(contents);
-  std::optional<std::string> decoded;
-  if (!digits.empty()) decoded = core::DecodeHex(digits);
-  const std::string& key = decoded ? *decoded : contents;
+  const absl::string_view digits = absl::StripTrailingAsciiWhitespace(key);
+  if (!digits.empty()) {
+    if (std::optional<std::string> decoded = core::DecodeHex(digits)) {
+      key = *std::move(decoded);
+    }
+  }
   if (key.size() < core::kNtsMasterKeyMinSize) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--nts_master_key=", path, " holds ", key.size(),
