@@ -12,7 +12,7 @@ namespace {
 
 #ifdef ZG_HAVE_AESNI
 
-constexpr size_t kChunk = 32;
+constexpr size_t kCmacsPerChunk = 32;
 
 struct CmacKeysView {
   const uint8_t* rk;
@@ -22,7 +22,7 @@ struct CmacKeysView {
 
 ZG_AESNI void ComputeNi(const CmacKeysView* keys, const AesCmacOp* ops,
                         size_t n) {
-  aesni::MacLane lanes[kChunk];
+  aesni::MacLane lanes[kCmacsPerChunk];
   for (size_t i = 0; i < n; ++i) {
     lanes[i] = aesni::CmacLane(
         aesni::KeysAt(keys[i].rk), ops[i].data, ops[i].len,
@@ -69,9 +69,10 @@ void AesCmac128::Compute(const uint8_t* data, size_t len, uint8_t* mac) const {
 void AesCmac128::ComputeBatch(std::span<const AesCmacOp> ops) {
 #ifdef ZG_HAVE_AESNI
   if (aes::UseAesNi()) {
-    for (size_t at = 0; at < ops.size(); at += kChunk) {
-      const size_t n = ops.size() - at < kChunk ? ops.size() - at : kChunk;
-      CmacKeysView keys[kChunk];
+    for (size_t at = 0; at < ops.size(); at += kCmacsPerChunk) {
+      const size_t n =
+          ops.size() - at < kCmacsPerChunk ? ops.size() - at : kCmacsPerChunk;
+      CmacKeysView keys[kCmacsPerChunk];
       for (size_t i = 0; i < n; ++i) {
         const AesCmac128& k = *ops[at + i].key;
         keys[i] = {k.rk_, k.k1_, k.k2_};

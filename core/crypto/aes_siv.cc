@@ -87,8 +87,8 @@ void SetKeyPortable(const uint8_t* key, uint8_t* s2v_rk, uint8_t* ctr_rk,
 }
 
 // Messages handled together per pass of the AES-NI path (the stack holds
-// their lanes: kChunk * 9 * 64 bytes).
-constexpr size_t kChunk = 16;
+// their lanes: kSivJobsPerChunk * 9 * 64 bytes).
+constexpr size_t kSivJobsPerChunk = 16;
 
 #ifdef ZG_HAVE_AESNI
 
@@ -107,12 +107,12 @@ ZG_AESNI_INLINE __m128i LoadAligned(const uint8_t* p) {
   return _mm_load_si128(reinterpret_cast<const __m128i*>(p));
 }
 
-// V of each job (n <= kChunk). First every job's component CMACs and the
-// plaintext's blocks before its last 16 bytes (they do not depend on D),
+// V of each job (n <= kSivJobsPerChunk). First every job's component CMACs and
+// the plaintext's blocks before its last 16 bytes (they do not depend on D),
 // then each job's final one or two blocks, T with D xored in.
 ZG_AESNI void S2vNi(S2vJob* jobs, size_t n) {
-  aesni::MacLane lanes[kChunk * (kAesSivMaxComponents + 1)];
-  size_t first[kChunk];
+  aesni::MacLane lanes[kSivJobsPerChunk * (kAesSivMaxComponents + 1)];
+  size_t first[kSivJobsPerChunk];
   size_t m = 0;
   for (size_t i = 0; i < n; ++i) {
     const S2vJob& j = jobs[i];
@@ -133,8 +133,8 @@ ZG_AESNI void S2vNi(S2vJob* jobs, size_t n) {
   }
   aesni::RunMacLanes(lanes, m);
 
-  aesni::MacLane fin[kChunk];
-  alignas(16) uint8_t first_block[kChunk][16];
+  aesni::MacLane fin[kSivJobsPerChunk];
+  alignas(16) uint8_t first_block[kSivJobsPerChunk][16];
   for (size_t i = 0; i < n; ++i) {
     const S2vJob& j = jobs[i];
     const __m128i k1 = LoadAligned(j.k.k1), k2 = LoadAligned(j.k.k2);
@@ -186,10 +186,10 @@ ZG_AESNI_INLINE __m128i SivCounterNi(__m128i v) {
   return _mm_and_si128(v, _mm_set_epi32(clear, clear, -1, -1));
 }
 
-// jobs[i] sealed to out[i] (n <= kChunk).
+// jobs[i] sealed to out[i] (n <= kSivJobsPerChunk).
 ZG_AESNI void SealNi(S2vJob* jobs, uint8_t* const* out, size_t n) {
   S2vNi(jobs, n);
-  aesni::CtrJob ctr[kChunk];
+  aesni::CtrJob ctr[kSivJobsPerChunk];
   for (size_t i = 0; i < n; ++i) {
     aesni::Store(out[i], jobs[i].v);
     ctr[i] = {aesni::KeysAt(jobs[i].k.ctr_rk), SivCounterNi(jobs[i].v),
@@ -199,11 +199,11 @@ ZG_AESNI void SealNi(S2vJob* jobs, uint8_t* const* out, size_t n) {
 }
 
 // in[i] (V || C, C as long as jobs[i].len) decrypted to jobs[i].pt, then
-// checked (n <= kChunk).
+// checked (n <= kSivJobsPerChunk).
 ZG_AESNI void OpenNi(S2vJob* jobs, const uint8_t* const* in, bool* ok,
                      size_t n) {
-  __m128i v[kChunk];
-  aesni::CtrJob ctr[kChunk];
+  __m128i v[kSivJobsPerChunk];
+  aesni::CtrJob ctr[kSivJobsPerChunk];
   for (size_t i = 0; i < n; ++i) {
     v[i] = aesni::Load(in[i]);  // before an in-place decryption
     ctr[i] = {aesni::KeysAt(jobs[i].k.ctr_rk), SivCounterNi(v[i]), in[i] + 16,
@@ -322,10 +322,11 @@ bool AesSiv::SealBatch(std::span<const AesSivSealOp> ops) {
   };
 #ifdef ZG_HAVE_AESNI
   if (aes::UseAesNi()) {
-    for (size_t at = 0; at < ops.size(); at += kChunk) {
-      const size_t n = ops.size() - at < kChunk ? ops.size() - at : kChunk;
-      S2vJob jobs[kChunk];
-      uint8_t* out[kChunk];
+    for (size_t at = 0; at < ops.size(); at += kSivJobsPerChunk) {
+      const size_t n = ops.size() - at < kSivJobsPerChunk ? ops.size() - at
+                                                          : kSivJobsPerChunk;
+      S2vJob jobs[kSivJobsPerChunk];
+      uint8_t* out[kSivJobsPerChunk];
       for (size_t i = 0; i < n; ++i) {
         const AesSivSealOp& op = ops[at + i];
         jobs[i].k = keys(*op.siv);
@@ -354,10 +355,10 @@ void AesSiv::OpenBatch(std::span<AesSivOpenOp> ops) {
   };
 #ifdef ZG_HAVE_AESNI
   if (aes::UseAesNi()) {
-    S2vJob jobs[kChunk];
-    const uint8_t* in[kChunk];
-    bool ok[kChunk];
-    AesSivOpenOp* of[kChunk];
+    S2vJob jobs[kSivJobsPerChunk];
+    const uint8_t* in[kSivJobsPerChunk];
+    bool ok[kSivJobsPerChunk];
+    AesSivOpenOp* of[kSivJobsPerChunk];
     size_t n = 0;
     auto run = [&] {
       OpenNi(jobs, in, ok, n);
@@ -373,7 +374,7 @@ void AesSiv::OpenBatch(std::span<AesSivOpenOp> ops) {
       jobs[n].len = op.in_len - kAesSivTagSize;
       in[n] = op.in;
       of[n++] = &op;
-      if (n == kChunk) run();
+      if (n == kSivJobsPerChunk) run();
     }
     if (n != 0) run();
   } else  // NOLINT(readability/braces)

@@ -18,7 +18,6 @@
 namespace zg::core {
 namespace {
 
-constexpr size_t kHugePage = size_t{2} << 20;
 constexpr int64_t kStampNs =
     kNanosPerSecond >> NtpClientRecords::kStampFracBits;
 
@@ -66,7 +65,8 @@ absl::StatusOr<std::unique_ptr<NtpClientRecords>> NtpClientRecords::Create(
   const size_t hot_bytes = t->num_buckets_ * sizeof(HotBucket);
   const size_t bytes = hot_bytes + t->num_buckets_ * kWays * sizeof(Cold);
   // Huge-page aligned where it can use them; small tables (tests) not.
-  const size_t align = bytes >= kHugePage ? kHugePage : 64;
+  const size_t align =
+      bytes >= kClientTableHugePageBytes ? kClientTableHugePageBytes : 64;
   t->alloc_bytes_ = (bytes + align - 1) / align * align;
   t->mem_ = std::aligned_alloc(align, t->alloc_bytes_);
   if (t->mem_ == nullptr) {

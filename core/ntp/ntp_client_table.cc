@@ -44,8 +44,6 @@ constexpr int kMinRate = -14 * kRateScale;
 constexpr int8_t kInvalidRate = -128;
 constexpr int kFrac = NtpTokenBucket::kTimeFracBits;
 
-constexpr size_t kHugePage = size_t{2} << 20;
-
 // chrony update_record: the interval since the previous request (in 2^-4 s
 // units) as a rounded, scaled, negated log2 ...
 // chrony halves (interval * 1.5) until it is <= 1, at most 18 times; the
@@ -105,8 +103,9 @@ absl::StatusOr<std::unique_ptr<NtpClientTable>> NtpClientTable::Create(
   std::unique_ptr<NtpClientTable> t(new NtpClientTable());
   t->num_buckets_ = (options.capacity + kWays - 1) / kWays;
   const size_t bytes = t->num_buckets_ * sizeof(Bucket);
-  t->alloc_bytes_ = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  void* mem = std::aligned_alloc(kHugePage, t->alloc_bytes_);
+  t->alloc_bytes_ = (bytes + kClientTableHugePageBytes - 1) /
+                    kClientTableHugePageBytes * kClientTableHugePageBytes;
+  void* mem = std::aligned_alloc(kClientTableHugePageBytes, t->alloc_bytes_);
   if (mem == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "cannot allocate ", t->alloc_bytes_ >> 20, " MiB for ",

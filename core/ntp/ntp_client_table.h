@@ -48,6 +48,10 @@
 
 namespace zg::core {
 
+// The client tables (this one and NtpClientRecords) align their memory to a
+// 2 MiB huge page, so that transparent huge pages can back it.
+inline constexpr size_t kClientTableHugePageBytes = size_t{2} << 20;
+
 // A client address as a table key: IPv4 and IPv6 never collide (an IPv4
 // client and the IPv6 client ::ffff:a.b.c.d are different keys).
 struct NtpClientKey {

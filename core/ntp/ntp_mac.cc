@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-// MD5_* and SHA1_* are deprecated in OpenSSL 3.0 in favour of EVP_Digest
-// (see the header for why we use them); they are still OpenSSL's
-// implementations.
-#define OPENSSL_SUPPRESS_DEPRECATED
-
 #include "core/ntp/ntp_mac.h"
 
 #include <nettle/cmac.h>
@@ -16,6 +11,14 @@
 #include "absl/strings/str_cat.h"
 #include "core/base/byte_order.h"
 #include "core/crypto/aes_cmac.h"
+
+// MD5_* and SHA1_* are deprecated in OpenSSL 3.0 in favour of EVP_Digest
+// (see the header for why we use them); they are still OpenSSL's
+// implementations. The warning is off from here to the end of this file
+// (not by OPENSSL_SUPPRESS_DEPRECATED: in the library's unity build another
+// source may include the OpenSSL headers first).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 namespace zg::core {
 
@@ -224,3 +227,5 @@ void NtpMacer::SignBatch(std::span<NtpMacSignOp> ops) const {
 }
 
 }  // namespace zg::core
+
+#pragma GCC diagnostic pop

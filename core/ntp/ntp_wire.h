@@ -147,6 +147,9 @@ enum class NtsFieldType : uint16_t {
   kAuthenticator = 0x0404,
 };
 
+// An extension field's value padded to a whole number of 32-bit words.
+constexpr uint32_t NtpPad4(uint32_t n) { return (n + 3) & ~uint32_t{3}; }
+
 struct NtpExtensionField {
   uint16_t type = 0;
   uint16_t length = 0;             // whole field, header included

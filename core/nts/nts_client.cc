@@ -12,8 +12,6 @@ namespace zg::core {
 
 namespace {
 
-constexpr uint32_t Pad4(uint32_t n) { return (n + 3) & ~uint32_t{3}; }
-
 void WriteFieldHeader(uint8_t* p, NtsFieldType type, uint32_t length) {
   StoreBe16(p, static_cast<uint16_t>(type));
   StoreBe16(p + 2, static_cast<uint16_t>(length));
@@ -33,12 +31,12 @@ bool ParseAuthField(const NtpExtensionField& f, AuthField* out) {
   if (body < 4) return false;
   out->nonce_len = LoadBe16(f.value);
   out->ciphertext_len = LoadBe16(f.value + 2);
-  if (4 + Pad4(out->nonce_len) + Pad4(out->ciphertext_len) > body) {
+  if (4 + NtpPad4(out->nonce_len) + NtpPad4(out->ciphertext_len) > body) {
     return false;
   }
   if (out->ciphertext_len < kAesSivTagSize) return false;
   out->nonce = f.value + 4;
-  out->ciphertext = f.value + 4 + Pad4(out->nonce_len);
+  out->ciphertext = f.value + 4 + NtpPad4(out->nonce_len);
   return true;
 }
 

@@ -61,7 +61,7 @@ inline constexpr uint32_t kNtsRequestAuthFieldSize =
 
 // Size of a Cookie (or Placeholder) EF carrying a cookie of `cookie_len`.
 constexpr uint32_t NtsCookieFieldSize(size_t cookie_len) {
-  return static_cast<uint32_t>(4 + ((cookie_len + 3) & ~size_t{3}));
+  return 4 + NtpPad4(static_cast<uint32_t>(cookie_len));
 }
 // Size of a request with one cookie of `cookie_len` and `placeholders`.
 constexpr uint32_t NtsRequestSize(size_t cookie_len, uint32_t placeholders) {

@@ -8,8 +8,6 @@
 namespace zg::core {
 namespace {
 
-constexpr uint32_t Pad4(uint32_t n) { return (n + 3) & ~uint32_t{3}; }
-
 // Fields seen by the walk (the counts catch duplicates).
 struct Seen {
   uint32_t uids = 0, cookies = 0, auths = 0;
@@ -23,12 +21,12 @@ bool ParseAuthenticator(const NtpExtensionField& field, NtsRequestFields* out) {
   const uint32_t nonce_len = LoadBe16(field.value);
   const uint32_t ct_len = LoadBe16(field.value + 2);
   if (nonce_len < 1 || ct_len < kAesSivTagSize) return false;
-  const uint32_t nonce_room = Pad4(nonce_len);
+  const uint32_t nonce_room = NtpPad4(nonce_len);
   // Room for the nonce and ciphertext, and the padding rule: as if the
   // nonce were at least 16 bytes.
   const uint32_t min_nonce_room =
       nonce_room > kNtsServerNonceSize ? nonce_room : kNtsServerNonceSize;
-  if (4 + min_nonce_room + Pad4(ct_len) > body) return false;
+  if (4 + min_nonce_room + NtpPad4(ct_len) > body) return false;
   out->auth_offset = field.offset;
   out->nonce_offset = field.offset + 8;
   out->nonce_length = nonce_len;

@@ -1,7 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-// rte_eth_read_clock is experimental in DPDK 22.11.
-#define ALLOW_EXPERIMENTAL_API 1
-
 #include "dataplane/clock/nic_clock.h"
 
 #include <fcntl.h>
