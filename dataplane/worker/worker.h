@@ -29,8 +29,9 @@
 // (a PMD may make syscalls inside rx/tx_burst, as net_af_xdp does to kick TX).
 // The one exception is opt-in and off the packet path: with SetIdleSleep
 // (--idle_sleep), after kIdlePassesBeforeSleep passes in a row that neither
-// received nor originated a frame, the worker sleeps that long, giving its
-// core back on a shared host (the demo's veth rig, CI). Busy polling (0) is
+// received nor originated a frame, the worker sleeps that long before each
+// further pass until one does, giving its core back on a shared host (the
+// demo's veth rig, CI). Busy polling (0) is
 // the default and what the benchmarks measure.
 //
 //   std::atomic<bool> stop{false};
@@ -112,8 +113,9 @@ class Worker {
   // Bounded passes until every queue comes back empty, so frames already
   // received are answered before the ports stop.
   void Drain(int max_passes = 16);
-  // Before Run: 0 (the default) busy-polls; otherwise Run sleeps `ns` after
-  // kIdlePassesBeforeSleep idle passes in a row (see the file comment). A
+  // Before Run: 0 (the default) busy-polls; otherwise Run sleeps `ns` before
+  // each pass once kIdlePassesBeforeSleep passes in a row were idle (see
+  // the file comment). A
   // frame arriving meanwhile waits up to `ns` (plus the kernel's wake-up):
   // its RX stamp is the XDP hook's with zg_xdp.o, else the TSC at burst.
   void SetIdleSleep(uint64_t ns) { idle_sleep_ns_ = ns; }

@@ -591,8 +591,17 @@ TEST_F(WorkerTest, IdleSleepGivesTheCoreBackAndStillAnswers) {
           .count();
   const double cpu_s =
       (cpu1.tv_sec - cpu0.tv_sec) + (cpu1.tv_nsec - cpu0.tv_nsec) * 1e-9;
-  std::printf("idle worker: %.3f s CPU in %.3f s\n", cpu_s, wall_s);
+  // Once kIdlePassesBeforeSleep passes were idle, it sleeps before every
+  // pass: at most one empty poll per 1 ms sleep after those, not that many
+  // per sleep.
+  const uint64_t empty_polls = WorkerStatsSnapshot::Of(stats_).empty_polls;
+  std::printf("idle worker: %.3f s CPU in %.3f s, %llu empty polls\n", cpu_s,
+              wall_s, static_cast<unsigned long long>(empty_polls));
   EXPECT_LT(cpu_s, 0.5 * wall_s) << "an idle worker sleeps";
+  EXPECT_LE(empty_polls, Worker::kIdlePassesBeforeSleep +
+                             2 * static_cast<uint64_t>(wall_s * 1000 + 1))
+      << "an idle worker sleeps before each pass, not after each "
+      << Worker::kIdlePassesBeforeSleep;
   InjectNtp(16);
   WaitForTx(16);
   stop_.store(true, std::memory_order_relaxed);
