@@ -100,8 +100,9 @@ void Worker::IdleBackoff(bool worked) {
     return;
   }
   // Once idle that long, every idle pass sleeps until a frame comes: the
-  // count stays at the threshold (spinning kIdlePassesBeforeSleep passes
-  // between sleeps kept the core about 80% busy on an idle veth rig).
+  // count stays at the threshold, so an idle worker does not spin
+  // kIdlePassesBeforeSleep passes between sleeps (on the veth rig's AF_XDP
+  // queues that is most of a core).
   if (idle_passes_ < kIdlePassesBeforeSleep) {
     ++idle_passes_;
     return;

@@ -31,8 +31,8 @@
 // (--idle_sleep), after kIdlePassesBeforeSleep passes in a row that neither
 // received nor originated a frame, the worker sleeps that long before each
 // further pass until one does, giving its core back on a shared host (the
-// demo's veth rig, CI). Busy polling (0) is
-// the default and what the benchmarks measure.
+// demo's veth rig, CI). Busy polling (0) is the default and what the
+// benchmarks measure.
 //
 //   std::atomic<bool> stop{false};
 //   auto w = std::make_unique<Worker>(queues, std::move(pipeline), &stats,
@@ -115,9 +115,9 @@ class Worker {
   void Drain(int max_passes = 16);
   // Before Run: 0 (the default) busy-polls; otherwise Run sleeps `ns` before
   // each pass once kIdlePassesBeforeSleep passes in a row were idle (see
-  // the file comment). A
-  // frame arriving meanwhile waits up to `ns` (plus the kernel's wake-up):
-  // its RX stamp is the XDP hook's with zg_xdp.o, else the TSC at burst.
+  // the file comment). A frame arriving meanwhile waits up to `ns` (plus the
+  // kernel's wake-up): its RX stamp is the XDP hook's with zg_xdp.o, else
+  // the TSC at burst.
   void SetIdleSleep(uint64_t ns) { idle_sleep_ns_ = ns; }
   static constexpr uint32_t kIdlePassesBeforeSleep = 256;
   // TEST ONLY (dataplane/daemon/test_stall_hook.h), before Run: while
