@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::testutil {
+namespace hex_test {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
@@ -33,4 +34,5 @@ TEST(HexDeathTest, TyposAbort) {
 }
 
 }  // namespace
+}  // namespace hex_test
 }  // namespace zg::testutil

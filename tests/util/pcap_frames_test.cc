@@ -20,6 +20,7 @@
 #include "tests/util/pcap.h"
 
 namespace zg::testutil {
+namespace pcap_frames_test {
 namespace {
 
 using core::FrameKind;
@@ -179,4 +180,5 @@ TEST(PcapFramesTest, OffloadedChecksumsNeedTheNicHint) {
 }
 
 }  // namespace
+}  // namespace pcap_frames_test
 }  // namespace zg::testutil

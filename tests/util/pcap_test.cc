@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::testutil {
+namespace pcap_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -222,4 +223,5 @@ TEST(PcapTest, ReadErrorsNameTheFile) {
 }
 
 }  // namespace
+}  // namespace pcap_test
 }  // namespace zg::testutil

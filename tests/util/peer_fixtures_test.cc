@@ -22,6 +22,7 @@
 #include "tests/util/tshark.h"
 
 namespace zg::testutil {
+namespace peer_fixtures_test {
 namespace {
 
 using ::testing::Contains;
@@ -278,4 +279,5 @@ TEST_F(PeerFixtureDetailTest, ManagementSetIsRefusedAsNotSupported) {
 }
 
 }  // namespace
+}  // namespace peer_fixtures_test
 }  // namespace zg::testutil

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::testutil {
+namespace subprocess_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -127,4 +128,5 @@ TEST(SubprocessTest, DestructorKillsARunningProcess) {
 }
 
 }  // namespace
+}  // namespace subprocess_test
 }  // namespace zg::testutil

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::testutil {
+namespace tshark_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -300,4 +301,5 @@ TEST(TsharkCommandTest, ValidatesChecksumsAndPinsOurPorts) {
 }
 
 }  // namespace
+}  // namespace tshark_test
 }  // namespace zg::testutil

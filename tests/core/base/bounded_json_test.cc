@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace bounded_json_test {
 namespace {
 
 TEST(BoundedJsonTest, ParsesObjectsArraysAndScalars) {
@@ -99,4 +100,5 @@ TEST(BoundedJsonTest, EnforcesLimits) {
 }
 
 }  // namespace
+}  // namespace bounded_json_test
 }  // namespace zg::core

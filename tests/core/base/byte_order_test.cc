@@ -12,6 +12,7 @@
 #include "core/ptp/ptp_fields.h"
 
 namespace zg::core {
+namespace byte_order_test {
 namespace {
 
 TEST(ByteOrderTest, BigEndianLoadsAndStoresAtAnyAlignment) {
@@ -57,4 +58,5 @@ TEST(ByteOrderTest, NtpAndPtpFieldsUseTheSameOrder) {
 }
 
 }  // namespace
+}  // namespace byte_order_test
 }  // namespace zg::core

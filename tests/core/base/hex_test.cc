@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace hex_test {
 namespace {
 
 TEST(HexTest, DecodesPairsOfEitherCase) {
@@ -28,4 +29,5 @@ TEST(HexTest, RefusesWhatAbseilWouldMisread) {
 }
 
 }  // namespace
+}  // namespace hex_test
 }  // namespace zg::core

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace access_rules_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -96,4 +97,5 @@ TEST(AccessRulesTest, NamesAndDescription) {
 }
 
 }  // namespace
+}  // namespace access_rules_test
 }  // namespace zg::core

@@ -9,6 +9,7 @@
 #include "tests/core/net/frame_test_util.h"
 
 namespace zg::core {
+namespace checksum_test {
 namespace {
 
 using testing::FromHex;
@@ -236,4 +237,5 @@ TEST(ChecksumTest, UdpUpdateKeepsDisabledChecksumAndMapsZero) {
 }
 
 }  // namespace
+}  // namespace checksum_test
 }  // namespace zg::core

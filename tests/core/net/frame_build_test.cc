@@ -20,6 +20,7 @@
 #include "tests/core/net/frame_test_util.h"
 
 namespace zg::core::testing {
+namespace frame_build_test {
 namespace {
 
 using Frame = std::vector<uint8_t>;
@@ -341,4 +342,5 @@ TEST(BuildL2FrameTest, PtpOverEthernet) {
 }
 
 }  // namespace
+}  // namespace frame_build_test
 }  // namespace zg::core::testing

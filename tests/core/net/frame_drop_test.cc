@@ -17,6 +17,7 @@
 #include "tests/core/net/frame_test_util.h"
 
 namespace zg::core::testing {
+namespace frame_drop_test {
 namespace {
 
 using Frame = std::vector<uint8_t>;
@@ -320,4 +321,5 @@ TEST(ClassifyFrameTest, NamesAreDistinctMetricLabels) {
 }
 
 }  // namespace
+}  // namespace frame_drop_test
 }  // namespace zg::core::testing

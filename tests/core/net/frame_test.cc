@@ -15,6 +15,7 @@
 #include "tests/core/net/frame_test_util.h"
 
 namespace zg::core::testing {
+namespace frame_test {
 namespace {
 
 using Frame = std::vector<uint8_t>;
@@ -323,4 +324,5 @@ TEST(ClassifyFrameTest, TruncationAtEveryLength) {
 }
 
 }  // namespace
+}  // namespace frame_test
 }  // namespace zg::core::testing

@@ -22,6 +22,7 @@
 #include "tests/util/tshark.h"
 
 namespace zg::core::testing {
+namespace frame_tshark_test {
 namespace {
 
 using testutil::FieldValues;
@@ -233,4 +234,5 @@ TEST(FrameTsharkTest, RequestsRepliesAndBuiltFramesDissectCleanAsSet) {
 }
 
 }  // namespace
+}  // namespace frame_tshark_test
 }  // namespace zg::core::testing

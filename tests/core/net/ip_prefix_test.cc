@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ip_prefix_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -112,4 +113,5 @@ TEST(IpPrefixTest, MaskAndContains) {
 }
 
 }  // namespace
+}  // namespace ip_prefix_test
 }  // namespace zg::core

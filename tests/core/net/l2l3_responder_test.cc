@@ -11,6 +11,7 @@
 #include "tests/core/net/frame_test_util.h"
 
 namespace zg::core {
+namespace l2l3_responder_test {
 namespace {
 
 using Frame = std::vector<uint8_t>;
@@ -321,4 +322,5 @@ TEST(ResponderTest, WrongKindIsRefused) {
 }
 
 }  // namespace
+}  // namespace l2l3_responder_test
 }  // namespace zg::core

@@ -16,6 +16,7 @@
 #include "tests/core/net/frame_test_util.h"
 
 namespace zg::core::testing {
+namespace local_addresses_test {
 namespace {
 
 using Frame = std::vector<uint8_t>;
@@ -149,4 +150,5 @@ TEST(ClassifyFrameTest, RangeAddressesAreOurs) {
 }
 
 }  // namespace
+}  // namespace local_addresses_test
 }  // namespace zg::core::testing

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace net_headers_test {
 namespace {
 
 TEST(NetHeadersTest, Ipv4AddrIsHostOrder) {
@@ -145,4 +146,5 @@ TEST(NetHeadersTest, IpAddressEqualityAndPrinting) {
 }
 
 }  // namespace
+}  // namespace net_headers_test
 }  // namespace zg::core

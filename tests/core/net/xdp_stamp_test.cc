@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace zg::core {
+namespace xdp_stamp_test {
 namespace {
 
 std::vector<uint8_t> WithHeader(uint64_t magic, uint64_t ns, size_t tail) {
@@ -65,4 +66,5 @@ TEST(XdpStamp, WriteThenParseRoundTrips) {
 }
 
 }  // namespace
+}  // namespace xdp_stamp_test
 }  // namespace zg::core

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ntp_client_query_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -214,4 +215,5 @@ TEST(NtpClientQueryTest, TopTenOfManyClients) {
 }
 
 }  // namespace
+}  // namespace ntp_client_query_test
 }  // namespace zg::core

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ntp_client_table_test {
 namespace {
 
 constexpr int64_t kS = kNanosPerSecond;
@@ -220,4 +221,5 @@ TEST(NtpClientTableTest, CapacityIsValidated) {
 }
 
 }  // namespace
+}  // namespace ntp_client_table_test
 }  // namespace zg::core

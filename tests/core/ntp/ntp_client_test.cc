@@ -16,6 +16,7 @@
 #include "tests/util/pcap_frames.h"
 
 namespace zg::core {
+namespace ntp_client_test {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
@@ -241,4 +242,5 @@ TEST(NtpClientTest, ReadsChronydRepliesFromTheFixtures) {
 }
 
 }  // namespace
+}  // namespace ntp_client_test
 }  // namespace zg::core

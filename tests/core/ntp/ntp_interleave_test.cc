@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ntp_interleave_test {
 namespace {
 
 using Table = NtpInterleaveTable;
@@ -208,4 +209,5 @@ TEST(NtpInterleavedLookupTest, OnlyTaggedOriginsOfV4RequestsLookInterleaved) {
 }
 
 }  // namespace
+}  // namespace ntp_interleave_test
 }  // namespace zg::core

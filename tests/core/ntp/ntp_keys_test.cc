@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ntp_keys_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -110,4 +111,5 @@ TEST(NtpKeysTest, TypeNamesAndSizes) {
 }
 
 }  // namespace
+}  // namespace ntp_keys_test
 }  // namespace zg::core

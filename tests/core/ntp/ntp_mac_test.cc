@@ -27,6 +27,7 @@
 #include "tests/util/hex.h"
 
 namespace zg::core {
+namespace ntp_mac_test {
 namespace {
 
 constexpr char kKeys[] =
@@ -214,4 +215,5 @@ TEST(NtpMacWireTest, ReportOnlyVerifiableForms) {
 }
 
 }  // namespace
+}  // namespace ntp_mac_test
 }  // namespace zg::core

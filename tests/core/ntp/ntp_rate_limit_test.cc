@@ -5,6 +5,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ntp_rate_limit_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -94,4 +95,5 @@ TEST(NtpRateLimitTest, BucketMatchesChronysArithmetic) {
 }
 
 }  // namespace
+}  // namespace ntp_rate_limit_test
 }  // namespace zg::core

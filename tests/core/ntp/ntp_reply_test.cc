@@ -14,6 +14,7 @@
 #include "tests/util/hex.h"
 
 namespace zg::core {
+namespace ntp_reply_test {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
@@ -448,4 +449,5 @@ TEST(NtpReplyTest, Era1RequestTimestampIsEchoedVerbatim) {
 }
 
 }  // namespace
+}  // namespace ntp_reply_test
 }  // namespace zg::core

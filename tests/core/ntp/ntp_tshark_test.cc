@@ -43,6 +43,7 @@
 #include "tests/util/tshark.h"
 
 namespace zg::core::testing {
+namespace ntp_tshark_test {
 namespace {
 
 using testutil::DissectedPacket;
@@ -346,4 +347,5 @@ TEST(NtpTsharkTest, RequestsAndRepliesDissectCleanWithEveryFieldAsSet) {
 }
 
 }  // namespace
+}  // namespace ntp_tshark_test
 }  // namespace zg::core::testing

@@ -13,6 +13,7 @@
 #include "tests/util/pcap_frames.h"
 
 namespace zg::core {
+namespace ntp_wire_test {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
@@ -546,4 +547,5 @@ TEST(NtpKissTest, Classify) {
 }
 
 }  // namespace
+}  // namespace ntp_wire_test
 }  // namespace zg::core

@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace nts_ke_admission_test {
 namespace {
 
 constexpr int64_t kS = 1'000'000'000;
@@ -158,4 +159,5 @@ TEST(NtsKeAdmissionTest, TheSourceTableIsBounded) {
 }
 
 }  // namespace
+}  // namespace nts_ke_admission_test
 }  // namespace zg::core

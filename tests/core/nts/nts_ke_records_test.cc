@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace nts_ke_records_test {
 namespace {
 
 constexpr uint16_t kNtp = kNtsKeProtocolNtpV4;
@@ -187,4 +188,5 @@ TEST(NtsKeRecordsTest, ErrorResponse) {
 }
 
 }  // namespace
+}  // namespace nts_ke_records_test
 }  // namespace zg::core

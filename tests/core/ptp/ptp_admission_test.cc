@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ptp_admission_test {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
@@ -425,4 +426,5 @@ TEST(PtpAmplification, StormStaysWithinTheBudget) {
 }
 
 }  // namespace
+}  // namespace ptp_admission_test
 }  // namespace zg::core

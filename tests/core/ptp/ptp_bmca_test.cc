@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ptp_bmca_test {
 namespace {
 
 constexpr PtpClockIdentity Id(uint8_t last) {
@@ -157,4 +158,5 @@ TEST(PtpBmca, Names) {
 }
 
 }  // namespace
+}  // namespace ptp_bmca_test
 }  // namespace zg::core

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ptp_datasets_test {
 namespace {
 
 constexpr std::array<uint8_t, 6> kMac = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55};
@@ -215,4 +216,5 @@ TEST(PtpDatasets, ReplyConfig) {
 }
 
 }  // namespace
+}  // namespace ptp_datasets_test
 }  // namespace zg::core

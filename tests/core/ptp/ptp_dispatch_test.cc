@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ptp_dispatch_test {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
@@ -166,4 +167,5 @@ TEST(DispatchNames, EveryDropHasAName) {
 }
 
 }  // namespace
+}  // namespace ptp_dispatch_test
 }  // namespace zg::core

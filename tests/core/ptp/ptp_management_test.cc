@@ -17,6 +17,7 @@
 #include "tests/util/pcap_frames.h"
 
 namespace zg::core::testing {
+namespace ptp_management_test {
 namespace {
 
 PtpManagementConfig GmConfig() {
@@ -400,4 +401,5 @@ TEST(PtpManagementTest, AnswersPmcExactlyAsPtp4lDoes) {
 }
 
 }  // namespace
+}  // namespace ptp_management_test
 }  // namespace zg::core::testing

@@ -18,6 +18,7 @@
 #include "tests/util/pcap_frames.h"
 
 namespace zg::core::testing {
+namespace ptp_management_wire_test {
 namespace {
 
 template <class DataSet>
@@ -201,4 +202,5 @@ TEST(PtpManagementTest, EveryFixtureManagementMessageIsRewrittenByteForByte) {
 }
 
 }  // namespace
+}  // namespace ptp_management_wire_test
 }  // namespace zg::core::testing

@@ -10,6 +10,7 @@
 #include "tests/util/pcap_frames.h"
 
 namespace zg::core {
+namespace ptp_negotiation_test {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
@@ -322,4 +323,5 @@ TEST(NegotiationNames, Names) {
 }
 
 }  // namespace
+}  // namespace ptp_negotiation_test
 }  // namespace zg::core

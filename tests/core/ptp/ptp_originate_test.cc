@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ptp_originate_test {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
@@ -161,4 +162,5 @@ TEST(PtpOriginate, PdelayRespFollowUp) {
 }
 
 }  // namespace
+}  // namespace ptp_originate_test
 }  // namespace zg::core

@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ptp_port_state_test {
 namespace {
 
 constexpr int64_t kSec = kNanosPerSecond;
@@ -225,4 +226,5 @@ TEST(PortStateNames, Names) {
 }
 
 }  // namespace
+}  // namespace ptp_port_state_test
 }  // namespace zg::core

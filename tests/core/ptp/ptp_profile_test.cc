@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ptp_profile_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -187,4 +188,5 @@ TEST(PtpProfile, GrantIndex) {
 }
 
 }  // namespace
+}  // namespace ptp_profile_test
 }  // namespace zg::core

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ptp_scheduler_test {
 namespace {
 
 using Sched = PtpUnicastScheduler;
@@ -315,4 +316,5 @@ TEST(PtpScheduler, LongStallFiresEveryTimerOnce) {
 }
 
 }  // namespace
+}  // namespace ptp_scheduler_test
 }  // namespace zg::core

@@ -12,6 +12,7 @@
 #include "tests/util/pcap_frames.h"
 
 namespace zg::core {
+namespace ptp_tlv_test {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
@@ -514,4 +515,5 @@ TEST(PtpTlvTest, EveryFixtureTlvIsRewrittenByteForByte) {
 }
 
 }  // namespace
+}  // namespace ptp_tlv_test
 }  // namespace zg::core

@@ -29,6 +29,7 @@
 #include "tests/util/tshark.h"
 
 namespace zg::core::testing {
+namespace ptp_tshark_test {
 namespace {
 
 using testutil::FieldValues;
@@ -587,4 +588,5 @@ TEST(PtpTsharkTest, EveryMessageInEveryFramingDissectsCleanAsSet) {
 }
 
 }  // namespace
+}  // namespace ptp_tshark_test
 }  // namespace zg::core::testing

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ptp_unicast_service_test {
 namespace {
 
 constexpr int64_t kSec = kNanosPerSecond;
@@ -269,4 +270,5 @@ TEST_F(ServiceTest, IntervalChangeOnRenewal) {
 }
 
 }  // namespace
+}  // namespace ptp_unicast_service_test
 }  // namespace zg::core

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace ptp_unicast_table_test {
 namespace {
 
 PtpUnicastClientKey Key(uint32_t n, uint16_t port = 1) {
@@ -152,4 +153,5 @@ TEST(PtpUnicastTable, MillionSubscribersFitAndProbeShort) {
 }
 
 }  // namespace
+}  // namespace ptp_unicast_table_test
 }  // namespace zg::core

@@ -16,6 +16,7 @@
 #include "tests/core/ptp/ptp_wire_test_util.h"
 
 namespace zg::core::testing {
+namespace ptp_wire_reply_test {
 namespace {
 
 // ---- In-place replies -------------------------------------------------------
@@ -243,4 +244,5 @@ TEST(PtpWireTest, InPlacePdelayRespMatchesPtp4l) {
 }
 
 }  // namespace
+}  // namespace ptp_wire_reply_test
 }  // namespace zg::core::testing

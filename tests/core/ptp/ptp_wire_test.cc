@@ -18,6 +18,7 @@
 #include "tests/util/pcap_frames.h"
 
 namespace zg::core::testing {
+namespace ptp_wire_test {
 namespace {
 
 constexpr PtpPortIdentity kRequestingPort{
@@ -521,4 +522,5 @@ TEST(PtpWireTest, EveryPeerFixtureMessageParsesAndReserializesByteForByte) {
 }
 
 }  // namespace
+}  // namespace ptp_wire_test
 }  // namespace zg::core::testing

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace clock_model_test {
 namespace {
 
 constexpr int64_t kS = kNanosPerSecond;
@@ -128,4 +129,5 @@ TEST(ClockModelTest, LeapIndicatorForEachPendingLeap) {
 }
 
 }  // namespace
+}  // namespace clock_model_test
 }  // namespace zg::core

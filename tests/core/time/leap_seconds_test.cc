@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace leap_seconds_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -489,4 +490,5 @@ TEST(LeapTableClockModelTest, SyntheticFileLeapsInEra1) {
 }
 
 }  // namespace
+}  // namespace leap_seconds_test
 }  // namespace zg::core

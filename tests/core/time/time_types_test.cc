@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace time_types_test {
 namespace {
 
 constexpr int64_t kS = kNanosPerSecond;
@@ -311,4 +312,5 @@ static_assert(NtpToUtc(NtpTimestamp{0, 0}, kEra1Start) == kEra1Start);
 static_assert(PtpToTai(TaiToPtp(TaiNs{42})) == TaiNs{42});
 
 }  // namespace
+}  // namespace time_types_test
 }  // namespace zg::core

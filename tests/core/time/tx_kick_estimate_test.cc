@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace zg::core {
+namespace tx_kick_estimate_test {
 namespace {
 
 TEST(TxStampPlacement, NamesRoundTrip) {
@@ -108,4 +109,5 @@ TEST(TxKickEstimate, LargeTicksDoNotOverflow) {
 }
 
 }  // namespace
+}  // namespace tx_kick_estimate_test
 }  // namespace zg::core

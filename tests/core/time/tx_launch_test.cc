@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::core {
+namespace tx_launch_test {
 namespace {
 
 constexpr int64_t kS = kNanosPerSecond;
@@ -88,4 +89,5 @@ TEST(TxLaunchTest, StaysIncreasingWhenTheModelMovesBack) {
 }
 
 }  // namespace
+}  // namespace tx_launch_test
 }  // namespace zg::core

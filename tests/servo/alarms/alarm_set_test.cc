@@ -12,6 +12,7 @@
 #include "servo/alarms/alarm_json.h"
 
 namespace zg::servo {
+namespace alarm_set_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -192,4 +193,5 @@ TEST(AlarmHysteresisFlagTest, Parses) {
 }
 
 }  // namespace
+}  // namespace alarm_set_test
 }  // namespace zg::servo

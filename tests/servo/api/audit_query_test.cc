@@ -14,6 +14,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::servo {
+namespace audit_query_test {
 namespace {
 
 constexpr int64_t kS = 1'000'000'000;
@@ -29,7 +30,7 @@ AuditRecord Record(int i, AuditEvent e) {
   return r;
 }
 
-class AuditQueryTest : public testing::Test {
+class AuditQueryTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<testutil::TempDir> dir = testutil::TempDir::Create("aq");
@@ -163,4 +164,5 @@ TEST(AuditQueryMissingTest, NoFileIsNoRecords) {
 }
 
 }  // namespace
+}  // namespace audit_query_test
 }  // namespace zg::servo

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace command_table_test {
 namespace {
 
 using nlohmann::json;
@@ -152,4 +153,5 @@ TEST(ControlRequestQueueTest, WhatIsLeftAtShutdownIsAnswered) {
 }
 
 }  // namespace
+}  // namespace command_table_test
 }  // namespace zg::servo

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace control_protocol_test {
 namespace {
 
 using nlohmann::json;
@@ -36,7 +37,7 @@ struct BadCase {
   const char* in_message;
 };
 
-class BadRequestTest : public testing::TestWithParam<BadCase> {};
+class BadRequestTest : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(BadRequestTest, IsRefusedWithAClearError) {
   ParsedRequest p = ParseControlRequest(GetParam().line);
@@ -49,7 +50,7 @@ TEST_P(BadRequestTest, IsRefusedWithAClearError) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, BadRequestTest,
-    testing::Values(
+    ::testing::Values(
         BadCase{"{\"version\":1,", ErrorCode::kBadRequest, "malformed JSON"},
         BadCase{"tracking", ErrorCode::kBadRequest, "malformed JSON"},
         BadCase{"\xff\xfe", ErrorCode::kBadRequest, "malformed JSON"},
@@ -126,4 +127,5 @@ TEST(ControlProtocolTest, RequestsAreOneLine) {
 }
 
 }  // namespace
+}  // namespace control_protocol_test
 }  // namespace zg::servo

@@ -32,6 +32,7 @@
 #include "tests/util/unix_client.h"
 
 namespace zg::servo {
+namespace control_server_test {
 namespace {
 
 using nlohmann::json;
@@ -66,7 +67,7 @@ class FixedSnapshots : public ControlSnapshots {
   std::shared_ptr<const AlarmTable> alarms;
 };
 
-class ControlServerTest : public testing::Test {
+class ControlServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<testutil::TempDir> dir = testutil::TempDir::Create("ctl");
@@ -412,4 +413,5 @@ TEST_F(ControlServerTest, AnUnknownGroupIsAnError) {
 }
 
 }  // namespace
+}  // namespace control_server_test
 }  // namespace zg::servo

@@ -19,6 +19,7 @@
 #include "tests/servo/control/control_plane_fixture.h"
 
 namespace zg::servo {
+namespace source_command_test {
 namespace {
 
 using nlohmann::json;
@@ -165,4 +166,5 @@ TEST(SourceChangeTicketTest, OnDoneRunsOnceBeforeOrAfterCompletion) {
 }
 
 }  // namespace
+}  // namespace source_command_test
 }  // namespace zg::servo

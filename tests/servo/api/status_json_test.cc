@@ -8,6 +8,7 @@
 #include "servo/sources/refid.h"
 
 namespace zg::servo {
+namespace status_json_test {
 namespace {
 
 using nlohmann::json;
@@ -171,4 +172,5 @@ TEST(StatusJsonTest, RefIdText) {
 }
 
 }  // namespace
+}  // namespace status_json_test
 }  // namespace zg::servo

@@ -20,6 +20,7 @@
 #include "nlohmann/json.hpp"
 
 namespace zg::servo {
+namespace audit_log_test {
 namespace {
 
 constexpr int64_t kS = core::kNanosPerSecond;
@@ -407,4 +408,5 @@ TEST_F(AuditLogTest, SigkillDuringRotationLeavesOnlyWholeLines) {
 }
 
 }  // namespace
+}  // namespace audit_log_test
 }  // namespace zg::servo

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace discipline_audit_test {
 namespace {
 
 constexpr int64_t kS = 1'000'000'000;
@@ -146,4 +147,5 @@ TEST_F(DisciplineAuditTest, RejectionsAreRateLimitedPerSourceAndReason) {
 }
 
 }  // namespace
+}  // namespace discipline_audit_test
 }  // namespace zg::servo

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace clock_correlator_test {
 namespace {
 
 constexpr double kTscHz = 3e9;
@@ -147,4 +148,5 @@ TEST(ClockCorrelatorTest, ConstantRateShowsNoDrift) {
 }
 
 }  // namespace
+}  // namespace clock_correlator_test
 }  // namespace zg::servo

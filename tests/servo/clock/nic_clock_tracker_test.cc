@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace nic_clock_tracker_test {
 namespace {
 
 constexpr double kTscHz = 3e9;
@@ -192,4 +193,5 @@ TEST_F(NicClockTrackerTest, BracketPlacementErrorIsInThePublishedBound) {
 }
 
 }  // namespace
+}  // namespace nic_clock_tracker_test
 }  // namespace zg::servo

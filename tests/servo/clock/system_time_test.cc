@@ -8,6 +8,7 @@
 #include "tests/servo/fake_clocks.h"
 
 namespace zg::servo {
+namespace system_time_test {
 namespace {
 
 using testing::FakeRawClock;
@@ -145,4 +146,5 @@ TEST(SystemTimeMapTest, RealClocksMapConsistently) {
 }
 
 }  // namespace
+}  // namespace system_time_test
 }  // namespace zg::servo

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace tsc_clock_test {
 namespace {
 
 TEST(CheckInvariantTscTest, NeedsBothFlagsOnEveryCpu) {
@@ -159,4 +160,5 @@ TEST(TscClockTest, CalibratesThisMachinesTsc) {
 }
 
 }  // namespace
+}  // namespace tsc_clock_test
 }  // namespace zg::servo

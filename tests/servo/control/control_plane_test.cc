@@ -26,6 +26,7 @@
 #include "tests/servo/control/control_plane_fixture.h"
 
 namespace zg::servo {
+namespace control_plane_test {
 namespace {
 
 using ::testing::Contains;
@@ -244,9 +245,11 @@ TEST_F(ControlPlaneTest, SeveralSourcesByPriority) {
 }
 
 }  // namespace
+}  // namespace control_plane_test
 }  // namespace zg::servo
 
 namespace zg::servo {
+namespace control_plane_test {
 namespace {
 
 // The alarm sequence of a reference loss on a short oscillator profile:
@@ -323,4 +326,5 @@ TEST_F(ControlPlaneTest, HoldoverRaisesAlarmsInOrderAuditedAndPublished) {
 }
 
 }  // namespace
+}  // namespace control_plane_test
 }  // namespace zg::servo

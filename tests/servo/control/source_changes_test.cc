@@ -24,6 +24,7 @@
 #include "tests/servo/control/control_plane_fixture.h"
 
 namespace zg::servo {
+namespace source_changes_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -417,4 +418,5 @@ TEST(SourceSpecKeyTest, IgnoresOnlyThePriority) {
 }
 
 }  // namespace
+}  // namespace source_changes_test
 }  // namespace zg::servo

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace tick_schedule_test {
 namespace {
 
 constexpr int64_t kMs = 1'000'000;
@@ -45,4 +46,5 @@ TEST(TickScheduleTest, AnEarlyWakeIsNotNegativeLateness) {
 }
 
 }  // namespace
+}  // namespace tick_schedule_test
 }  // namespace zg::servo

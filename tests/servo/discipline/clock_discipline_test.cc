@@ -8,6 +8,7 @@
 #include "servo/sources/refid.h"
 
 namespace zg::servo {
+namespace clock_discipline_test {
 namespace {
 
 using core::SyncState;
@@ -49,7 +50,7 @@ uint64_t RawAt(int64_t second) {
   return kRaw0 + static_cast<uint64_t>(second) * kTicksPerSecond;
 }
 
-class DisciplineTest : public testing::Test {
+class DisciplineTest : public ::testing::Test {
  protected:
   void SetUp() override { Make(Config()); }
   void Make(const DisciplineConfig& c) {
@@ -261,4 +262,5 @@ TEST(DisciplineConfigTest, BoundedNumberOfSources) {
 }
 
 }  // namespace
+}  // namespace clock_discipline_test
 }  // namespace zg::servo

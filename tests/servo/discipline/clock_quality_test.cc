@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace clock_quality_test {
 namespace {
 
 using core::SyncState;
@@ -115,4 +116,5 @@ TEST(ClockQualityTest, NtpStratum) {
 }
 
 }  // namespace
+}  // namespace clock_quality_test
 }  // namespace zg::servo

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace sample_filter_test {
 namespace {
 
 TEST(PickBestTest, KeepsTheLeastUncertainSample) {
@@ -88,4 +89,5 @@ TEST(OutlierFilterConfigTest, Validates) {
 }
 
 }  // namespace
+}  // namespace sample_filter_test
 }  // namespace zg::servo

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace selection_test {
 namespace {
 
 TEST(IntersectTest, MarzulloClassicExample) {
@@ -129,4 +130,5 @@ TEST(SourceSelectorTest, ValidatesConfig) {
 }
 
 }  // namespace
+}  // namespace selection_test
 }  // namespace zg::servo

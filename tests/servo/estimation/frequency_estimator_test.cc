@@ -7,6 +7,7 @@
 #include "tests/servo/test_noise.h"
 
 namespace zg::servo {
+namespace frequency_estimator_test {
 namespace {
 
 const core::TaiNs kT0{1'700'000'037'000'000'000};
@@ -129,4 +130,5 @@ TEST(FrequencyEstimatorTest, ValidatesConfig) {
 }
 
 }  // namespace
+}  // namespace frequency_estimator_test
 }  // namespace zg::servo

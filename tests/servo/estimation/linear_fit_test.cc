@@ -8,6 +8,7 @@
 #include "tests/servo/test_noise.h"
 
 namespace zg::servo {
+namespace linear_fit_test {
 namespace {
 
 TEST(LinearFitTest, ExactLine) {
@@ -81,4 +82,5 @@ TEST(LinearFitTest, RunsTestTellsTrendFromNoise) {
 }
 
 }  // namespace
+}  // namespace linear_fit_test
 }  // namespace zg::servo

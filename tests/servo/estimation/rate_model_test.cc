@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace rate_model_test {
 namespace {
 
 constexpr double kThreeGhz = 1.0 / 3.0;  // ns per tick
@@ -83,4 +84,5 @@ TEST(RateModelTest, SaturatesInsteadOfOverflowingOnAbsurdRawTicks) {
 }
 
 }  // namespace
+}  // namespace rate_model_test
 }  // namespace zg::servo

@@ -9,6 +9,7 @@
 #include "servo/estimation/pi_servo.h"
 
 namespace zg::servo {
+namespace servo_test {
 namespace {
 
 constexpr double kHz = 1e9;  // 1 ns per tick nominal
@@ -58,7 +59,7 @@ ServoState Feed(Servo* servo, const Truth& truth, int from, int to,
   return st;
 }
 
-class ServoTypeTest : public testing::TestWithParam<ServoType> {};
+class ServoTypeTest : public ::testing::TestWithParam<ServoType> {};
 
 TEST_P(ServoTypeTest, LearnsFrequencyAndPhaseOfAFastClock) {
   auto servo = Make(Config(GetParam()));
@@ -158,7 +159,7 @@ TEST_P(ServoTypeTest, FiltersWhitePhaseNoise) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Both, ServoTypeTest,
-                         testing::Values(ServoType::kPi, ServoType::kLinreg),
+                         ::testing::Values(ServoType::kPi, ServoType::kLinreg),
                          [](const auto& info) {
                            return info.param == ServoType::kPi ? "Pi"
                                                                : "Linreg";
@@ -204,4 +205,5 @@ TEST(ServoConfigTest, RejectsBadConfiguration) {
 }
 
 }  // namespace
+}  // namespace servo_test
 }  // namespace zg::servo

@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace anycast_policy_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -107,4 +108,5 @@ TEST(AnycastPolicyTest, UndrainWhileUnhealthyStaysWithdrawn) {
 }
 
 }  // namespace
+}  // namespace anycast_policy_test
 }  // namespace zg::servo

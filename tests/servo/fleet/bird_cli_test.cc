@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace bird_cli_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -91,4 +92,5 @@ TEST(BirdCliTest, Symbols) {
 }
 
 }  // namespace
+}  // namespace bird_cli_test
 }  // namespace zg::servo

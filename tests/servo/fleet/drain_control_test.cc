@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace drain_control_test {
 namespace {
 
 constexpr int64_t kS = 1'000'000'000;
@@ -111,4 +112,5 @@ TEST(DrainControlTest, Names) {
 }
 
 }  // namespace
+}  // namespace drain_control_test
 }  // namespace zg::servo

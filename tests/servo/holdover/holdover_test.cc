@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace holdover_test {
 namespace {
 
 using core::SyncState;
@@ -104,4 +105,5 @@ TEST(HoldoverTest, ValidatesLimits) {
 }
 
 }  // namespace
+}  // namespace holdover_test
 }  // namespace zg::servo

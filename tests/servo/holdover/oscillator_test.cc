@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace oscillator_test {
 namespace {
 
 constexpr double kDay = 86400;
@@ -86,4 +87,5 @@ TEST(OscillatorTest, ProfilesByNameAndValidation) {
 }
 
 }  // namespace
+}  // namespace oscillator_test
 }  // namespace zg::servo

@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace leap_file_test {
 namespace {
 
 using ::testing::AllOf;
@@ -265,4 +266,5 @@ TEST_F(LeapFileTest, FileThatContradictsBuiltInIsFlagged) {
 }
 
 }  // namespace
+}  // namespace leap_file_test
 }  // namespace zg::servo

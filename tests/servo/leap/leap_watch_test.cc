@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace leap_watch_test {
 namespace {
 
 constexpr int64_t kS = core::kNanosPerSecond;
@@ -53,4 +54,5 @@ TEST(LeapWatchTest, ForgetsALeapTheTableNoLongerLists) {
 }
 
 }  // namespace
+}  // namespace leap_watch_test
 }  // namespace zg::servo

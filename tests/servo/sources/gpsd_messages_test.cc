@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::servo {
+namespace gpsd_messages_test {
 namespace {
 
 constexpr int64_t kS = core::kNanosPerSecond;
@@ -187,4 +188,5 @@ TEST(Iso8601Test, ParsesUtcTimes) {
 }
 
 }  // namespace
+}  // namespace gpsd_messages_test
 }  // namespace zg::servo

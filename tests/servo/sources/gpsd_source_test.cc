@@ -22,6 +22,7 @@
 #include "tests/servo/fake_clocks.h"
 
 namespace zg::servo {
+namespace gpsd_source_test {
 namespace {
 
 using testing::FakeRawClock;
@@ -335,4 +336,5 @@ TEST_F(GpsdSourceTest, SetupIsValidated) {
 }
 
 }  // namespace
+}  // namespace gpsd_source_test
 }  // namespace zg::servo

@@ -7,6 +7,7 @@
 #include "tests/servo/fake_clocks.h"
 
 namespace zg::servo {
+namespace phc_source_test {
 namespace {
 
 using testing::FakeRawClock;
@@ -253,4 +254,5 @@ TEST(OpenPhcDeviceTest, ErrorsTellTheOperatorWhatToCheck) {
 }
 
 }  // namespace
+}  // namespace phc_source_test
 }  // namespace zg::servo

@@ -7,6 +7,7 @@
 #include "tests/servo/fake_clocks.h"
 
 namespace zg::servo {
+namespace pps_source_test {
 namespace {
 
 using testing::FakeRawClock;
@@ -243,4 +244,5 @@ TEST(OpenPpsDeviceTest, ErrorsTellTheOperatorWhatToCheck) {
 }
 
 }  // namespace
+}  // namespace pps_source_test
 }  // namespace zg::servo

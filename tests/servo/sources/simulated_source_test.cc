@@ -18,6 +18,7 @@
 #include "tests/servo/fake_clocks.h"
 
 namespace zg::servo {
+namespace simulated_source_test {
 namespace {
 
 using testing::FakeRawClock;
@@ -217,4 +218,5 @@ TEST_F(SimulatedSourceTest, RejectsBadOptions) {
 }
 
 }  // namespace
+}  // namespace simulated_source_test
 }  // namespace zg::servo

@@ -10,6 +10,7 @@
 #include "servo/sources/refid.h"
 
 namespace zg::servo {
+namespace source_spec_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -181,4 +182,5 @@ TEST(SourceSpecTest, KindNames) {
 }
 
 }  // namespace
+}  // namespace source_spec_test
 }  // namespace zg::servo

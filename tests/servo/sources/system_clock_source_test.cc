@@ -10,6 +10,7 @@
 #include "tests/servo/fake_clocks.h"
 
 namespace zg::servo {
+namespace system_clock_source_test {
 namespace {
 
 using testing::FakeRawClock;
@@ -227,4 +228,5 @@ TEST(SystemClockSourceRealTest, SamplesTheKernelClock) {
 }
 
 }  // namespace
+}  // namespace system_clock_source_test
 }  // namespace zg::servo

@@ -8,10 +8,11 @@
 #include "servo/zgctl/zgctl_client.h"
 
 namespace zg::zgctl {
+namespace zgctl_format_test {
 namespace {
 
 using nlohmann::json;
-using testing::HasSubstr;
+using ::testing::HasSubstr;
 
 TEST(ZgctlFormatTest, Durations) {
   EXPECT_EQ(FormatOffsetNs(123), "+123ns");
@@ -138,9 +139,9 @@ TEST(ZgctlFormatTest, ClientsOneRowEach) {
        "last_seen_ago_s": 3, "interval_s": null}]})");
   const std::string out = FormatClients(d);
   EXPECT_THAT(out,
-              testing::ContainsRegex(
+              ::testing::ContainsRegex(
                   "10\\.99\\.0\\.22 +300 +283 +283 +0 +0 +1 +none +basic"));
-  EXPECT_THAT(out, testing::ContainsRegex(
+  EXPECT_THAT(out, ::testing::ContainsRegex(
                        "10\\.99\\.0\\.23 +1 +0 +0 +0 +0 +0 +nts +ilv +-"));
   EXPECT_THAT(out, HasSubstr("2 of 3 clients by drops within 10.99.0.0/24 "
                              "(tracked 3 of 1000000, evictions 0)\n"));
@@ -160,12 +161,13 @@ TEST(ZgctlFormatTest, AlarmsAndTheirEvents) {
                 "utc": "2026-12-03T20:00:00.000000000Z",
                 "message": "the leap table expired"}]})");
   const std::string out = FormatAlarms(d);
-  EXPECT_THAT(out, testing::ContainsRegex(
+  EXPECT_THAT(out, ::testing::ContainsRegex(
                        "\nwarning +leap_table_expiring +- +2026-12-03T20:00"
                        ":00.000000000Z +the leap table expired\n"));
   EXPECT_THAT(out, HasSubstr("1 raised\n"));
-  EXPECT_THAT(out, testing::ContainsRegex("#2 +2026-12-03T20:00:00.000000000Z "
-                                          "+raised +leap_table_expiring"));
+  EXPECT_THAT(out,
+              ::testing::ContainsRegex("#2 +2026-12-03T20:00:00.000000000Z "
+                                       "+raised +leap_table_expiring"));
 }
 
 TEST(ZgctlFormatTest, SourceChangesAndTheReloadsPart) {
@@ -209,4 +211,5 @@ TEST(ZgctlClientTest, ExitCodesAreDistinct) {
 }
 
 }  // namespace
+}  // namespace zgctl_format_test
 }  // namespace zg::zgctl
