@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::bench {
+namespace client_space_test {
 namespace {
 
 TEST(ClientSpaceTest, EveryClientHasAUniqueEndpointThatMapsBack) {
@@ -87,4 +88,5 @@ TEST(ClientSpaceTest, RejectsImpossibleLayouts) {
 }
 
 }  // namespace
+}  // namespace client_space_test
 }  // namespace zg::bench

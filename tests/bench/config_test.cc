@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::bench {
+namespace config_test {
 namespace {
 
 template <typename T>
@@ -258,4 +259,5 @@ TEST(ChooseDepthTest, WindowCoversTwiceTheTimeout) {
 }
 
 }  // namespace
+}  // namespace config_test
 }  // namespace zg::bench

@@ -11,6 +11,7 @@
 #include "tests/servo/fake_clocks.h"
 
 namespace zg::bench {
+namespace generator_clock_test {
 namespace {
 
 using servo::testing::FakeRawClock;
@@ -121,4 +122,5 @@ TEST(GeneratorClockTest, UnreadableRealtimeIsAnError) {
 }
 
 }  // namespace
+}  // namespace generator_clock_test
 }  // namespace zg::bench

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::bench {
+namespace histogram_test {
 namespace {
 
 // Nearest-rank percentile of sorted samples: the definition under test.
@@ -260,4 +261,5 @@ TEST(SignedHistogramTest, AllNegativeAndMerge) {
 }
 
 }  // namespace
+}  // namespace histogram_test
 }  // namespace zg::bench

@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::bench {
+namespace lane_engine_nts_test {
 namespace {
 
 using core::TaiNs;
@@ -187,4 +188,5 @@ TEST(LaneEngineNtsTest, NtsWithoutCredentialsIsRefused) {
 }
 
 }  // namespace
+}  // namespace lane_engine_nts_test
 }  // namespace zg::bench

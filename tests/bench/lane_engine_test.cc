@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::bench {
+namespace lane_engine_test {
 namespace {
 
 using core::TaiNs;
@@ -502,4 +503,5 @@ TEST(LaneEngineTest, CreateRejectsEmptyLanes) {
 }
 
 }  // namespace
+}  // namespace lane_engine_test
 }  // namespace zg::bench

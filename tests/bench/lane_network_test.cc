@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::bench {
+namespace lane_network_test {
 namespace {
 
 constexpr core::MacAddr kOurMac{{0x02, 0, 0, 0, 0, 0x02}};
@@ -95,4 +96,5 @@ TEST(LaneNetworkTest, OperatorErrorsNameTheFlag) {
 }
 
 }  // namespace
+}  // namespace lane_network_test
 }  // namespace zg::bench

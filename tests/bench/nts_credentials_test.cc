@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::bench {
+namespace nts_credentials_test {
 namespace {
 
 std::string TempFile(const std::string& name, const std::string& bytes) {
@@ -94,4 +95,5 @@ TEST(NtsCredentialsTest, ExactlyOneSource) {
 }
 
 }  // namespace
+}  // namespace nts_credentials_test
 }  // namespace zg::bench

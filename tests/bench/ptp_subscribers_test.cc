@@ -25,6 +25,7 @@
 #include "nlohmann/json.hpp"
 
 namespace zg::bench {
+namespace ptp_subscribers_test {
 namespace {
 
 using core::PtpMessageType;
@@ -563,4 +564,5 @@ TEST(PtpSubscribersTest, BadConfigIsAnError) {
 }
 
 }  // namespace
+}  // namespace ptp_subscribers_test
 }  // namespace zg::bench

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::bench {
+namespace rate_controller_test {
 namespace {
 
 constexpr uint64_t kHz = 2'500'000'000;  // a 2.5 GHz TSC
@@ -174,4 +175,5 @@ TEST(RateControllerTest, RestartClearsTheSchedule) {
 }
 
 }  // namespace
+}  // namespace rate_controller_test
 }  // namespace zg::bench

@@ -14,6 +14,7 @@
 #include "nlohmann/json.hpp"
 
 namespace zg::bench {
+namespace report_test {
 namespace {
 
 RunSummary Sample() {
@@ -252,4 +253,5 @@ TEST(ProgressTest, RatesOverTheInterval) {
 }
 
 }  // namespace
+}  // namespace report_test
 }  // namespace zg::bench

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::bench {
+namespace request_table_test {
 namespace {
 
 constexpr uint64_t kTimeout = 1000;
@@ -205,4 +206,5 @@ TEST(NtpTagTest, TagLivesInTheLowFractionBits) {
 }
 
 }  // namespace
+}  // namespace request_table_test
 }  // namespace zg::bench

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::bench {
+namespace sweep_test {
 namespace {
 
 // A synthetic rig: a generator that can offer at most `generator_pps`, a
@@ -160,4 +161,5 @@ TEST(SweepTest, ValidateConfig) {
 }
 
 }  // namespace
+}  // namespace sweep_test
 }  // namespace zg::bench

@@ -42,6 +42,7 @@
 #define BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
 #endif
 
+namespace xdp_hwts_test {
 namespace {
 
 std::string g_log;
@@ -285,3 +286,4 @@ TEST_F(XdpHwtsTest, SwapReplacesZgXdpOnTheSameMaps) {
 }
 
 }  // namespace
+}  // namespace xdp_hwts_test

@@ -28,6 +28,7 @@
 
 #include "gtest/gtest.h"
 
+namespace xdp_program_test {
 namespace {
 
 enum Decision { kPassed, kSteered };
@@ -276,8 +277,6 @@ TEST_F(XdpProgramTest, NothingIsSteeredBeforeAddressesAreConfigured) {
   EXPECT_EQ(Run(Frame({})), kPassed);
 }
 
-}  // namespace
-
 TEST_F(XdpProgramTest, PtpGroupsAndEthernetOnlyWhenAsked) {
   const std::vector<uint8_t> group4 =
       Frame({.dst_port = 319, .dst = "224.0.1.129"});
@@ -341,3 +340,6 @@ TEST_F(XdpProgramTest, RxStampHeaderPrecedesShortEthernetFrames) {
   EXPECT_LE(ns, to_ns(t1));
   EXPECT_EQ(std::memcmp(out.data() + 16, l2.data(), l2.size()), 0);
 }
+
+}  // namespace
+}  // namespace xdp_program_test

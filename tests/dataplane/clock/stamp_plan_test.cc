@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::dataplane {
+namespace stamp_plan_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -162,4 +163,5 @@ TEST(StampPlanTest, NamesAndPlanString) {
 }
 
 }  // namespace
+}  // namespace stamp_plan_test
 }  // namespace zg::dataplane

@@ -42,6 +42,7 @@
 #include "tests/dataplane/testing/frames.h"
 
 namespace zg::dataplane::testing {
+namespace tx_scheduler_test {
 namespace {
 
 constexpr int64_t kS = core::kNanosPerSecond;
@@ -367,4 +368,5 @@ TEST_F(TxSchedulerTest, WithoutANicModelRepliesGoUnscheduled) {
 }
 
 }  // namespace
+}  // namespace tx_scheduler_test
 }  // namespace zg::dataplane::testing

@@ -24,6 +24,7 @@ ABSL_FLAG(std::string, zgtest_cr_port, "0", "test: restart only");
 ABSL_FLAG(bool, zgtest_cr_cmd, false, "test: given on the command line");
 
 namespace zg::dataplane {
+namespace config_reload_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -277,4 +278,5 @@ TEST_F(ConfigReloadTest, TheComponentsSayWhichFlagsReload) {
 }
 
 }  // namespace
+}  // namespace config_reload_test
 }  // namespace zg::dataplane

@@ -12,6 +12,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::dataplane {
+namespace daemon_alarms_test {
 namespace {
 
 using servo::AlarmId;
@@ -99,4 +100,5 @@ TEST(DaemonAlarmsTest, ReadsACertificatesNotAfter) {
 }
 
 }  // namespace
+}  // namespace daemon_alarms_test
 }  // namespace zg::dataplane

@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::dataplane {
+namespace flags_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -316,4 +317,5 @@ TEST(CounterNamesTest, RegistersBlocksAndValidates) {
 }
 
 }  // namespace
+}  // namespace flags_test
 }  // namespace zg::dataplane

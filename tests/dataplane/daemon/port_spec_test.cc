@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::dataplane {
+namespace port_spec_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -103,4 +104,5 @@ TEST(ParseDaemonFlagsPortsTest, TwoPortsFromAFlagfile) {
 }
 
 }  // namespace
+}  // namespace port_spec_test
 }  // namespace zg::dataplane

@@ -16,6 +16,7 @@
 #include "tests/dataplane/testing/emulated_nic.h"
 
 namespace zg::dataplane {
+namespace stamp_setup_emulated_test {
 namespace {
 
 using testing::EmulatedNic;
@@ -135,4 +136,5 @@ TEST_F(StampSetupEmulatedTest, TimesyncNotRequestedIsSoftware) {
 }
 
 }  // namespace
+}  // namespace stamp_setup_emulated_test
 }  // namespace zg::dataplane

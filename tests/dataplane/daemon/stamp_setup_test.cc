@@ -14,6 +14,7 @@
 #include "tests/dataplane/testing/dpdk_env.h"
 
 namespace zg::dataplane {
+namespace stamp_setup_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -112,4 +113,5 @@ TEST(StampSetupTest, EffectiveCapsDropWhatThePortDidNotEnable) {
 }
 
 }  // namespace
+}  // namespace stamp_setup_test
 }  // namespace zg::dataplane

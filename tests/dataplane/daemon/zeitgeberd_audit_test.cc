@@ -24,6 +24,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg {
+namespace zeitgeberd_audit_test {
 namespace {
 
 using ::testing::Contains;
@@ -201,4 +202,5 @@ TEST_F(ZeitgeberdAuditTest, SigkillLeavesAnIntactLogThatTheNextRunExtends) {
 }
 
 }  // namespace
+}  // namespace zeitgeberd_audit_test
 }  // namespace zg

@@ -30,6 +30,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg {
+namespace zeitgeberd_notify_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -221,4 +222,5 @@ TEST_F(ZeitgeberdNotifyTest, NoReadyWhenThePortFails) {
 }
 
 }  // namespace
+}  // namespace zeitgeberd_notify_test
 }  // namespace zg

@@ -26,6 +26,7 @@
 #include "servo/sources/source_spec.h"
 
 namespace zg::dataplane {
+namespace metrics_exporter_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -355,4 +356,5 @@ TEST_F(MetricsExporterTest, StaleModelReadsUnsynchronised) {
 }
 
 }  // namespace
+}  // namespace metrics_exporter_test
 }  // namespace zg::dataplane

@@ -22,6 +22,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::dataplane {
+namespace ntp_auth_reload_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -147,4 +148,5 @@ TEST_F(NtpAuthReloadTest, BrokenFilesAndOnOffAreRejectedAndTheOldKeysStay) {
 }
 
 }  // namespace
+}  // namespace ntp_auth_reload_test
 }  // namespace zg::dataplane

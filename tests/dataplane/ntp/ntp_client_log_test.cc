@@ -23,6 +23,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::dataplane {
+namespace ntp_client_log_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -193,4 +194,5 @@ TEST(NtpClientFlagsTest, DefaultsAndErrors) {
 }
 
 }  // namespace
+}  // namespace ntp_client_log_test
 }  // namespace zg::dataplane

@@ -24,6 +24,7 @@
 #include "tests/dataplane/ntp/ntp_pipeline_fixture.h"
 
 namespace zg::dataplane::testing {
+namespace ntp_client_records_pipeline_test {
 namespace {
 
 using json = nlohmann::json;
@@ -276,4 +277,5 @@ TEST_F(NtpClientRecordsPipelineTest, OffSaysSo) {
 }
 
 }  // namespace
+}  // namespace ntp_client_records_pipeline_test
 }  // namespace zg::dataplane::testing

@@ -30,6 +30,7 @@
 #include "tests/dataplane/testing/frames.h"
 
 namespace zg::dataplane::testing {
+namespace ntp_interleave_emulated_test {
 namespace {
 
 constexpr int64_t kS = core::kNanosPerSecond;
@@ -167,4 +168,5 @@ TEST_F(NtpInterleaveEmulatedTest, InterleavedT3AgainstTheEmulatedWireTime) {
 }
 
 }  // namespace
+}  // namespace ntp_interleave_emulated_test
 }  // namespace zg::dataplane::testing

@@ -23,6 +23,7 @@
 #include "tests/util/tshark.h"
 
 namespace zg::dataplane {
+namespace ntp_pipeline_auth_test {
 namespace {
 
 using testing::ClientView;
@@ -290,4 +291,5 @@ TEST_F(NtpAuthPipelineTest, WithoutKeysAMacedRequestIsMacPresent) {
 }
 
 }  // namespace
+}  // namespace ntp_pipeline_auth_test
 }  // namespace zg::dataplane

@@ -20,6 +20,7 @@
 #include "tests/dataplane/testing/frames.h"
 
 namespace zg::dataplane {
+namespace ntp_pipeline_drop_test {
 namespace {
 
 namespace ct = ::zg::core::testing;
@@ -229,4 +230,5 @@ TEST_F(NtpPipelineTest, PolicyDropsAndKissesOfDeathAreCountedAndSent) {
 }
 
 }  // namespace
+}  // namespace ntp_pipeline_drop_test
 }  // namespace zg::dataplane

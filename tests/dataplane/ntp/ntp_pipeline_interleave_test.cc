@@ -25,6 +25,7 @@
 #include "tests/dataplane/testing/frames.h"
 
 namespace zg::dataplane {
+namespace ntp_pipeline_interleave_test {
 namespace {
 
 using core::NtpTimestamp;
@@ -326,4 +327,5 @@ TEST_F(NtpInterleaveTest, TheNtsSealCoversTheInterleavedTransmitTime) {
 }
 
 }  // namespace
+}  // namespace ntp_pipeline_interleave_test
 }  // namespace zg::dataplane

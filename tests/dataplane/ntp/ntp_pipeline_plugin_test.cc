@@ -17,6 +17,7 @@
 #include "tests/dataplane/testing/frames.h"
 
 namespace zg::dataplane {
+namespace ntp_pipeline_plugin_test {
 namespace {
 
 namespace ct = ::zg::core::testing;
@@ -93,4 +94,5 @@ TEST(ProtocolPipelineFactoryTest, CreateNeedsNamesAndAUnicastMac) {
 }
 
 }  // namespace
+}  // namespace ntp_pipeline_plugin_test
 }  // namespace zg::dataplane

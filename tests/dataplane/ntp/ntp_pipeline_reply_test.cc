@@ -16,6 +16,7 @@
 #include "tests/dataplane/testing/frames.h"
 
 namespace zg::dataplane {
+namespace ntp_pipeline_reply_test {
 namespace {
 
 namespace ct = ::zg::core::testing;
@@ -163,4 +164,5 @@ TEST_F(NtpPipelineTest, RepliesAreNeverLongerThanRequests) {
 }
 
 }  // namespace
+}  // namespace ntp_pipeline_reply_test
 }  // namespace zg::dataplane

@@ -15,6 +15,7 @@
 #include "tests/dataplane/ntp/ntp_pipeline_fixture.h"
 
 namespace zg::dataplane::testing {
+namespace ntp_trust_policy_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -248,4 +249,5 @@ TEST_F(NtpTrustPipelineTest, ReloadChangesTheRateLimit) {
 }
 
 }  // namespace
+}  // namespace ntp_trust_policy_test
 }  // namespace zg::dataplane::testing

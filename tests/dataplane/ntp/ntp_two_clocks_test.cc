@@ -16,6 +16,7 @@
 #include "tests/dataplane/ntp/ntp_pipeline_fixture.h"
 
 namespace zg::dataplane {
+namespace ntp_two_clocks_test {
 namespace {
 
 using testing::ClientView;
@@ -105,4 +106,5 @@ TEST_F(NtpTwoClocksTest, RootDispersionCarriesTheNicToTscCorrelationError) {
 }
 
 }  // namespace
+}  // namespace ntp_two_clocks_test
 }  // namespace zg::dataplane

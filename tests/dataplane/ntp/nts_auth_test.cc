@@ -19,6 +19,7 @@
 #include "tests/core/nts/nts_test_request.h"
 
 namespace zg::dataplane {
+namespace nts_auth_test {
 namespace {
 
 constexpr int64_t kStartUnixS = 1'800'000'000;
@@ -163,4 +164,5 @@ TEST_F(NtsAuthTest, CurrentKeystoreWhileRotating) {
 }
 
 }  // namespace
+}  // namespace nts_auth_test
 }  // namespace zg::dataplane

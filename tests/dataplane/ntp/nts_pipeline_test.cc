@@ -30,6 +30,7 @@
 #include "tests/util/tshark.h"
 
 namespace zg::dataplane {
+namespace nts_pipeline_test {
 namespace {
 
 using core::testing::BuildNtsRequest;
@@ -421,4 +422,5 @@ TEST_F(NtsPipelineTest, ReloadSwitchesTheMasterKey) {
 }
 
 }  // namespace
+}  // namespace nts_pipeline_test
 }  // namespace zg::dataplane

@@ -22,6 +22,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::dataplane {
+namespace nts_ke_chrony_test {
 namespace {
 
 class NtsKeChronyTest : public ::testing::TestWithParam<const char*> {};
@@ -70,4 +71,5 @@ INSTANTIATE_TEST_SUITE_P(Ipv4AndIpv6, NtsKeChronyTest,
                          ::testing::Values("127.0.0.1", "::1"));
 
 }  // namespace
+}  // namespace nts_ke_chrony_test
 }  // namespace zg::dataplane

@@ -27,6 +27,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::dataplane {
+namespace nts_ke_daemon_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -127,4 +128,5 @@ TEST(NtsKeDaemonTest, StartsReloadsTheCertificateAndStops) {
 }
 
 }  // namespace
+}  // namespace nts_ke_daemon_test
 }  // namespace zg::dataplane

@@ -35,6 +35,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::dataplane {
+namespace nts_ke_server_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -527,4 +528,5 @@ TEST_F(NtsKeServerTest, MetricsCountWhatHappened) {
 }
 
 }  // namespace
+}  // namespace nts_ke_server_test
 }  // namespace zg::dataplane

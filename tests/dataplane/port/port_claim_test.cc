@@ -16,6 +16,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::dataplane {
+namespace port_claim_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -74,4 +75,5 @@ TEST(PortClaimTest, OneHolderPerDevice) {
 }
 
 }  // namespace
+}  // namespace port_claim_test
 }  // namespace zg::dataplane

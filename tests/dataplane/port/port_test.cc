@@ -8,6 +8,7 @@
 #include "tests/dataplane/testing/dpdk_env.h"
 
 namespace zg::dataplane {
+namespace port_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -88,4 +89,5 @@ TEST(PortTest, RssMaskNames) {
 }
 
 }  // namespace
+}  // namespace port_test
 }  // namespace zg::dataplane

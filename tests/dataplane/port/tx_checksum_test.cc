@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::dataplane {
+namespace tx_checksum_test {
 namespace {
 
 class TxChecksumTest : public ::testing::Test {
@@ -109,4 +110,5 @@ TEST_F(TxChecksumTest, Ipv6InSoftwareAndOffloaded) {
 }
 
 }  // namespace
+}  // namespace tx_checksum_test
 }  // namespace zg::dataplane

@@ -17,6 +17,7 @@
 ABSL_DECLARE_FLAG(int, ptp_sync_batch);
 
 namespace zg::dataplane::ptp_test {
+namespace ptp_origination_test {
 namespace {
 
 constexpr int kSubscribers = 384;
@@ -171,4 +172,5 @@ TEST(PtpOriginationConfig, SyncBatchOutOfRangeIsAnError) {
 }
 
 }  // namespace
+}  // namespace ptp_origination_test
 }  // namespace zg::dataplane::ptp_test

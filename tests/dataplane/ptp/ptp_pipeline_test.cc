@@ -11,6 +11,7 @@
 #include "tests/dataplane/ptp/ptp_pipeline_fixture.h"
 
 namespace zg::dataplane::ptp_test {
+namespace ptp_pipeline_test {
 namespace {
 
 TEST_F(PtpPipelineTest, MulticastAnnounceSyncFollowUp) {
@@ -416,4 +417,5 @@ TEST_F(PtpPluginConfigTest, DisabledAddsNoNamesAndNoGroups) {
 }
 
 }  // namespace
+}  // namespace ptp_pipeline_test
 }  // namespace zg::dataplane::ptp_test

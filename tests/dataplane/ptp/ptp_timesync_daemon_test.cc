@@ -33,6 +33,7 @@
 #include "tests/dataplane/testing/emulated_nic_vdev.h"
 
 namespace zg::dataplane::testing {
+namespace ptp_timesync_daemon_test {
 namespace {
 
 constexpr int64_t kMs = 1'000'000;
@@ -192,4 +193,5 @@ TEST(PtpTimesyncDaemonTest, HardwareStampsMappedByTheTrackedTimesyncClock) {
 }
 
 }  // namespace
+}  // namespace ptp_timesync_daemon_test
 }  // namespace zg::dataplane::testing

@@ -29,6 +29,7 @@
 ABSL_DECLARE_FLAG(int, ptp_announce_receipt_timeout);
 
 namespace zg::dataplane::ptp_test {
+namespace ptp_timesync_test {
 namespace {
 
 // default_p2p (the peer-delay profile): Announce at 1/s at the fastest;
@@ -490,4 +491,5 @@ TEST_F(PtpPipelineTest, PdelayRespNotSentGetsNoFollowUp) {
 }
 
 }  // namespace
+}  // namespace ptp_timesync_test
 }  // namespace zg::dataplane::ptp_test

@@ -13,6 +13,7 @@ ABSL_DECLARE_FLAG(int, ptp_min_log_interval_per_source);
 ABSL_DECLARE_FLAG(bool, ptp_cancel_requires_auth);
 
 namespace zg::dataplane::ptp_test {
+namespace ptp_trust_pipeline_test {
 namespace {
 
 class PtpTrustTest : public PtpPipelineTest {
@@ -141,4 +142,5 @@ TEST_F(PtpPipelineTest, AccessListServesAllowedSources) {
 }
 
 }  // namespace
+}  // namespace ptp_trust_pipeline_test
 }  // namespace zg::dataplane::ptp_test

@@ -43,6 +43,7 @@ ABSL_DECLARE_FLAG(int, ptp_log_announce_interval);
 ABSL_DECLARE_FLAG(std::string, ptp_transport);
 
 namespace zg::dataplane::testing {
+namespace ptp_tx_schedule_test {
 namespace {
 
 using core::PtpMessageType;
@@ -211,4 +212,5 @@ TEST_F(PtpTxScheduleTest, SyncsAreOneStepWithTheExactLaunchTime) {
 }
 
 }  // namespace
+}  // namespace ptp_tx_schedule_test
 }  // namespace zg::dataplane::testing

@@ -15,6 +15,7 @@
 #include "servo/alarms/alarm_set.h"
 
 namespace zg::dataplane::snmp {
+namespace mib_view_test {
 namespace {
 
 constexpr int64_t kS = 1'000'000'000;
@@ -197,4 +198,5 @@ TEST(MibViewTest, NtpDateTimeIsTheNtp128BitDate) {
 }
 
 }  // namespace
+}  // namespace mib_view_test
 }  // namespace zg::dataplane::snmp

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// main() of the dataplane integration tests: one EAL per test binary
+// main() of the dataplane integration tests: one EAL per process, and
+// --test_file=PATH for the folder binary (tests/util/test_file_filter.h)
 // (no hugepages, no shared config files, no PCI, a --file-prefix unique to this
 // process, lcore 0 = main on the first allowed CPU, lcore 1 = worker on the
 // second; -DZG_DPDK_TEST_WORKERS=N adds workers 2..N on the same CPUs).
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "dataplane/port/eal.h"
 #include "gtest/gtest.h"
+#include "tests/util/test_file_filter.h"
 
 // Worker lcores beyond the first, for binaries compiled with
 // -DZG_DPDK_TEST_WORKERS=N (N > 1): lcore k on the two CPUs in turn.
@@ -32,6 +34,7 @@ std::string MoreWorkers(const int* cpus) {
 // One EAL for the whole test binary.
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  if (!zg::testutil::SelectTestFile(&argc, argv)) return 1;
   cpu_set_t set;
   CPU_ZERO(&set);
   sched_getaffinity(0, sizeof(set), &set);

@@ -30,6 +30,7 @@
 #include "tests/dataplane/testing/frames.h"
 
 namespace zg::dataplane::testing {
+namespace emulated_nic_daemon_test {
 namespace {
 
 constexpr int64_t kMs = 1'000'000;
@@ -129,4 +130,5 @@ TEST(EmulatedNicDaemonTest, ZeitgeberdUsesTheNicStampsOfTheEmulatedNic) {
 }
 
 }  // namespace
+}  // namespace emulated_nic_daemon_test
 }  // namespace zg::dataplane::testing

@@ -31,6 +31,7 @@
 #include "tests/dataplane/testing/frames.h"
 
 namespace zg::dataplane::testing {
+namespace emulated_nic_daemon_tx_schedule_test {
 namespace {
 
 constexpr int64_t kMs = 1'000'000;
@@ -104,4 +105,5 @@ TEST(EmulatedNicDaemonTxScheduleTest, RepliesLeaveAtTheirLaunchTime) {
 }
 
 }  // namespace
+}  // namespace emulated_nic_daemon_tx_schedule_test
 }  // namespace zg::dataplane::testing

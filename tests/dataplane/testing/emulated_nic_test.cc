@@ -6,8 +6,8 @@
 // expected stamp is computed from the clock's formula (NicNsAtTsc) or from
 // the wire time the test gave, so the checks are exact; waiting for a TX
 // stamp's latency is done by stepping the NIC clock, not by sleeping.
-// rte_eth_read_clock is experimental in DPDK 22.11.
-#define ALLOW_EXPERIMENTAL_API 1
+// rte_eth_read_clock is experimental in DPDK 22.11 (ALLOW_EXPERIMENTAL_API:
+// tests/dataplane/meson.build).
 
 #include "tests/dataplane/testing/emulated_nic.h"
 
@@ -33,6 +33,7 @@
 #include "tests/dataplane/testing/ptp_event_match.h"
 
 namespace zg::dataplane::testing {
+namespace emulated_nic_test {
 namespace {
 
 constexpr int64_t kS = 1'000'000'000;
@@ -547,4 +548,5 @@ TEST(PtpEventMatchTest, MatchesEventMessagesOnly) {
 }
 
 }  // namespace
+}  // namespace emulated_nic_test
 }  // namespace zg::dataplane::testing

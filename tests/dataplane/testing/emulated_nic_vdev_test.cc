@@ -21,6 +21,7 @@
 #include "tests/dataplane/testing/frames.h"
 
 namespace zg::dataplane::testing {
+namespace emulated_nic_vdev_test {
 namespace {
 
 TEST(EmulatedNicArgsTest, ParsesEveryKeyAndRoundTrips) {
@@ -124,4 +125,5 @@ TEST(EmulatedNicVdevTest, LeftForEalCleanup) {
 }
 
 }  // namespace
+}  // namespace emulated_nic_vdev_test
 }  // namespace zg::dataplane::testing

@@ -32,6 +32,7 @@
 #include "tests/dataplane/testing/frames.h"
 
 namespace zg::dataplane::testing {
+namespace emulated_nic_worker_test {
 namespace {
 
 constexpr int64_t kS = core::kNanosPerSecond;
@@ -262,4 +263,5 @@ TEST_F(EmulatedNicWorkerTest, WorkerOnItsLcoreAnswersConcurrentInjects) {
 }
 
 }  // namespace
+}  // namespace emulated_nic_worker_test
 }  // namespace zg::dataplane::testing

@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::dataplane {
+namespace access_list_test {
 namespace {
 
 using core::AccessRules;
@@ -344,4 +345,5 @@ TEST(AccessListTest, WorkerLcoresLookUpConcurrently) {
 }
 
 }  // namespace
+}  // namespace access_list_test
 }  // namespace zg::dataplane

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::dataplane {
+namespace access_swap_test {
 namespace {
 
 using core::AccessVerdict;
@@ -92,4 +93,5 @@ TEST(ReloadableAccessListTest, ThePtpListFollowsThePtpRules) {
 }
 
 }  // namespace
+}  // namespace access_swap_test
 }  // namespace zg::dataplane

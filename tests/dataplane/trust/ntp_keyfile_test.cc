@@ -13,6 +13,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::dataplane {
+namespace ntp_keyfile_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -78,4 +79,5 @@ TEST_F(NtpKeyFileTest, MissingFileAndDirectory) {
 }
 
 }  // namespace
+}  // namespace ntp_keyfile_test
 }  // namespace zg::dataplane

@@ -13,6 +13,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::dataplane {
+namespace nts_master_key_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -112,4 +113,5 @@ TEST_F(NtsMasterKeyTest, MoveKeepsTheBytes) {
 }
 
 }  // namespace
+}  // namespace nts_master_key_test
 }  // namespace zg::dataplane

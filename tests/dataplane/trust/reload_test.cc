@@ -19,6 +19,7 @@ ABSL_FLAG(std::string, zgtest_rl_port, "0", "test: a restart-only flag");
 ABSL_FLAG(bool, zgtest_rl_kod, false, "test: a reloadable bool");
 
 namespace zg::dataplane {
+namespace reload_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -132,4 +133,5 @@ TEST(DiffFlagsTest, UnknownFlagsAreReported) {
 }
 
 }  // namespace
+}  // namespace reload_test
 }  // namespace zg::dataplane

@@ -10,6 +10,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::dataplane {
+namespace clock_history_test {
 namespace {
 
 constexpr int64_t kT0 = 1'800'000'000;  // 2027-01-15, a multiple of 600
@@ -106,4 +107,5 @@ TEST(ClockHistory, MissingFileIsEmptyDamagedFileIsAnError) {
 }
 
 }  // namespace
+}  // namespace clock_history_test
 }  // namespace zg::dataplane

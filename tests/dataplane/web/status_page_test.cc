@@ -32,6 +32,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::dataplane {
+namespace status_page_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -460,4 +461,5 @@ TEST_F(StatusPageTest, HttpsWithTheTestCaAndACertificateReloadedInPlace) {
 }
 
 }  // namespace
+}  // namespace status_page_test
 }  // namespace zg::dataplane

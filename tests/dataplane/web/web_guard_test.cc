@@ -5,6 +5,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::dataplane {
+namespace web_guard_test {
 namespace {
 
 constexpr int64_t kS = 1'000'000'000;
@@ -61,4 +62,5 @@ TEST(WebGuard, RemembersABoundedNumberOfAddresses) {
 }
 
 }  // namespace
+}  // namespace web_guard_test
 }  // namespace zg::dataplane

@@ -13,6 +13,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::dataplane {
+namespace web_users_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -92,4 +93,5 @@ TEST(WebUsers, TheFileMustBeOwnerOnly) {
 }
 
 }  // namespace
+}  // namespace web_users_test
 }  // namespace zg::dataplane

@@ -36,6 +36,7 @@
 #include "tests/dataplane/testing/frames.h"
 
 namespace zg::dataplane {
+namespace worker_test {
 namespace {
 
 using testing::ClientFlow;
@@ -722,4 +723,5 @@ TEST(XdpStampClockTest, TakeStampsKeepsOnlyTheChosenClocksStamps) {
 }
 
 }  // namespace
+}  // namespace worker_test
 }  // namespace zg::dataplane

@@ -21,6 +21,7 @@
 #include "prometheus/registry.h"
 
 namespace zg::dataplane {
+namespace ntp_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -117,4 +118,5 @@ TEST(NtpWorkerInterleaveTest, AnExactLaunchTimeIsKeptOverTheAfterStamp) {
 }
 
 }  // namespace
+}  // namespace ntp_test
 }  // namespace zg::dataplane

@@ -11,6 +11,7 @@
 ABSL_DECLARE_FLAG(std::string, nts_ke_ratelimit);
 
 namespace zg::dataplane {
+namespace nts_ke_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -82,4 +83,5 @@ TEST(NtsKeFlagsTest, RateLimitIsChronysNtsRateLimitByDefault) {
 }
 
 }  // namespace
+}  // namespace nts_ke_test
 }  // namespace zg::dataplane

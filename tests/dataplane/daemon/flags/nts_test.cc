@@ -17,6 +17,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::dataplane {
+namespace nts_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -118,4 +119,5 @@ TEST(NtsFlagsTest, MaxCookiesPerReply) {
 }
 
 }  // namespace
+}  // namespace nts_test
 }  // namespace zg::dataplane

@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::dataplane {
+namespace sources_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -183,4 +184,5 @@ TEST(ControlFlagsTest, ErrorsSayWhatToDo) {
 }
 
 }  // namespace
+}  // namespace sources_test
 }  // namespace zg::dataplane

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::dataplane {
+namespace status_page_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -83,4 +84,5 @@ TEST(StatusPageFlagsTest, BadValuesNameTheFlag) {
 }
 
 }  // namespace
+}  // namespace status_page_test
 }  // namespace zg::dataplane

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::dataplane {
+namespace timestamps_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -63,4 +64,5 @@ TEST(TxScheduleFlagsTest, ReadsTheFlags) {
 }
 
 }  // namespace
+}  // namespace timestamps_test
 }  // namespace zg::dataplane

@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 
 namespace zg::dataplane {
+namespace trust_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -138,4 +139,5 @@ TEST(AccessFlagsTest, DaemonConfigCarriesTheAccessConfig) {
 }
 
 }  // namespace
+}  // namespace trust_test
 }  // namespace zg::dataplane
