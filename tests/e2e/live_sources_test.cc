@@ -33,6 +33,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::e2e {
+namespace live_sources_test {
 namespace {
 
 using testutil::NetnsRig;
@@ -153,4 +154,5 @@ TEST(LiveSourcesE2eTest, FlagfileReloadAddsRemovesAndRefusesSources) {
 }
 
 }  // namespace
+}  // namespace live_sources_test
 }  // namespace zg::e2e

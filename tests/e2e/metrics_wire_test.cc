@@ -29,6 +29,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::e2e {
+namespace metrics_wire_test {
 namespace {
 
 constexpr int kRequests = 20000;
@@ -158,4 +159,5 @@ TEST(MetricsWireTest, ScrapeAfterABurstEqualsFinalCountersAndCapture) {
 }
 
 }  // namespace
+}  // namespace metrics_wire_test
 }  // namespace zg::e2e

@@ -38,6 +38,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::e2e {
+namespace ntp_auth_test {
 namespace {
 
 using testutil::CommandResult;
@@ -250,4 +251,5 @@ TEST_F(NtpAuthE2eTest, ChronydAndNtpdigAuthenticateAndAWrongKeyIsRefused) {
 }
 
 }  // namespace
+}  // namespace ntp_auth_test
 }  // namespace zg::e2e

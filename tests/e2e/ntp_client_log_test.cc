@@ -20,6 +20,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::e2e {
+namespace ntp_client_log_test {
 namespace {
 
 using json = nlohmann::json;
@@ -118,4 +119,5 @@ TEST(NtpClientLogTest, RealClientsAreRecordedAndLogged) {
 }
 
 }  // namespace
+}  // namespace ntp_client_log_test
 }  // namespace zg::e2e

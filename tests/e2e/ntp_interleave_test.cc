@@ -38,6 +38,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::e2e {
+namespace ntp_interleave_test {
 namespace {
 
 using testutil::CommandResult;
@@ -190,4 +191,5 @@ TEST_F(NtpInterleaveE2eTest, ChronydXleaveIsAnsweredInInterleavedMode) {
 }
 
 }  // namespace
+}  // namespace ntp_interleave_test
 }  // namespace zg::e2e

@@ -47,6 +47,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::e2e {
+namespace ntp_rate_limit_test {
 namespace {
 
 using testutil::CommandResult;
@@ -496,4 +497,5 @@ TEST_F(NtpRateLimitTest, AccessListDeniesOrKissesAndServesTheAllowed) {
 }
 
 }  // namespace
+}  // namespace ntp_rate_limit_test
 }  // namespace zg::e2e

@@ -49,6 +49,7 @@
 #include "tests/util/tshark.h"
 
 namespace zg::e2e {
+namespace ntp_responder_test {
 namespace {
 
 using testutil::CommandResult;
@@ -522,4 +523,5 @@ INSTANTIATE_TEST_SUITE_P(DeployModes, NtpResponderTest,
                          });
 
 }  // namespace
+}  // namespace ntp_responder_test
 }  // namespace zg::e2e

@@ -27,6 +27,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::e2e {
+namespace nts_fleet_test {
 namespace {
 
 using testutil::CommandResult;
@@ -142,4 +143,5 @@ TEST_F(NtsFleetTest, SharedMasterKeyAcceptsCookiesAnotherKeyNaks) {
 }
 
 }  // namespace
+}  // namespace nts_fleet_test
 }  // namespace zg::e2e

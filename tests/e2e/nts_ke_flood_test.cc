@@ -28,6 +28,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::e2e {
+namespace nts_ke_flood_test {
 namespace {
 
 using testutil::CommandResult;
@@ -137,4 +138,5 @@ TEST(NtsKeFloodTest, ChronydGetsKeysWhileOneAddressFloods) {
 }
 
 }  // namespace
+}  // namespace nts_ke_flood_test
 }  // namespace zg::e2e

@@ -49,6 +49,7 @@
 #include "tests/util/tshark.h"
 
 namespace zg::e2e {
+namespace nts_peers_test {
 namespace {
 
 using testutil::CommandResult;
@@ -337,4 +338,5 @@ TEST_F(NtsZeitgeberdTest, NtpsecSelectsZeitgeberd) {
 }
 
 }  // namespace
+}  // namespace nts_peers_test
 }  // namespace zg::e2e

@@ -53,6 +53,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::e2e {
+namespace reference_loss_test {
 namespace {
 
 using testutil::NetnsRig;
@@ -366,4 +367,5 @@ TEST(ReferenceLossTest, DispersionGrowsThenLeapIndicatorSaysUnsynchronised) {
 }
 
 }  // namespace
+}  // namespace reference_loss_test
 }  // namespace zg::e2e

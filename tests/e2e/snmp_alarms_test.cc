@@ -42,6 +42,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg::e2e {
+namespace snmp_alarms_test {
 namespace {
 
 constexpr char kZg[] = "1.3.6.1.4.1.32473.7";
@@ -350,4 +351,5 @@ TEST_F(SnmpAlarmsTest, HoldoverSequenceAgrees) {
 }
 
 }  // namespace
+}  // namespace snmp_alarms_test
 }  // namespace zg::e2e

@@ -44,6 +44,7 @@
 #include "tests/util/temp_dir.h"
 
 namespace zg {
+namespace zeitgeberd_gpsd_test {
 namespace {
 
 using ::testing::Contains;
@@ -273,4 +274,5 @@ TEST(ZeitgeberdGpsdTest, SelectsGpsdAndExportsGpsAndBeidou) {
 }
 
 }  // namespace
+}  // namespace zeitgeberd_gpsd_test
 }  // namespace zg

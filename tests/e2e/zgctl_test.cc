@@ -68,6 +68,7 @@
 #include "tests/util/unix_client.h"
 
 namespace zg::e2e {
+namespace zgctl_test {
 namespace {
 
 using nlohmann::json;
@@ -1094,4 +1095,5 @@ TEST_F(ZgctlE2eTest, KillingZeitgeberdMidCommand) {
 }
 
 }  // namespace
+}  // namespace zgctl_test
 }  // namespace zg::e2e
