@@ -75,7 +75,9 @@ def main():
          '--log-level=lib.eal:error', '-l', '0-1', '--vdev=net_ring0', '--',
          '--metrics_address=127.0.0.1:%d' % metrics_port,
          '--stats_interval=200ms', '--source=sim:lab,uncertainty=1us',
-         '--ptp', '--ptp_transport=udp4', '--address=192.0.2.1/24'],
+         '--ptp', '--ptp_transport=udp4', '--address=192.0.2.1/24',
+         # No traffic: the idle worker sleeps instead of spinning.
+         '--idle_sleep=50us'],
         stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, 'zg.log'), 'w'))
     config = os.path.join(tmp, 'prometheus.yml')
     with open(config, 'w') as f:

@@ -98,6 +98,8 @@ class SnmpAlarmsTest : public ::testing::Test {
                                      "--metrics_address=127.0.0.1:0",
                                      "--status_address=",
                                      "--stats_interval=100ms",
+                                     // No traffic: the worker sleeps.
+                                     "--idle_sleep=50us",
                                      "--snmp_agentx=" + snmp_->agentx_socket(),
                                      "--audit_log=" + audit_,
                                      "--audit_fsync=every_record"};

@@ -105,7 +105,7 @@ ip netns exec "$SRV_NS" "$APP" "${EAL[@]}" --file-prefix "zgsp$$s" -l 0-1 \
   --status_address="$SRV:$HTTPS_PORT" --status_cert="$WORK/page.pem" \
   --status_key="$WORK/page.key" --status_users="$WORK/users" \
   --status_history="$WORK/history.bin" --status_poll_interval=1s \
-  --run_for="$(zg_left 150)s" >"$WORK/app.log" 2>&1 &
+  --idle_sleep=50us --run_for="$(zg_left 150)s" >"$WORK/app.log" 2>&1 &
 APP_PID=$!
 zg_wait_started "$WORK/app.log" "zeitgeberd running" 30 "$APP_PID" ||
   fail "daemon not running"

@@ -103,6 +103,7 @@ TEST(ZeitgeberdGpsdTest, SelectsGpsdAndExportsGpsAndBeidou) {
        "--status_address=",
        "--control_socket=" + control_socket,
        "--stats_interval=100ms",
+       "--idle_sleep=50us",  // no traffic: the worker sleeps
        "--source=" + source + ",reconnect_max=250ms",
        "--audit_log=" + audit,
        "--audit_fsync=every_record"});
