@@ -15,17 +15,18 @@
 #   timing     the 'timing' suite (tests on this machine's real clocks) on the
 #              release build, alone on the machine
 #   format     clang-format, SPDX lines, doc links          \  in the
-#   asan       clang ASan+UBSan build in build-asan/ of the  | background,
-#              unit, integration and sim suites and the      | at idle CPU
-#              fuzzers (scripts/asan.sh --build)             | priority,
-#   tsan-build ThreadSanitizer build of the tsan suite's     | while e2e
-#              targets only (scripts/tsan.sh --build)       /  runs
+#   asan       clang ASan+UBSan build in build-asan/ of the  | background at
+#              unit, integration and sim suites and the      | idle CPU
+#              fuzzers (scripts/asan.sh --build)             | priority, from
+#   tsan-build ThreadSanitizer build of the tsan suite's     | the release
+#              targets only (scripts/tsan.sh --build)       /  build on
 #   e2e        network namespaces, veth pairs and real peers against the
 #              release build; then scripts/sweep.sh, passed or failed. Its
 #              peers mostly wait (settle windows, poll intervals): the
 #              sanitizer builds take the CPU they leave (SCHED_IDLE, so a
-#              test's process always runs first). Their output is printed
-#              when e2e ends.
+#              test's process always runs first), as they take what the
+#              release build leaves; they are stopped (SIGSTOP) while
+#              'timing' runs. Their output is printed when e2e ends.
 #   tests      the unit, integration and sim suites, once, under ASan+UBSan
 #   fuzz       every fuzzer replays tests/fuzz/corpus/ and runs FUZZ_SECONDS
 #              more (scripts/fuzz.sh --ci)
@@ -166,15 +167,23 @@ background_builds() {
 }
 
 stage bootstrap scripts/bootstrap.sh || summary
+# The background builds start with the release build: they take the CPU its
+# serial stretches leave idle (one long translation unit, the links). A
+# process group of their own (set -m), stopped while 'timing' runs alone on
+# the machine and continued after.
+mkdir -p build-logs
+rm -f build-logs/*.status
+set -m
+background_builds &
+bg_pid=$!
+set +m
 release_ok=0
 stage release build_release && release_ok=1
 if [ $release_ok -eq 1 ]; then
+  kill -STOP -- "-$bg_pid" 2>/dev/null
   test_stage timing build-rel run_timing
+  kill -CONT -- "-$bg_pid" 2>/dev/null
 fi
-mkdir -p build-logs
-rm -f build-logs/*.status
-background_builds &
-bg_pid=$!
 if [ $release_ok -eq 1 ]; then
   test_stage e2e build-rel run_e2e
 else
