@@ -80,6 +80,7 @@ class SnmpAlarmsTest : public ::testing::Test {
   }
 
   // zeitgeberd on net_ring0 with `flags`, until it logs its metrics port.
+  // No traffic: its worker sleeps when idle.
   void StartZeitgeberd(std::vector<std::string> flags) {
     std::vector<std::string> argv = {zeitgeberd_,
                                      "--no-huge",
@@ -98,7 +99,6 @@ class SnmpAlarmsTest : public ::testing::Test {
                                      "--metrics_address=127.0.0.1:0",
                                      "--status_address=",
                                      "--stats_interval=100ms",
-                                     // No traffic: the worker sleeps.
                                      "--idle_sleep=50us",
                                      "--snmp_agentx=" + snmp_->agentx_socket(),
                                      "--audit_log=" + audit_,
