@@ -11,16 +11,20 @@
 #                                       replay + SECONDS, nothing merged back
 #   scripts/fuzz.sh ... -- TARGET...    only these targets (names without
 #                                       _fuzzer)
+#   scripts/fuzz.sh --prebuilt ...      the same without building first
+#                                       (scripts/test.sh: its ASan build is
+#                                       done, and its tests run meanwhile)
 # Findings land in build-asan/fuzz-artifacts/ and fail the run.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ZG_ROOT"
-mode=long secs=60
+mode=long secs=60 build=1
+if [ "${1:-}" = "--prebuilt" ]; then build=0; shift; fi
 if [ "${1:-}" = "--ci" ]; then mode=ci secs=10; shift; fi
 if [ -n "${1:-}" ] && [ "$1" != "--" ]; then secs=$1; shift; fi
 [ "${1:-}" = "--" ] && shift
 only=("$@")
-"$ZG_ROOT/scripts/asan.sh" --build >/dev/null
+[ "$build" -eq 0 ] || "$ZG_ROOT/scripts/asan.sh" --build >/dev/null
 mapfile -t targets < <(find build-asan/tests/fuzz -maxdepth 1 -type f -name '*_fuzzer' -perm -u+x | sort)
 [ "${#targets[@]}" -gt 0 ] || zg_die "no fuzz targets in build-asan/tests/fuzz"
 art=build-asan/fuzz-artifacts
