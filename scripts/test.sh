@@ -27,7 +27,9 @@
 #              test's process always runs first), as they take what the
 #              release build leaves; they are stopped (SIGSTOP) while
 #              'timing' runs. Their output is printed when e2e ends.
-#   tests      the unit, integration and sim suites, once, under ASan+UBSan
+#   tests      the unit, integration and sim suites, once, under ASan+UBSan,
+#              from when e2e and the ASan build are done (what is left of
+#              tsan-build goes on beside it, at normal priority)
 #   fuzz       every fuzzer replays tests/fuzz/corpus/ and runs FUZZ_SECONDS
 #              more (scripts/fuzz.sh --ci), beside 'tests' at nice 10
 #   tsan       the tsan suite under ThreadSanitizer (scripts/tsan.sh)
@@ -141,7 +143,9 @@ bg_stage() {
   local t0 rc=0
   t0=$(date +%s)
   "$@" >"build-logs/$name.log" 2>&1 || rc=$?
-  echo "$rc $(( $(date +%s) - t0 ))" >"build-logs/$name.status"
+  # Written whole, then renamed: the main script polls for asan.status.
+  echo "$rc $(( $(date +%s) - t0 ))" >"build-logs/$name.status.tmp"
+  mv "build-logs/$name.status.tmp" "build-logs/$name.status"
 }
 bg_result() {
   local name=$1 rc=1 secs=0
@@ -172,7 +176,7 @@ stage bootstrap scripts/bootstrap.sh || summary
 # process group of their own (set -m), stopped while 'timing' runs alone on
 # the machine and continued after.
 mkdir -p build-logs
-rm -f build-logs/*.status
+rm -f build-logs/*.status build-logs/*.status.tmp
 set -m
 background_builds &
 bg_pid=$!
@@ -192,12 +196,19 @@ else
     logs+=(build-rel/meson-logs/$t); not_run $t "the release build failed"
   done
 fi
-wait "$bg_pid"
+# e2e is over: the background builds run at normal priority from here on,
+# and the ASan tests start once the ASan build is done, beside what is left
+# of tsan-build.
+for p in $(pgrep -g "$bg_pid" 2>/dev/null); do
+  chrt --other -p 0 "$p" >/dev/null 2>&1
+  renice -n 0 -p "$p" >/dev/null 2>&1
+done
+while [ ! -e build-logs/asan.status ] && kill -0 "$bg_pid" 2>/dev/null; do
+  sleep 1
+done
 bg_result format
 asan_ok=0
 bg_result asan && asan_ok=1
-tsan_ok=0
-bg_result tsan-build && tsan_ok=1
 if [ $asan_ok -eq 1 ]; then
   # The fuzzers run beside the tests, at nice 10: each for its fixed time,
   # on what CPU the tests leave (many of them wait on timeouts and
@@ -218,6 +229,9 @@ else
   fi
   skipped fuzz || not_run fuzz "the asan build failed"
 fi
+wait "$bg_pid"
+tsan_ok=0
+bg_result tsan-build && tsan_ok=1
 if [ $tsan_ok -eq 1 ]; then
   test_stage tsan build-tsan scripts/tsan.sh
 elif skipped tsan; then
