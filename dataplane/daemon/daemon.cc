@@ -439,11 +439,7 @@ int Daemon::Run(std::vector<char*> eal_argv) {
       return kExitPipeline;
     }
   }
-  // The pipeline's own families (PTP), once every worker's pipeline exists.
-  if (absl::Status s = factory_->AddMetrics(exporter_->registry()); !s.ok()) {
-    LogError(s.message());
-    return kExitMetrics;
-  }
+  // The pipeline's own families, once every worker's pipeline exists.
   for (auto& c : factory_->ScrapeCollectables()) {
     exporter_->AddCollectable(std::move(c));
   }
@@ -743,7 +739,7 @@ absl::Status Daemon::StartMetrics() {
   }
   ZG_RETURN_IF_ERROR(reloader_->AddMetrics(exporter_->registry()));
   if (nts_ke_ != nullptr) {
-    ZG_RETURN_IF_ERROR(nts_ke_->AddMetrics(exporter_->registry()));
+    exporter_->AddCollectable(nts_ke_->ScrapeCollectable());
   }
   if (!config_.metrics_address.empty()) {
     LogInfo(absl::StrCat("metrics on http://", config_.metrics_address,
@@ -998,10 +994,8 @@ std::string Daemon::ControlLoop() {
     NotifyServiceManager(now);
     if (now >= next_stats) {
       for (ServingPort& p : ports_) p.port->PollLink();
-      factory_->UpdateMetrics();
       reloader_->UpdateMetrics();
       fleet_->UpdateMetrics();
-      if (nts_ke_ != nullptr) nts_ke_->UpdateMetrics();
       exporter_->Update();
       PublishDataplane();
       if (ready_) notifier_.Status(StatusLine(now));
@@ -1119,11 +1113,7 @@ void Daemon::ReportClock() {
 }
 
 void Daemon::Report() {
-  factory_->UpdateMetrics();
-  if (nts_ke_ != nullptr) {
-    nts_ke_->UpdateMetrics();
-    nts_ke_->Report();
-  }
+  if (nts_ke_ != nullptr) nts_ke_->Report();
   if (exporter_ != nullptr) exporter_->Update();  // final scrape is accurate
   factory_->Report();
   WorkerStatsSnapshot total;

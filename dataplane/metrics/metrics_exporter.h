@@ -99,8 +99,8 @@ class MetricsExporter {
   // collectables AddCollectable gave (not the workers' or the alarms').
   // Any thread, once set-up is over.
   std::vector<prometheus::MetricFamily> ModuleFamilies() const;
-  // The registry, for modules that export their own families (PTP). The
-  // families they add are served with the rest.
+  // The registry, for the control side's own families (reloads, fleet,
+  // port stamps). The families they add are served with the rest.
   prometheus::Registry& registry() { return *registry_; }
 
  private:

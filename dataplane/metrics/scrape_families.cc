@@ -3,6 +3,7 @@
 #include "dataplane/metrics/scrape_families.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace zg::dataplane {
 namespace {
@@ -52,6 +53,27 @@ void ScrapeFamilies::Gauge(const std::string& name, const std::string& help,
   m.label = Sorted(labels);
   m.gauge.value = value;
   Family(name, help, prometheus::MetricType::Gauge)
+      .metric.push_back(std::move(m));
+}
+
+void ScrapeFamilies::Histogram(const std::string& name, const std::string& help,
+                               const Labels& labels,
+                               const std::vector<double>& upper_bounds,
+                               const std::vector<uint64_t>& counts,
+                               double sum) {
+  prometheus::ClientMetric m;
+  m.label = Sorted(labels);
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    cumulative += counts[i];
+    m.histogram.bucket.push_back(
+        {cumulative, i < upper_bounds.size()
+                         ? upper_bounds[i]
+                         : std::numeric_limits<double>::infinity()});
+  }
+  m.histogram.sample_count = cumulative;
+  m.histogram.sample_sum = sum;
+  Family(name, help, prometheus::MetricType::Histogram)
       .metric.push_back(std::move(m));
 }
 

@@ -5,20 +5,10 @@
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
+#include "dataplane/metrics/scrape_families.h"
 #include "dataplane/trust/ntp_keyfile.h"
-#include "prometheus/counter.h"
-#include "prometheus/family.h"
-#include "prometheus/gauge.h"
-#include "prometheus/registry.h"
 
 namespace zg::dataplane {
-
-// One worker's exported counters, advanced to its running totals.
-struct NtpAuthFactory::Series {
-  const NtpAuthStats* stats = nullptr;
-  std::array<prometheus::Counter*, core::kNtpKeyTypeCount> replies = {};
-  std::array<double, core::kNtpKeyTypeCount> last = {};
-};
 
 namespace {
 
@@ -40,6 +30,7 @@ NtpAuthFactory::~NtpAuthFactory() = default;
 absl::Status NtpAuthFactory::Configure(const DaemonConfig& config) {
   if (config.ntp_keys.empty()) {
     keys_ = nullptr;
+    PublishKeyCount();
     return absl::OkStatus();
   }
   ZG_ASSIGN_OR_RETURN(keys_, LoadNtpKeyFile(config.ntp_keys));
@@ -49,6 +40,7 @@ absl::Status NtpAuthFactory::Configure(const DaemonConfig& config) {
         "--ntp_keys: ", config.ntp_keys,
         " holds no keys (leave --ntp_keys unset to serve without keys)"));
   }
+  PublishKeyCount();
   LogInfo(absl::StrCat("NTP keys: ", keys_->size(), " loaded from ",
                        config.ntp_keys));
   // As chronyd warns (keys.c MIN_SECURE_KEY_LENGTH): under 80 bits a key
@@ -116,47 +108,31 @@ absl::Status NtpAuthFactory::Reload(const ReloadArgs& reload) {
                        }
                        keys_ = std::move(next);
                        keys_path_ = path;
+                       PublishKeyCount();
                      });
   return absl::OkStatus();
 }
 
-absl::Status NtpAuthFactory::AddMetrics(prometheus::Registry& registry) {
-  auto& replies =
-      prometheus::BuildCounter()
-          .Name("zeitgeber_ntp_auth_replies_total")
-          .Help("NTP replies authenticated with a symmetric key, by key type")
-          .Register(registry);
-  for (size_t w = 0; w < stats_.size(); ++w) {
-    Series s;
-    s.stats = stats_[w].get();
-    for (size_t t = 0; t < core::kNtpKeyTypeCount; ++t) {
-      s.replies[t] = &replies.Add(
-          {{"worker", absl::StrCat(worker_index_[w])},
-           {"algorithm",
-            core::NtpKeyTypeName(static_cast<core::NtpKeyType>(t))}});
+std::shared_ptr<prometheus::Collectable> NtpAuthFactory::ScrapeCollectable()
+    const {
+  return std::make_shared<FamiliesCollectable>([this](ScrapeFamilies& f) {
+    const char* replies = "zeitgeber_ntp_auth_replies_total";
+    const char* help =
+        "NTP replies authenticated with a symmetric key, by key type";
+    f.Declare(replies, help, prometheus::MetricType::Counter);
+    for (size_t w = 0; w < stats_.size(); ++w) {
+      for (size_t t = 0; t < core::kNtpKeyTypeCount; ++t) {
+        f.Counter(replies, help,
+                  {{"worker", absl::StrCat(worker_index_[w])},
+                   {"algorithm",
+                    core::NtpKeyTypeName(static_cast<core::NtpKeyType>(t))}},
+                  static_cast<double>(stats_[w]->replies[t].Load()));
+      }
     }
-    series_.push_back(s);
-  }
-  keys_gauge_ = &prometheus::BuildGauge()
-                     .Name("zeitgeber_ntp_auth_keys")
-                     .Help("Symmetric NTP keys loaded (--ntp_keys)")
-                     .Register(registry)
-                     .Add({});
-  UpdateMetrics();
-  return absl::OkStatus();
-}
-
-void NtpAuthFactory::UpdateMetrics() {
-  if (keys_gauge_ != nullptr) {
-    keys_gauge_->Set(keys_ == nullptr ? 0 : static_cast<double>(keys_->size()));
-  }
-  for (Series& s : series_) {
-    for (size_t t = 0; t < core::kNtpKeyTypeCount; ++t) {
-      const double v = static_cast<double>(s.stats->replies[t].Load());
-      if (v > s.last[t]) s.replies[t]->Increment(v - s.last[t]);
-      s.last[t] = v;
-    }
-  }
+    f.Gauge("zeitgeber_ntp_auth_keys", "Symmetric NTP keys loaded (--ntp_keys)",
+            {},
+            static_cast<double>(key_count_.load(std::memory_order_relaxed)));
+  });
 }
 
 void NtpAuthFactory::Report() {

@@ -51,6 +51,7 @@
 #define ZG_DATAPLANE_NTP_NTP_AUTH_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -68,9 +69,7 @@
 #include "dataplane/worker/worker_stats.h"
 
 namespace prometheus {
-class Registry;
-class Counter;
-class Gauge;
+class Collectable;
 }  // namespace prometheus
 
 namespace zg::dataplane {
@@ -178,6 +177,7 @@ class NtpAuthFactory {
   // Uses `keys` (null or empty: off) instead of a file, for tests.
   void SetKeys(std::shared_ptr<const core::NtpKeyTable> keys) {
     keys_ = std::move(keys);
+    PublishKeyCount();
   }
   bool enabled() const { return keys_ != nullptr && !keys_->empty(); }
   const std::shared_ptr<const core::NtpKeyTable>& keys() const { return keys_; }
@@ -195,8 +195,10 @@ class NtpAuthFactory {
   absl::StatusOr<std::unique_ptr<NtpWorkerAuth>> Create(
       const WorkerSetup& setup);
 
-  absl::Status AddMetrics(prometheus::Registry& registry);
-  void UpdateMetrics();
+  // zeitgeber_ntp_auth_replies_total{worker, algorithm} and
+  // zeitgeber_ntp_auth_keys, read when Prometheus scrapes. This object
+  // must outlive the collectable's last Collect().
+  std::shared_ptr<prometheus::Collectable> ScrapeCollectable() const;
   void Report();
 
   const NtpAuthDropIndex& drops() const { return drops_; }
@@ -214,9 +216,12 @@ class NtpAuthFactory {
   std::vector<std::unique_ptr<SwappableConfig<core::NtpMacer>>> macers_;
   std::vector<std::unique_ptr<NtpAuthStats>> stats_;  // by creation order
   std::vector<unsigned> worker_index_;
-  struct Series;
-  std::vector<Series> series_;
-  prometheus::Gauge* keys_gauge_ = nullptr;
+  // The size of keys_. Written by: control thread. Read by: scrapes.
+  std::atomic<size_t> key_count_{0};
+  void PublishKeyCount() {
+    key_count_.store(keys_ == nullptr ? 0 : keys_->size(),
+                     std::memory_order_relaxed);
+  }
 };
 
 }  // namespace zg::dataplane

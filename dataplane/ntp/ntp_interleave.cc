@@ -9,10 +9,7 @@
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
-#include "prometheus/counter.h"
-#include "prometheus/family.h"
-#include "prometheus/gauge.h"
-#include "prometheus/registry.h"
+#include "dataplane/metrics/scrape_families.h"
 
 namespace zg::dataplane {
 
@@ -67,17 +64,17 @@ NtpWorkerInterleave::Applied NtpWorkerInterleave::Apply(
 }
 
 // One worker's exported counters, advanced to its running totals.
-struct NtpInterleaveFactory::Series {
-  static constexpr size_t kCount = 6;
-  const NtpInterleaveStats* stats = nullptr;
-  std::array<prometheus::Counter*, kCount> counters = {};
-  std::array<double, kCount> last = {};
-  static std::array<const SingleWriterCounter*, kCount> Of(
-      const NtpInterleaveStats& s) {
-    return {&s.interleaved, &s.unknown,   &s.replay,
-            &s.no_tx,       &s.evictions, &s.unsaved};
-  }
-};
+namespace {
+
+// A worker's counters in the order the families list them.
+constexpr size_t kInterleaveCounters = 6;
+std::array<const SingleWriterCounter*, kInterleaveCounters> CountersOf(
+    const NtpInterleaveStats& s) {
+  return {&s.interleaved, &s.unknown,   &s.replay,
+          &s.no_tx,       &s.evictions, &s.unsaved};
+}
+
+}  // namespace
 
 NtpInterleaveFactory::NtpInterleaveFactory() = default;
 NtpInterleaveFactory::~NtpInterleaveFactory() = default;
@@ -114,73 +111,53 @@ NtpInterleaveFactory::Create(const WorkerSetup& setup) {
   return w;
 }
 
-absl::Status NtpInterleaveFactory::AddMetrics(prometheus::Registry& registry) {
-  if (!config_.enabled) return absl::OkStatus();
-  auto& requests =
-      prometheus::BuildCounter()
-          .Name("zeitgeber_ntp_interleave_requests_total")
-          .Help(
-              "NTP requests that looked interleaved (origin = one of our "
-              "receive timestamps), by result: interleaved (exact T3 of "
-              "the previous reply), unknown, replay, no_tx (basic replies)")
-          .Register(registry);
-  auto& evictions =
-      prometheus::BuildCounter()
-          .Name("zeitgeber_ntp_interleave_evictions_total")
-          .Help(
-              "Interleaved-mode entries dropped before their client came "
-              "back (--ntp_interleave_slots too small, or clients gone)")
-          .Register(registry);
-  auto& unsaved =
-      prometheus::BuildCounter()
-          .Name("zeitgeber_ntp_interleave_unsaved_total")
-          .Help(
-              "Replies not remembered for interleaved mode (duplicate "
-              "receive timestamp, or a bucket of replies not yet sent)")
-          .Register(registry);
-  for (size_t w = 0; w < stats_.size(); ++w) {
-    const std::string worker = absl::StrCat(worker_index_[w]);
-    Series s;
-    s.stats = stats_[w].get();
-    size_t i = 0;
-    for (const char* result : {"interleaved", "unknown", "replay", "no_tx"}) {
-      s.counters[i++] = &requests.Add({{"worker", worker}, {"result", result}});
+std::shared_ptr<prometheus::Collectable>
+NtpInterleaveFactory::ScrapeCollectable() const {
+  if (!config_.enabled) return nullptr;
+  return std::make_shared<FamiliesCollectable>([this](ScrapeFamilies& f) {
+    const char* requests = "zeitgeber_ntp_interleave_requests_total";
+    const char* requests_help =
+        "NTP requests that looked interleaved (origin = one of our receive "
+        "timestamps), by result: interleaved (exact T3 of the previous "
+        "reply), unknown, replay, no_tx (basic replies)";
+    const char* evictions = "zeitgeber_ntp_interleave_evictions_total";
+    const char* evictions_help =
+        "Interleaved-mode entries dropped before their client came back "
+        "(--ntp_interleave_slots too small, or clients gone)";
+    const char* unsaved = "zeitgeber_ntp_interleave_unsaved_total";
+    const char* unsaved_help =
+        "Replies not remembered for interleaved mode (duplicate receive "
+        "timestamp, or a bucket of replies not yet sent)";
+    f.Declare(requests, requests_help, prometheus::MetricType::Counter);
+    f.Declare(evictions, evictions_help, prometheus::MetricType::Counter);
+    f.Declare(unsaved, unsaved_help, prometheus::MetricType::Counter);
+    for (size_t w = 0; w < stats_.size(); ++w) {
+      const std::string worker = absl::StrCat(worker_index_[w]);
+      const auto c = CountersOf(*stats_[w]);
+      size_t i = 0;
+      for (const char* result : {"interleaved", "unknown", "replay", "no_tx"}) {
+        f.Counter(requests, requests_help,
+                  {{"worker", worker}, {"result", result}},
+                  static_cast<double>(c[i++]->Load()));
+      }
+      f.Counter(evictions, evictions_help, {{"worker", worker}},
+                static_cast<double>(c[i++]->Load()));
+      f.Counter(unsaved, unsaved_help, {{"worker", worker}},
+                static_cast<double>(c[i++]->Load()));
     }
-    s.counters[i++] = &evictions.Add({{"worker", worker}});
-    s.counters[i++] = &unsaved.Add({{"worker", worker}});
-    series_.push_back(s);
-  }
-  slots_gauge_ = &prometheus::BuildGauge()
-                      .Name("zeitgeber_ntp_interleave_slots")
-                      .Help(
-                          "Interleaved-mode entries per worker "
-                          "(--ntp_interleave_slots, rounded up)")
-                      .Register(registry)
-                      .Add({});
-  UpdateMetrics();
-  return absl::OkStatus();
-}
-
-void NtpInterleaveFactory::UpdateMetrics() {
-  if (slots_gauge_ != nullptr && slots_ != 0) {
-    slots_gauge_->Set(static_cast<double>(slots_));
-  }
-  for (Series& s : series_) {
-    const auto counters = Series::Of(*s.stats);
-    for (size_t i = 0; i < Series::kCount; ++i) {
-      const double v = static_cast<double>(counters[i]->Load());
-      if (v > s.last[i]) s.counters[i]->Increment(v - s.last[i]);
-      s.last[i] = v;
-    }
-  }
+    f.Gauge("zeitgeber_ntp_interleave_slots",
+            "Interleaved-mode entries per worker (--ntp_interleave_slots, "
+            "rounded up)",
+            {}, static_cast<double>(slots_));
+  });
 }
 
 void NtpInterleaveFactory::Report() {
   if (!config_.enabled) return;
-  std::array<uint64_t, Series::kCount> sum = {};
+  std::array<uint64_t, kInterleaveCounters> sum = {};
   for (const auto& st : stats_) {
-    const auto counters = Series::Of(*st);
-    for (size_t i = 0; i < Series::kCount; ++i) sum[i] += counters[i]->Load();
+    const auto counters = CountersOf(*st);
+    for (size_t i = 0; i < counters.size(); ++i) sum[i] += counters[i]->Load();
   }
   LogInfo(absl::StrCat("NTP interleaved mode: interleaved=", sum[0],
                        " unknown=", sum[1], " replay=", sum[2], " no_tx=",

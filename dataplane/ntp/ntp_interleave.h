@@ -56,9 +56,7 @@
 #include "dataplane/worker/worker_stats.h"
 
 namespace prometheus {
-class Registry;
-class Counter;
-class Gauge;
+class Collectable;
 }  // namespace prometheus
 
 namespace zg::dataplane {
@@ -66,7 +64,7 @@ namespace zg::dataplane {
 struct DaemonConfig;  // dataplane/daemon/flags.h
 
 // Counters of one worker's interleaved mode. Written by: that worker. Read
-// by: the control thread (exporter, report) and tests.
+// by: metrics scrapes, the final report and tests.
 struct alignas(64) NtpInterleaveStats {
   SingleWriterCounter interleaved;  // replies with the exact previous T3
   SingleWriterCounter unknown;      // basic replies: origin not in the table
@@ -166,8 +164,10 @@ class NtpInterleaveFactory {
   absl::StatusOr<std::unique_ptr<NtpWorkerInterleave>> Create(
       const WorkerSetup& setup);
 
-  absl::Status AddMetrics(prometheus::Registry& registry);
-  void UpdateMetrics();
+  // zeitgeber_ntp_interleave_* (null when turned off), read when
+  // Prometheus scrapes; created after the workers (Create). This object
+  // must outlive the collectable's last Collect().
+  std::shared_ptr<prometheus::Collectable> ScrapeCollectable() const;
   void Report();
 
   // Valid for the workers created so far, in creation order (tests).
@@ -184,11 +184,9 @@ class NtpInterleaveFactory {
   std::vector<std::unique_ptr<NtpInterleaveStats>> stats_;
   std::vector<const NtpWorkerInterleave*> workers_;  // owned by handlers
   std::vector<unsigned> worker_index_;
-  struct Series;
-  std::vector<Series> series_;
-  prometheus::Gauge* slots_gauge_ = nullptr;
   // Slots per worker table, kept here because the tables die with the
-  // pipelines (StopWorkers) while UpdateMetrics/Report may still run.
+  // pipelines (StopWorkers) while scrapes and Report may still run.
+  // Written by: Create (before the collectable exists). Read by: scrapes.
   size_t slots_ = 0;
 };
 

@@ -10,21 +10,11 @@
 #include "core/base/status_macros.h"
 #include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
+#include "dataplane/metrics/scrape_families.h"
 #include "dataplane/trust/nts_master_key.h"
 #include "dataplane/worker/worker.h"
-#include "prometheus/counter.h"
-#include "prometheus/family.h"
-#include "prometheus/gauge.h"
-#include "prometheus/registry.h"
 
 namespace zg::dataplane {
-
-// One worker's exported replies, advanced to its running total.
-struct NtsFactory::Series {
-  const NtsWorkerStats* stats = nullptr;
-  prometheus::Counter* replies = nullptr;
-  double last = 0;
-};
 
 namespace {
 
@@ -90,6 +80,7 @@ absl::Status NtsFactory::Install() {
     k->Publish(std::make_unique<const core::NtsCookieKeystore>(ks))
         .IgnoreError();
   }
+  current_key_id_.store(shared->current_key_id(), std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(current_mu_);
   current_ = std::move(shared);
   return absl::OkStatus();
@@ -222,54 +213,31 @@ std::shared_ptr<const core::NtsCookieKeystore> NtsFactory::CurrentKeystore()
   return current_;
 }
 
-absl::Status NtsFactory::AddMetrics(prometheus::Registry& registry) {
-  auto& replies = prometheus::BuildCounter()
-                      .Name("zeitgeber_ntp_nts_replies_total")
-                      .Help("NTS-authenticated NTP replies sent")
-                      .Register(registry);
-  for (size_t w = 0; w < stats_.size(); ++w) {
-    series_.push_back(
-        {stats_[w].get(),
-         &replies.Add({{"worker", absl::StrCat(worker_index_[w])}}), 0});
-  }
-  auto& naks = prometheus::BuildCounter()
-                   .Name("zeitgeber_ntp_nts_naks_total")
-                   .Help(
-                       "NTS NAKs (KoD NTSN) sent, by why the cookie was "
-                       "refused")
-                   .Register(registry);
-  for (size_t r = 0; r < kNtsNakReasons; ++r) {
-    const auto f = static_cast<core::NtsFailure>(
-        static_cast<size_t>(core::NtsFailure::kCookieBadLength) + r);
-    nak_counters_[r] = &naks.Add({{"reason", core::NtsFailureName(f)}});
-  }
-  key_id_gauge_ = &prometheus::BuildGauge()
-                       .Name("zeitgeber_ntp_nts_key_id")
-                       .Help(
-                           "Key id (period number) new NTS cookies are "
-                           "sealed with")
-                       .Register(registry)
-                       .Add({});
-  UpdateMetrics();
-  return absl::OkStatus();
-}
-
-void NtsFactory::UpdateMetrics() {
-  if (key_id_gauge_ != nullptr && enabled()) {
-    key_id_gauge_->Set(CurrentKeystore()->current_key_id());
-  }
-  for (Series& s : series_) {
-    const double v = static_cast<double>(s.stats->replies.Load());
-    if (v > s.last) s.replies->Increment(v - s.last);
-    s.last = v;
-  }
-  for (size_t r = 0; r < kNtsNakReasons; ++r) {
-    if (nak_counters_[r] == nullptr) continue;
-    double v = 0;
-    for (const auto& st : stats_) v += static_cast<double>(st->naks[r].Load());
-    if (v > nak_last_[r]) nak_counters_[r]->Increment(v - nak_last_[r]);
-    nak_last_[r] = v;
-  }
+std::shared_ptr<prometheus::Collectable> NtsFactory::ScrapeCollectable() const {
+  return std::make_shared<FamiliesCollectable>([this](ScrapeFamilies& f) {
+    const char* replies = "zeitgeber_ntp_nts_replies_total";
+    const char* replies_help = "NTS-authenticated NTP replies sent";
+    f.Declare(replies, replies_help, prometheus::MetricType::Counter);
+    for (size_t w = 0; w < stats_.size(); ++w) {
+      f.Counter(replies, replies_help,
+                {{"worker", absl::StrCat(worker_index_[w])}},
+                static_cast<double>(stats_[w]->replies.Load()));
+    }
+    for (size_t r = 0; r < kNtsNakReasons; ++r) {
+      const auto why = static_cast<core::NtsFailure>(
+          static_cast<size_t>(core::NtsFailure::kCookieBadLength) + r);
+      uint64_t naks = 0;
+      for (const auto& st : stats_) naks += st->naks[r].Load();
+      f.Counter("zeitgeber_ntp_nts_naks_total",
+                "NTS NAKs (KoD NTSN) sent, by why the cookie was refused",
+                {{"reason", core::NtsFailureName(why)}},
+                static_cast<double>(naks));
+    }
+    f.Gauge(
+        "zeitgeber_ntp_nts_key_id",
+        "Key id (period number) new NTS cookies are sealed with", {},
+        static_cast<double>(current_key_id_.load(std::memory_order_relaxed)));
+  });
 }
 
 void NtsFactory::Report() {

@@ -48,6 +48,7 @@
 #define ZG_DATAPLANE_NTP_NTS_AUTH_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -69,9 +70,7 @@
 #include "dataplane/worker/worker_stats.h"
 
 namespace prometheus {
-class Registry;
-class Counter;
-class Gauge;
+class Collectable;
 }  // namespace prometheus
 
 namespace zg::dataplane {
@@ -263,8 +262,10 @@ class NtsFactory {
   // The keystore in force, for the NTS-KE server. Any thread.
   std::shared_ptr<const core::NtsCookieKeystore> CurrentKeystore() const;
 
-  absl::Status AddMetrics(prometheus::Registry& registry);
-  void UpdateMetrics();
+  // zeitgeber_ntp_nts_{replies_total{worker},naks_total{reason},key_id},
+  // read when Prometheus scrapes; created after the workers (Create). This
+  // object must outlive the collectable's last Collect().
+  std::shared_ptr<prometheus::Collectable> ScrapeCollectable() const;
   void Report();
 
   const NtsDropIndex& drops() const { return drops_; }
@@ -306,12 +307,9 @@ class NtsFactory {
   mutable std::mutex current_mu_;
   std::shared_ptr<const core::NtsCookieKeystore> current_
       ABSL_GUARDED_BY(current_mu_);
-  // Exporter (control thread).
-  struct Series;
-  std::vector<Series> series_;
-  std::array<prometheus::Counter*, kNtsNakReasons> nak_counters_{};
-  std::array<double, kNtsNakReasons> nak_last_{};
-  prometheus::Gauge* key_id_gauge_ = nullptr;
+  // current_'s key id (0: none yet). Written by: control thread. Read by:
+  // scrapes.
+  std::atomic<uint32_t> current_key_id_{0};
 };
 
 }  // namespace zg::dataplane

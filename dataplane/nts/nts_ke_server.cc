@@ -252,7 +252,7 @@ void NtsKeServer::Stop() {
   }
   conns_.clear();
   dead_.clear();
-  stats_.connections_active.store(0, std::memory_order_relaxed);
+  stats_->connections_active.store(0, std::memory_order_relaxed);
   for (int fd : listeners_) close(fd);
   listeners_.clear();
   if (epoll_fd_ >= 0) close(epoll_fd_);
@@ -356,7 +356,7 @@ void NtsKeServer::Accept(int listen_fd) {
     if (d.cut) {
       if (Conn* victim = Idlest(d.cut_source); victim != nullptr) {
         Close(*victim);
-        Bump(stats_.connections_cut);
+        Bump(stats_->connections_cut);
       }
     }
     const int one = 1;
@@ -383,8 +383,8 @@ void NtsKeServer::Accept(int listen_fd) {
     c->slot = conns_.size();
     conns_.push_back(std::move(c));
     admission_.Opened(source);
-    stats_.connections_active.store(conns_.size(), std::memory_order_relaxed);
-    stats_.sources.store(admission_.sources(), std::memory_order_relaxed);
+    stats_->connections_active.store(conns_.size(), std::memory_order_relaxed);
+    stats_->sources.store(admission_.sources(), std::memory_order_relaxed);
   }
 }
 
@@ -406,8 +406,8 @@ NtsKeServer::Conn* NtsKeServer::Idlest(const core::NtsKeSource& source) {
 }
 
 void NtsKeServer::Refused(core::NtsKeRefusal reason, absl::Time now) {
-  Bump(stats_.connections_rejected[static_cast<size_t>(reason)]);
-  stats_.sources.store(admission_.sources(), std::memory_order_relaxed);
+  Bump(stats_->connections_rejected[static_cast<size_t>(reason)]);
+  stats_->sources.store(admission_.sources(), std::memory_order_relaxed);
   if (refused_since_report_++ == 0) first_unreported_ = now;
   ReportRefusals(now);
 }
@@ -427,12 +427,12 @@ void NtsKeServer::ReportRefusals(absl::Time now) {
       absl::FormatTime("%H:%M:%S", first_unreported_, absl::UTCTimeZone()),
       " (rate_limited ",
       stats_
-          .connections_rejected[static_cast<size_t>(
+          ->connections_rejected[static_cast<size_t>(
               core::NtsKeRefusal::kRateLimited)]
           .load(),
       ", full ",
       stats_
-          .connections_rejected[static_cast<size_t>(core::NtsKeRefusal::kFull)]
+          ->connections_rejected[static_cast<size_t>(core::NtsKeRefusal::kFull)]
           .load(),
       " in all); most from ", top.source.ToString(), " (", top.refused,
       "); --nts_ke_ratelimit, --nts_ke_max_connections"));
@@ -443,12 +443,12 @@ void NtsKeServer::ReportRefusals(absl::Time now) {
 NtsKeServer::Refusals NtsKeServer::refusals() const {
   Refusals r;
   r.rate_limited = stats_
-                       .connections_rejected[static_cast<size_t>(
+                       ->connections_rejected[static_cast<size_t>(
                            core::NtsKeRefusal::kRateLimited)]
                        .load(std::memory_order_relaxed);
   r.full =
       stats_
-          .connections_rejected[static_cast<size_t>(core::NtsKeRefusal::kFull)]
+          ->connections_rejected[static_cast<size_t>(core::NtsKeRefusal::kFull)]
           .load(std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(top_refused_mu_);
   r.top_source = top_refused_;
@@ -489,7 +489,7 @@ void NtsKeServer::Watch(Conn& c, bool want_write) {
 bool NtsKeServer::Handshake(Conn& c) {
   const int r = SSL_do_handshake(c.ssl.get());
   if (r == 1) {
-    Bump(stats_.handshakes_ok);
+    Bump(stats_->handshakes_ok);
     c.phase = ConnPhase::kRequest;
     c.deadline = absl::Now() + config_.request_timeout;
     next_deadline_ = std::min(next_deadline_, c.deadline);
@@ -501,7 +501,7 @@ bool NtsKeServer::Handshake(Conn& c) {
     return false;
   }
   ERR_clear_error();
-  Bump(stats_.handshakes_failed);
+  Bump(stats_->handshakes_failed);
   Close(c);
   return false;
 }
@@ -529,7 +529,7 @@ bool NtsKeServer::ReadRequest(Conn& c) {
         ExportNtsKeys(c.ssl.get(), &keys)) {
       ks = keystore_();
     }
-    c.out = AnswerNtsKeRequest(p, keys, records_, ks.get(), &stats_);
+    c.out = AnswerNtsKeRequest(p, keys, records_, ks.get(), stats_.get());
     c.phase = ConnPhase::kResponse;
     return true;
   }
@@ -574,7 +574,7 @@ void NtsKeServer::Close(Conn& c) {
   conns_[slot]->slot = slot;
   dead_.push_back(std::move(conns_.back()));  // freed after the batch
   conns_.pop_back();
-  stats_.connections_active.store(conns_.size(), std::memory_order_relaxed);
+  stats_->connections_active.store(conns_.size(), std::memory_order_relaxed);
 }
 
 void NtsKeServer::ExpireTimeouts() {
@@ -587,8 +587,8 @@ void NtsKeServer::ExpireTimeouts() {
       ++i;
       continue;
     }
-    Bump(c.phase == ConnPhase::kHandshake ? stats_.timeouts_handshake
-                                          : stats_.timeouts_request);
+    Bump(c.phase == ConnPhase::kHandshake ? stats_->timeouts_handshake
+                                          : stats_->timeouts_request);
     Close(c);  // swaps the last one into slot i
   }
 }

@@ -74,14 +74,12 @@
 #include "dataplane/trust/reload.h"
 
 namespace prometheus {
-class Registry;
-class Counter;
-class Gauge;
+class Collectable;
 }  // namespace prometheus
 
 namespace zg::dataplane {
 
-// Written by: the KE thread. Read by: the control thread (metrics), tests.
+// Written by: the KE thread. Read by: metrics scrapes, tests.
 struct NtsKeStats {
   std::atomic<uint64_t> handshakes_ok{0};
   std::atomic<uint64_t> handshakes_failed{0};
@@ -133,7 +131,7 @@ class NtsKeServer {
 
   // The ports bound, in address order (port 0 in the config: the kernel's).
   const std::vector<uint16_t>& ports() const { return ports_; }
-  const NtsKeStats& stats() const { return stats_; }
+  const NtsKeStats& stats() const { return *stats_; }
   // The refusals since start, by reason, and the source refused most in
   // the latest report (the log's warning; empty before the first). Any
   // thread.
@@ -146,13 +144,13 @@ class NtsKeServer {
   // How often the log names the source refused most, at most.
   static constexpr absl::Duration kRefusalReportEvery = absl::Seconds(10);
 
-  absl::Status AddMetrics(prometheus::Registry& registry);
-  void UpdateMetrics();  // control thread, with every exporter update
-  void Report();         // the final log line
+  // The zeitgeber_nts_ke_* families, read when Prometheus scrapes. The
+  // collectable shares the counters, so it may outlive this server.
+  std::shared_ptr<prometheus::Collectable> ScrapeCollectable() const;
+  void Report();  // the final log line
 
  private:
   struct Conn;
-  struct Series;
   explicit NtsKeServer(const NtsKeConfig& config, NtsKeystoreSource keystore);
   absl::Status Listen();
   void Loop();
@@ -196,12 +194,9 @@ class NtsKeServer {
   absl::Time next_deadline_ = absl::InfiniteFuture();      // earliest, or later
   absl::Time accept_paused_until_ = absl::InfinitePast();  // past: accepting
   absl::Time last_pause_log_ = absl::InfinitePast();
-  NtsKeStats stats_;
+  // Shared with the metrics' collectable.
+  std::shared_ptr<NtsKeStats> stats_ = std::make_shared<NtsKeStats>();
   std::thread thread_;
-  struct SeriesDeleter {  // nts_ke_server_metrics.cc, where Series is
-    void operator()(Series* s) const;
-  };
-  std::unique_ptr<Series, SeriesDeleter> series_;  // control thread
 };
 
 }  // namespace zg::dataplane

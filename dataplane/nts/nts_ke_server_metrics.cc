@@ -1,165 +1,97 @@
 // SPDX-License-Identifier: Apache-2.0
 // The NTS-KE server's metrics (dataplane/nts/nts_ke_server.h): the
-// zeitgeber_nts_ke_* families, advanced on the control thread from the
-// counters the KE thread keeps, and the final log line.
+// zeitgeber_nts_ke_* families, read from the counters the KE thread keeps
+// when Prometheus scrapes, and the final log line.
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "dataplane/daemon/log.h"
+#include "dataplane/metrics/scrape_families.h"
 #include "dataplane/nts/nts_ke_server.h"
-#include "prometheus/counter.h"
-#include "prometheus/family.h"
-#include "prometheus/gauge.h"
-#include "prometheus/registry.h"
 
 namespace zg::dataplane {
 
-// The exported series and the totals they were last advanced to.
-struct NtsKeServer::Series {
-  prometheus::Counter* handshakes_ok = nullptr;
-  prometheus::Counter* handshakes_failed = nullptr;
-  prometheus::Gauge* active = nullptr;
-  prometheus::Counter* rejected_rate = nullptr;
-  prometheus::Counter* rejected_full = nullptr;
-  prometheus::Counter* cut = nullptr;
-  prometheus::Gauge* sources = nullptr;
-  prometheus::Counter* timeouts_handshake = nullptr;
-  prometheus::Counter* timeouts_request = nullptr;
-  prometheus::Counter* record_errors[core::kNtsKeErrorCodeCount] = {};
-  prometheus::Counter* responses_cookies = nullptr;
-  prometheus::Counter* responses_no_common = nullptr;
-  prometheus::Counter* responses_error = nullptr;
-  prometheus::Counter* cookies = nullptr;
-  std::vector<double> last = std::vector<double>(32, 0.0);
-};
+namespace {
 
-void NtsKeServer::SeriesDeleter::operator()(Series* s) const { delete s; }
-
-absl::Status NtsKeServer::AddMetrics(prometheus::Registry& registry) {
-  series_.reset(new Series);
-  Series& s = *series_;
-  auto& hs = prometheus::BuildCounter()
-                 .Name("zeitgeber_nts_ke_handshakes_total")
-                 .Help("NTS-KE TLS handshakes finished, by result")
-                 .Register(registry);
-  s.handshakes_ok = &hs.Add({{"result", "ok"}});
-  s.handshakes_failed = &hs.Add({{"result", "failed"}});
-  s.active = &prometheus::BuildGauge()
-                  .Name("zeitgeber_nts_ke_connections_active")
-                  .Help("NTS-KE connections open")
-                  .Register(registry)
-                  .Add({});
-  auto& rejected =
-      prometheus::BuildCounter()
-          .Name("zeitgeber_nts_ke_connections_rejected_total")
-          .Help(
-              "NTS-KE connections closed at accept, by reason: rate_limited "
-              "(the source's --nts_ke_ratelimit bucket), full (every "
-              "--nts_ke_max_connections slot taken, none to reclaim fairly)")
-          .Register(registry);
-  s.rejected_rate = &rejected.Add(
-      {{"reason", core::NtsKeRefusalName(core::NtsKeRefusal::kRateLimited)}});
-  s.rejected_full = &rejected.Add(
-      {{"reason", core::NtsKeRefusalName(core::NtsKeRefusal::kFull)}});
-  s.cut = &prometheus::BuildCounter()
-               .Name("zeitgeber_nts_ke_connections_cut_total")
-               .Help(
-                   "NTS-KE connections closed, idle, to let another source "
-                   "in when every slot was taken (the source holding the "
-                   "most gives one up)")
-               .Register(registry)
-               .Add({});
-  s.sources = &prometheus::BuildGauge()
-                   .Name("zeitgeber_nts_ke_sources")
-                   .Help(
-                       "NTS-KE sources (IPv4 addresses, IPv6 /64s) with a "
-                       "rate-limit record")
-                   .Register(registry)
-                   .Add({});
-  auto& to = prometheus::BuildCounter()
-                 .Name("zeitgeber_nts_ke_timeouts_total")
-                 .Help("NTS-KE connections cut off at a timeout, by phase")
-                 .Register(registry);
-  s.timeouts_handshake = &to.Add({{"phase", "handshake"}});
-  s.timeouts_request = &to.Add({{"phase", "request"}});
-  auto& re = prometheus::BuildCounter()
-                 .Name("zeitgeber_nts_ke_records_errors_total")
-                 .Help("NTS-KE Error records sent, by error code")
-                 .Register(registry);
-  for (size_t i = 0; i < core::kNtsKeErrorCodeCount; ++i) {
-    s.record_errors[i] = &re.Add(
-        {{"code",
-          core::NtsKeErrorCodeName(static_cast<core::NtsKeErrorCode>(i))}});
-  }
-  auto& rs = prometheus::BuildCounter()
-                 .Name("zeitgeber_nts_ke_responses_total")
-                 .Help("NTS-KE responses sent, by kind")
-                 .Register(registry);
-  s.responses_cookies = &rs.Add({{"result", "cookies"}});
-  s.responses_no_common = &rs.Add({{"result", "no_common"}});
-  s.responses_error = &rs.Add({{"result", "error"}});
-  s.cookies = &prometheus::BuildCounter()
-                   .Name("zeitgeber_nts_ke_cookies_issued_total")
-                   .Help("NTS cookies issued in NTS-KE responses")
-                   .Register(registry)
-                   .Add({});
-  UpdateMetrics();
-  return absl::OkStatus();
+double Load(const std::atomic<uint64_t>& v) {
+  return static_cast<double>(v.load(std::memory_order_relaxed));
 }
 
-void NtsKeServer::UpdateMetrics() {
-  if (series_ == nullptr) return;
-  Series& s = *series_;
-  uint64_t errors = 0;
-  for (const auto& e : stats_.record_errors) errors += e.load();
-  const std::pair<prometheus::Counter*, uint64_t> counters[] = {
-      {s.handshakes_ok, stats_.handshakes_ok.load()},
-      {s.handshakes_failed, stats_.handshakes_failed.load()},
-      {s.rejected_rate, stats_
-                            .connections_rejected[static_cast<size_t>(
-                                core::NtsKeRefusal::kRateLimited)]
-                            .load()},
-      {s.rejected_full,
-       stats_
-           .connections_rejected[static_cast<size_t>(core::NtsKeRefusal::kFull)]
-           .load()},
-      {s.cut, stats_.connections_cut.load()},
-      {s.timeouts_handshake, stats_.timeouts_handshake.load()},
-      {s.timeouts_request, stats_.timeouts_request.load()},
-      {s.record_errors[0], stats_.record_errors[0].load()},
-      {s.record_errors[1], stats_.record_errors[1].load()},
-      {s.record_errors[2], stats_.record_errors[2].load()},
-      {s.responses_cookies, stats_.responses_cookies.load()},
-      {s.responses_no_common, stats_.responses_no_common.load()},
-      {s.responses_error, errors},
-      {s.cookies, stats_.cookies_issued.load()},
-  };
-  for (size_t i = 0; i < std::size(counters); ++i) {
-    const double v = static_cast<double>(counters[i].second);
-    if (v > s.last[i]) counters[i].first->Increment(v - s.last[i]);
-    s.last[i] = v;
+void CollectNtsKe(const NtsKeStats& st, ScrapeFamilies& f) {
+  const char* hs = "zeitgeber_nts_ke_handshakes_total";
+  const char* hs_help = "NTS-KE TLS handshakes finished, by result";
+  f.Counter(hs, hs_help, {{"result", "ok"}}, Load(st.handshakes_ok));
+  f.Counter(hs, hs_help, {{"result", "failed"}}, Load(st.handshakes_failed));
+  f.Gauge("zeitgeber_nts_ke_connections_active", "NTS-KE connections open", {},
+          Load(st.connections_active));
+  for (core::NtsKeRefusal r :
+       {core::NtsKeRefusal::kRateLimited, core::NtsKeRefusal::kFull}) {
+    f.Counter("zeitgeber_nts_ke_connections_rejected_total",
+              "NTS-KE connections closed at accept, by reason: rate_limited "
+              "(the source's --nts_ke_ratelimit bucket), full (every "
+              "--nts_ke_max_connections slot taken, none to reclaim fairly)",
+              {{"reason", core::NtsKeRefusalName(r)}},
+              Load(st.connections_rejected[static_cast<size_t>(r)]));
   }
-  s.active->Set(static_cast<double>(stats_.connections_active.load()));
-  s.sources->Set(static_cast<double>(stats_.sources.load()));
+  f.Counter("zeitgeber_nts_ke_connections_cut_total",
+            "NTS-KE connections closed, idle, to let another source in when "
+            "every slot was taken (the source holding the most gives one up)",
+            {}, Load(st.connections_cut));
+  f.Gauge("zeitgeber_nts_ke_sources",
+          "NTS-KE sources (IPv4 addresses, IPv6 /64s) with a rate-limit "
+          "record",
+          {}, Load(st.sources));
+  const char* to = "zeitgeber_nts_ke_timeouts_total";
+  const char* to_help = "NTS-KE connections cut off at a timeout, by phase";
+  f.Counter(to, to_help, {{"phase", "handshake"}}, Load(st.timeouts_handshake));
+  f.Counter(to, to_help, {{"phase", "request"}}, Load(st.timeouts_request));
+  double errors = 0;
+  for (size_t i = 0; i < core::kNtsKeErrorCodeCount; ++i) {
+    errors += Load(st.record_errors[i]);
+    f.Counter("zeitgeber_nts_ke_records_errors_total",
+              "NTS-KE Error records sent, by error code",
+              {{"code", core::NtsKeErrorCodeName(
+                            static_cast<core::NtsKeErrorCode>(i))}},
+              Load(st.record_errors[i]));
+  }
+  const char* rs = "zeitgeber_nts_ke_responses_total";
+  const char* rs_help = "NTS-KE responses sent, by kind";
+  f.Counter(rs, rs_help, {{"result", "cookies"}}, Load(st.responses_cookies));
+  f.Counter(rs, rs_help, {{"result", "no_common"}},
+            Load(st.responses_no_common));
+  f.Counter(rs, rs_help, {{"result", "error"}}, errors);
+  f.Counter("zeitgeber_nts_ke_cookies_issued_total",
+            "NTS cookies issued in NTS-KE responses", {},
+            Load(st.cookies_issued));
+}
+
+}  // namespace
+
+std::shared_ptr<prometheus::Collectable> NtsKeServer::ScrapeCollectable()
+    const {
+  return std::make_shared<FamiliesCollectable>(
+      [stats = std::shared_ptr<const NtsKeStats>(stats_)](ScrapeFamilies& f) {
+        CollectNtsKe(*stats, f);
+      });
 }
 
 void NtsKeServer::Report() {
   LogInfo(absl::StrCat(
-      "NTS-KE: handshakes ok=", stats_.handshakes_ok.load(),
-      " failed=", stats_.handshakes_failed.load(), " rejected rate_limited=",
+      "NTS-KE: handshakes ok=", stats_->handshakes_ok.load(),
+      " failed=", stats_->handshakes_failed.load(), " rejected rate_limited=",
       stats_
-          .connections_rejected[static_cast<size_t>(
+          ->connections_rejected[static_cast<size_t>(
               core::NtsKeRefusal::kRateLimited)]
           .load(),
       " full=",
       stats_
-          .connections_rejected[static_cast<size_t>(core::NtsKeRefusal::kFull)]
+          ->connections_rejected[static_cast<size_t>(core::NtsKeRefusal::kFull)]
           .load(),
-      " cut=", stats_.connections_cut.load(),
-      " timeouts handshake=", stats_.timeouts_handshake.load(),
-      " request=", stats_.timeouts_request.load(),
-      " cookies=", stats_.cookies_issued.load()));
+      " cut=", stats_->connections_cut.load(),
+      " timeouts handshake=", stats_->timeouts_handshake.load(),
+      " request=", stats_->timeouts_request.load(),
+      " cookies=", stats_->cookies_issued.load()));
 }
 
 }  // namespace zg::dataplane

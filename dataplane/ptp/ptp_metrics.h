@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Prometheus metrics of zeitgeberd's PTP grandmaster, added to the daemon's
-// registry (MetricsExporter::registry()) and refreshed by the control thread
-// with every exporter update. All prefixed zeitgeber_ptp_:
+// Prometheus metrics of zeitgeberd's PTP grandmaster: a
+// prometheus::Collectable that reads the workers' PtpWorkerStats and the
+// port runtime's published state when Prometheus scrapes (on the
+// exporter's thread, relaxed loads and SeqLock reads only: no worker and
+// no control thread waits), so a scrape equals the counters at that
+// instant. All prefixed zeitgeber_ptp_:
 //
 //   port_state {state}                 1 for the current state, else 0
 //   port_state_changes_total
@@ -30,28 +33,19 @@
 // Per-reason drops of received PTP messages are in the daemon's
 // zeitgeber_frames_dropped_total{reason="ptp_..."}.
 //
-//   PtpMetrics m(&runtime, stats_pointers);
-//   ZG_RETURN_IF_ERROR(m.Add(registry));
-//   m.Update();   // control thread
+//   exporter.AddCollectable(
+//       std::make_shared<PtpMetrics>(&runtime, stats_pointers));
 #ifndef ZG_DATAPLANE_PTP_PTP_METRICS_H_
 #define ZG_DATAPLANE_PTP_PTP_METRICS_H_
 
-#include <array>
-#include <map>
-#include <string>
+#include <cstdint>
 #include <vector>
 
-#include "absl/status/status.h"
 #include "core/ptp/ptp_unicast_service.h"
+#include "dataplane/metrics/scrape_families.h"
 #include "dataplane/ptp/ptp_port.h"
 #include "dataplane/ptp/ptp_worker.h"
-#include "prometheus/histogram.h"
-
-namespace prometheus {
-class Registry;
-class Counter;
-class Gauge;
-}  // namespace prometheus
+#include "prometheus/collectable.h"
 
 namespace zg::dataplane {
 
@@ -67,58 +61,32 @@ inline constexpr core::PtpMessageType kPtpSentMessageTypes[] = {
     core::PtpMessageType::kManagement,
 };
 
-class PtpMetrics {
+class PtpMetrics final : public prometheus::Collectable {
  public:
-  // `runtime` and the stats must outlive this object.
+  // `runtime` and the stats must outlive this object's last Collect().
   PtpMetrics(const PtpPortRuntime* runtime,
              std::vector<const PtpWorkerStats*> workers)
       : runtime_(runtime), workers_(std::move(workers)) {}
 
-  absl::Status Add(prometheus::Registry& registry);
-  // Control thread.
-  void Update();
+  // Any thread.
+  std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
-  void AddAdmission(prometheus::Registry& registry);
-  // A Prometheus counter advanced to a running total.
-  struct Total {
-    prometheus::Counter* counter = nullptr;
-    double last = 0;
-    void Set(double v);
-  };
+  // The sum over the workers of `field(stats)`.
+  template <typename F>
+  double Sum(F field) const {
+    uint64_t n = 0;
+    for (const PtpWorkerStats* w : workers_) n += field(*w);
+    return static_cast<double>(n);
+  }
+  void CollectPort(ScrapeFamilies& f) const;
+  void CollectMessages(ScrapeFamilies& f) const;
+  void CollectUnicast(ScrapeFamilies& f) const;
+  void CollectStamps(ScrapeFamilies& f) const;
+  void CollectSchedule(ScrapeFamilies& f) const;
 
   const PtpPortRuntime* runtime_;
   std::vector<const PtpWorkerStats*> workers_;
-  std::map<core::PtpPortState, prometheus::Gauge*> state_;
-  Total state_changes_;
-  prometheus::Gauge* foreign_masters_ = nullptr;
-  prometheus::Gauge* clock_class_ = nullptr;
-  prometheus::Gauge* clock_accuracy_ = nullptr;
-  std::vector<Total> verdicts_;
-  Total ring_overflows_;
-  std::map<size_t, Total> sent_;  // by message type nibble
-  prometheus::Gauge* subscribers_ = nullptr;
-  std::vector<Total> grants_, renewals_, cancels_, expiries_, denials_;
-  std::vector<Total> reductions_;  // by PtpGrantReduction, from kInterval
-  Total cancels_wrong_source_;
-  prometheus::Gauge* committed_rate_ = nullptr;
-  prometheus::Gauge* tx_budget_ = nullptr;
-  Total follow_up_overflows_;
-  Total mbuf_failures_;
-  std::vector<Total> tx_stamps_, rx_stamps_;  // by PtpTx/RxStampResult
-  Total syncs_deferred_, follow_ups_unbuilt_, pdelay_resp_unsent_;
-  // Per core::PtpTimerKind (Announce, Sync).
-  std::vector<Total> originate_unbuilt_, unicast_skipped_;
-  // zeitgeber_ptp_unicast_lateness_seconds, per kind, advanced by what the
-  // workers' bucket counts and sums grew since the last Update.
-  struct Lateness {
-    prometheus::Histogram* histogram = nullptr;
-    std::array<uint64_t, core::kPtpLatenessBuckets> last{};
-    uint64_t last_sum_ns = 0;
-  };
-  std::array<Lateness, core::kPtpTimerKinds> lateness_;
-  void AddSchedule(prometheus::Registry& registry);
-  void UpdateSchedule();
 };
 
 }  // namespace zg::dataplane

@@ -237,16 +237,12 @@ void PtpPlugin::ControlStep(const ControlTick& tick) {
   PollSubscriberQuery(tick.tsc, tick.tsc_hz);
 }
 
-absl::Status PtpPlugin::AddMetrics(prometheus::Registry& registry) {
-  if (runtime_ == nullptr) return absl::OkStatus();
+std::vector<std::shared_ptr<prometheus::Collectable>>
+PtpPlugin::ScrapeCollectables() {
+  if (runtime_ == nullptr) return {};
   std::vector<const PtpWorkerStats*> stats;
   for (const auto& s : stats_) stats.push_back(s.get());
-  metrics_ = std::make_unique<PtpMetrics>(runtime_.get(), std::move(stats));
-  return metrics_->Add(registry);
-}
-
-void PtpPlugin::UpdateMetrics() {
-  if (metrics_ != nullptr) metrics_->Update();
+  return {std::make_shared<PtpMetrics>(runtime_.get(), std::move(stats))};
 }
 
 void PtpPlugin::Observe(const PipelineObservation& o) {

@@ -49,8 +49,9 @@ class PtpPlugin final : public ProtocolPlugin {
   absl::Status AddHandlers(const WorkerSetup& setup,
                            Pipeline& pipeline) override;
   void ControlStep(const ControlTick& tick) override;
-  absl::Status AddMetrics(prometheus::Registry& registry) override;
-  void UpdateMetrics() override;
+  // The zeitgeber_ptp_* families (ptp_metrics.h); none with --ptp=false.
+  std::vector<std::shared_ptr<prometheus::Collectable>> ScrapeCollectables()
+      override;
   // status->ptp (port state, the announced dataset, messages and grants;
   // ptp_status.cc) and the port's alarms: ptp_port_state_changed,
   // ptp_tx_budget_saturated (grants over 90% of --ptp_tx_budget).
@@ -118,7 +119,6 @@ class PtpPlugin final : public ProtocolPlugin {
   void PollSubscriberQuery(uint64_t tsc, double tsc_hz);
   // The port's part of the operator status (ptp_status.cc).
   void FillStatus(servo::PtpStatus& status) const;
-  std::unique_ptr<PtpMetrics> metrics_;
   std::optional<core::ClockReader> clock_;
   uint64_t observed_state_changes_ = 0;  // Observe(): at the last call
   bool started_ = false;

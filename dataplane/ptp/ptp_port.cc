@@ -56,6 +56,8 @@ void PtpPortRuntime::Start(const core::ClockModel& model, uint64_t tsc) {
 }
 
 void PtpPortRuntime::Publish(const core::PtpGrandmasterView& gm) {
+  published_state_changes_.Set(machine_.state_changes());
+  published_foreign_masters_.Set(machine_.foreign_masters());
   if (snapshot_.generation != 0 && gm == snapshot_.gm &&
       machine_.state() == snapshot_.state) {
     return;
@@ -72,7 +74,7 @@ void PtpPortRuntime::Step(const core::ClockModel& model, uint64_t tsc) {
     while (ring->TryPop(&e)) {
       const core::PtpAnnounceVerdict v =
           machine_.OnAnnounce(e.header, e.announce, e.rx_mono_ns);
-      ++verdicts_[static_cast<size_t>(v)];
+      verdicts_[static_cast<size_t>(v)].Add(1);
     }
   }
   const core::PtpGrandmasterView gm = core::MakePtpGrandmasterView(

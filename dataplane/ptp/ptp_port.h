@@ -110,12 +110,21 @@ class PtpPortRuntime {
   size_t foreign_masters() const { return machine_.foreign_masters(); }
   uint64_t state_changes() const { return machine_.state_changes(); }
   // Announce verdicts (core::PtpAnnounceVerdict) and ring overflows.
-  const std::array<uint64_t,
-                   static_cast<size_t>(core::PtpAnnounceVerdict::kCount)>&
-  announce_verdicts() const {
-    return verdicts_;
-  }
+  using Verdicts =
+      std::array<SingleWriterCounter,
+                 static_cast<size_t>(core::PtpAnnounceVerdict::kCount)>;
+  const Verdicts& announce_verdicts() const { return verdicts_; }
   uint64_t ring_overflows() const;
+
+  // ---- Any thread (metrics scrapes): the state changes and foreign
+  // masters as of the last Start/Step; the verdicts and ring overflows
+  // above; the state and announced quality through published().
+  uint64_t published_state_changes() const {
+    return published_state_changes_.Load();
+  }
+  uint64_t published_foreign_masters() const {
+    return published_foreign_masters_.Load();
+  }
   const core::PtpPortConfig& config() const { return config_; }
   const core::PtpPortIdentity& port() const { return port_; }
 
@@ -132,8 +141,10 @@ class PtpPortRuntime {
   std::unique_ptr<SingleWriterCounter[]> overflows_;
   core::SeqLock<PtpPortSnapshot> published_;
   PtpPortSnapshot snapshot_;  // control thread's copy of what it published
-  std::array<uint64_t, static_cast<size_t>(core::PtpAnnounceVerdict::kCount)>
-      verdicts_{};
+  // Written by: control thread. Read by: any thread.
+  Verdicts verdicts_;
+  SingleWriterCounter published_state_changes_;
+  SingleWriterCounter published_foreign_masters_;
 };
 
 }  // namespace zg::dataplane

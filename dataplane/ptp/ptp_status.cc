@@ -120,7 +120,7 @@ void PtpPlugin::FillStatus(servo::PtpStatus& p) const {
   for (size_t i = 0; i < rt.announce_verdicts().size(); ++i) {
     p.announces_received.push_back(
         {core::PtpAnnounceVerdictName(static_cast<core::PtpAnnounceVerdict>(i)),
-         rt.announce_verdicts()[i]});
+         rt.announce_verdicts()[i].Load()});
   }
   auto sum = [&](auto field) {
     uint64_t n = 0;

@@ -88,7 +88,7 @@ absl::StatusOr<PtpDropBases> RegisterPtpDropReasons(CounterNames& names);
 bool PtpSchedulesSyncs(const WorkerSetup& setup);
 
 // Counters of one worker's PTP. Written by: that worker. Read by: the
-// control thread (metrics).
+// control thread (status, alarms) and metrics scrapes (ptp_metrics.h).
 struct PtpWorkerStats {
   std::array<SingleWriterCounter, core::kPtpMessageTypeCount> sent;
   SingleWriterCounter announces_forwarded;

@@ -399,9 +399,9 @@ struct PipelineObservation {
 // one Pipeline per worker. zeitgeberd passes the real one; tests pass theirs.
 // The optional hooks give a pipeline a control-plane side (PTP's BMCA):
 // Configure right after flag parsing (an error exits with kExitConfig),
-// ControlStep every --publish_interval on the control thread, AddMetrics
-// once the exporter runs (then UpdateMetrics and Observe with every
-// exporter update),
+// ControlStep every --publish_interval on the control thread,
+// ScrapeCollectables once the exporter runs (then Observe every
+// --stats_interval),
 // Reload on SIGHUP, Report then Shutdown at the end.
 class PipelineFactory {
  public:
@@ -412,17 +412,14 @@ class PipelineFactory {
   virtual absl::Status RegisterNames(CounterNames& names) = 0;
   virtual absl::StatusOr<Pipeline> Create(const WorkerSetup& setup) = 0;
   virtual void ControlStep(const ControlTick& /*tick*/) {}
-  virtual absl::Status AddMetrics(prometheus::Registry& /*registry*/) {
-    return absl::OkStatus();
-  }
-  virtual void UpdateMetrics() {}
-  // Families read when Prometheus scrapes (counters that must equal the
-  // wire); the exporter serves them from AddMetrics on.
+  // The pipeline's metric families, read when Prometheus scrapes (so a
+  // scrape equals the counters at that instant); called once, after every
+  // worker's pipeline exists.
   virtual std::vector<std::shared_ptr<prometheus::Collectable>>
   ScrapeCollectables() {
     return {};
   }
-  // Control thread, every --stats_interval (after UpdateMetrics).
+  // Control thread, every --stats_interval.
   virtual void Observe(const PipelineObservation& /*observation*/) {}
   // Control thread: gathers the `top` busiest PTP unicast subscribers from
   // the workers' tables; `done` runs on the control thread, now or at a

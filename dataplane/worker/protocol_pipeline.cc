@@ -97,35 +97,17 @@ void ProtocolPipelineFactory::ControlStep(const ControlTick& tick) {
   for (ProtocolPlugin* plugin : options_.plugins) plugin->ControlStep(tick);
 }
 
-absl::Status ProtocolPipelineFactory::AddMetrics(
-    prometheus::Registry& registry) {
-  if (options_.ntp_auth != nullptr) {
-    ZG_RETURN_IF_ERROR(options_.ntp_auth->AddMetrics(registry));
-  }
-  if (options_.nts != nullptr) {
-    ZG_RETURN_IF_ERROR(options_.nts->AddMetrics(registry));
-  }
-  if (options_.ntp_interleave != nullptr) {
-    ZG_RETURN_IF_ERROR(options_.ntp_interleave->AddMetrics(registry));
-  }
-  for (ProtocolPlugin* plugin : options_.plugins) {
-    ZG_RETURN_IF_ERROR(plugin->AddMetrics(registry));
-  }
-  return absl::OkStatus();
-}
-
-void ProtocolPipelineFactory::UpdateMetrics() {
-  if (options_.ntp_auth != nullptr) options_.ntp_auth->UpdateMetrics();
-  if (options_.nts != nullptr) options_.nts->UpdateMetrics();
-  if (options_.ntp_interleave != nullptr) {
-    options_.ntp_interleave->UpdateMetrics();
-  }
-  for (ProtocolPlugin* plugin : options_.plugins) plugin->UpdateMetrics();
-}
-
 std::vector<std::shared_ptr<prometheus::Collectable>>
 ProtocolPipelineFactory::ScrapeCollectables() {
   std::vector<std::shared_ptr<prometheus::Collectable>> out;
+  if (options_.ntp_auth != nullptr) {
+    out.push_back(options_.ntp_auth->ScrapeCollectable());
+  }
+  if (options_.nts != nullptr) out.push_back(options_.nts->ScrapeCollectable());
+  if (options_.ntp_interleave != nullptr &&
+      options_.ntp_interleave->enabled()) {
+    out.push_back(options_.ntp_interleave->ScrapeCollectable());
+  }
   for (ProtocolPlugin* plugin : options_.plugins) {
     for (auto& c : plugin->ScrapeCollectables()) out.push_back(std::move(c));
   }

@@ -52,10 +52,6 @@ class ProtocolPlugin {
     return absl::OkStatus();
   }
   virtual void ControlStep(const ControlTick& /*tick*/) {}
-  virtual absl::Status AddMetrics(prometheus::Registry& /*registry*/) {
-    return absl::OkStatus();
-  }
-  virtual void UpdateMetrics() {}
   virtual std::vector<std::shared_ptr<prometheus::Collectable>>
   ScrapeCollectables() {
     return {};
@@ -103,8 +99,6 @@ class ProtocolPipelineFactory final : public PipelineFactory {
   absl::StatusOr<Pipeline> Create(const WorkerSetup& setup) override;
   absl::Status Configure(const DaemonConfig& config) override;
   void ControlStep(const ControlTick& tick) override;
-  absl::Status AddMetrics(prometheus::Registry& registry) override;
-  void UpdateMetrics() override;
   std::vector<std::shared_ptr<prometheus::Collectable>> ScrapeCollectables()
       override;
   void Observe(const PipelineObservation& observation) override;

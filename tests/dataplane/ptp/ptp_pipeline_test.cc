@@ -7,7 +7,11 @@
 // The control side (BMCA) is driven by calling ControlStep as the daemon's
 // control loop does; the enterprise profile's fastest Announce (2^-3 s) keeps
 // receipt timeouts short (3 x 125 ms).
+#include <cmath>
+#include <map>
+
 #include "dataplane/daemon/flags.h"
+#include "prometheus/collectable.h"
 #include "tests/dataplane/ptp/ptp_pipeline_fixture.h"
 
 namespace zg::dataplane::ptp_test {
@@ -45,6 +49,72 @@ TEST_F(PtpPipelineTest, MulticastAnnounceSyncFollowUp) {
             core::PtpClockIdentity::FromMac(server_mac_.b));
   EXPECT_TRUE(announces[0]->msg.header.flags.Has(core::PtpFlag::kPtpTimescale));
   EXPECT_EQ(announces[0]->msg.header.log_message_interval, -3);
+}
+
+// What one scrape of the PTP families reads: value by "name{label=value}"
+// (one label at most, as these families have), histograms by their count.
+std::map<std::string, double> Scrape(const prometheus::Collectable& c) {
+  std::map<std::string, double> out;
+  for (const prometheus::MetricFamily& f : c.Collect()) {
+    for (const prometheus::ClientMetric& m : f.metric) {
+      std::string key = f.name;
+      for (const auto& l : m.label) key += "{" + l.name + "=" + l.value + "}";
+      switch (f.type) {
+        case prometheus::MetricType::Counter:
+          out[key] = m.counter.value;
+          break;
+        case prometheus::MetricType::Gauge:
+          out[key] = m.gauge.value;
+          break;
+        case prometheus::MetricType::Histogram:
+          out[key] = static_cast<double>(m.histogram.sample_count);
+          EXPECT_TRUE(std::isinf(m.histogram.bucket.back().upper_bound));
+          EXPECT_EQ(m.histogram.bucket.back().cumulative_count,
+                    m.histogram.sample_count);
+          break;
+        default:
+          ADD_FAILURE() << f.name;
+      }
+    }
+  }
+  return out;
+}
+
+// The PTP families are read when Prometheus scrapes, nothing copies them on
+// a timer (there is no update call to make): a scrape right after the
+// worker sent equals what went out on the port, and a Delay_Resp shows at
+// the very next scrape.
+TEST_F(PtpPipelineTest, ScrapesReadWhatTheWorkersSentAtThatInstant) {
+  Start("ptpscrape");
+  const auto collectables = factory_.ScrapeCollectables();
+  ASSERT_EQ(collectables.size(), 1u);
+  const prometheus::Collectable& ptp = *collectables[0];
+  const std::map<std::string, double> before = Scrape(ptp);
+  EXPECT_EQ(before.at("zeitgeber_ptp_port_state{state=MASTER}"), 1);
+  EXPECT_EQ(before.at("zeitgeber_ptp_port_state{state=LISTENING}"), 0);
+  EXPECT_EQ(before.at("zeitgeber_ptp_clock_quality{field=clock_class}"), 6);
+  EXPECT_GE(before.at("zeitgeber_ptp_port_state_changes_total"), 1);
+  const std::vector<Sent> sent = Run(50);
+  const std::map<std::string, double> after = Scrape(ptp);
+  for (const auto& [type, name] :
+       {std::pair{PtpMessageType::kSync, "SYNC"},
+        std::pair{PtpMessageType::kFollowUp, "FOLLOW_UP"},
+        std::pair{PtpMessageType::kAnnounce, "ANNOUNCE"}}) {
+    const std::string key =
+        std::string("zeitgeber_ptp_messages_sent_total{type=") + name + "}";
+    EXPECT_EQ(after.at(key) - before.at(key),
+              static_cast<double>(OfType(sent, type).size()))
+        << key;
+    EXPECT_GE(OfType(sent, type).size(), 1u) << key;
+  }
+  InjectPtp(ClientMessage(core::PtpDelayReq{}), /*multicast=*/true,
+            core::kPtpEventPort);
+  worker_->PollOnce();
+  ASSERT_EQ(OfType(Collect(), PtpMessageType::kDelayResp).size(), 1u);
+  const std::string resp = "zeitgeber_ptp_messages_sent_total{type=DELAY_RESP}";
+  EXPECT_EQ(Scrape(ptp).at(resp), after.at(resp) + 1);
+  EXPECT_EQ(Scrape(ptp).at("zeitgeber_ptp_rx_stamps_total{result=software}"),
+            after.at("zeitgeber_ptp_rx_stamps_total{result=software}") + 1);
 }
 
 // The port's schedules count seconds at the TSC rate the control plane

@@ -18,7 +18,7 @@
 #include "dataplane/ntp/ntp_interleave.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "prometheus/registry.h"
+#include "prometheus/collectable.h"
 
 namespace zg::dataplane {
 namespace ntp_test {
@@ -56,10 +56,17 @@ TEST(NtpInterleaveFactoryTest, OneRoundedTablePerWorkerOrNone) {
     ASSERT_NE(*x, nullptr);
     EXPECT_EQ((*x)->table().slots(), 1024u);
   }
-  prometheus::Registry registry;
-  ASSERT_TRUE(f.AddMetrics(registry).ok());
   std::vector<std::string> names;
-  for (const auto& family : registry.Collect()) names.push_back(family.name);
+  for (const auto& family : f.ScrapeCollectable()->Collect()) {
+    names.push_back(family.name);
+    if (family.name == "zeitgeber_ntp_interleave_slots") {
+      ASSERT_EQ(family.metric.size(), 1u);
+      EXPECT_EQ(family.metric[0].gauge.value, 1024);
+    }
+    if (family.name == "zeitgeber_ntp_interleave_evictions_total") {
+      EXPECT_EQ(family.metric.size(), 2u);  // one per worker
+    }
+  }
   EXPECT_THAT(names, ::testing::IsSupersetOf(
                          {"zeitgeber_ntp_interleave_requests_total",
                           "zeitgeber_ntp_interleave_evictions_total",
@@ -68,6 +75,7 @@ TEST(NtpInterleaveFactoryTest, OneRoundedTablePerWorkerOrNone) {
 
   NtpInterleaveFactory off;
   off.SetConfig({.enabled = false});
+  EXPECT_EQ(off.ScrapeCollectable(), nullptr);
   absl::StatusOr<std::unique_ptr<NtpWorkerInterleave>> none = off.Create(setup);
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(*none, nullptr);
