@@ -68,7 +68,9 @@ class NtpAuthE2eTest : public ::testing::Test {
     rig_ = std::move(*rig);
     ZeitgeberdOptions options;
     options.nice = -20;
-    options.extra_flags = {"--ntp_keys=" + server_keys_};
+    // The auth families are read at scrape time: with nothing refreshed on
+    // a timer for an hour, the reply counts below must still show.
+    options.extra_flags = {"--ntp_keys=" + server_keys_, "--stats_interval=1h"};
     absl::StatusOr<std::unique_ptr<Zeitgeberd>> zg =
         Zeitgeberd::Start(*rig_, config_, options);
     ASSERT_TRUE(zg.ok()) << zg.status();
@@ -229,6 +231,10 @@ TEST_F(NtpAuthE2eTest, ChronydAndNtpdigAuthenticateAndAWrongKeyIsRefused) {
     absl::SleepFor(absl::Milliseconds(100));
   }
   ASSERT_TRUE(absl::StrContains(zg_->Log(), "ntp keys: 2 from")) << zg_->Log();
+  EXPECT_TRUE(testutil::PollUntil(testutil::DeadlineIn(absl::Seconds(5)), [&] {
+    return MetricSum(zg_->ScrapeMetrics().value_or(""),
+                     "zeitgeber_ntp_auth_keys") == 2;
+  })) << zg_->ScrapeMetrics().value_or("");
   r = Chronyd({"keyfile " + wrong_keys, Server(rig_->server_ip(), 1)}, 8);
   EXPECT_TRUE(Measured(r)) << r.stdout_text << r.stderr_text;
   // And ntpdig, still on the old secret, is refused now: its request's MAC

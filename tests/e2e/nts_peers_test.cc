@@ -132,6 +132,9 @@ class NtsZeitgeberdTest : public NtsPeersTest {
     options.extra_flags = NtsServerFlags(
         pki_, *key,
         {rig_->server_ip() + ":4460", "[" + rig_->server_ip6() + "]:4460"});
+    // The NTS families are read at scrape time: with nothing refreshed on
+    // a timer for an hour, the NAK and reply counts below must still show.
+    options.extra_flags.push_back("--stats_interval=1h");
     absl::StatusOr<std::unique_ptr<Zeitgeberd>> zg =
         Zeitgeberd::Start(*rig_, config_, options);
     ASSERT_TRUE(zg.ok()) << zg.status();

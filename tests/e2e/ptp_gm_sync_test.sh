@@ -148,7 +148,10 @@ zg_ptp_rig_floor "$ZG_RIG_HOST_IF" "$WORK" "ptp_gm_$MODE" ||
 zg_ptp_bound || fail "rig floor over its limit"
 zg_phase "floor known"
 
-zg_ptp_start_gm "$WORK/zg.log" "$ZG_RIG_HOST_IF" "$ADDRS" "${GM_ARGS[@]}"
+# --stats_interval=1h: the zeitgeber_ptp_* families checked below are read
+# when scraped, not refreshed on a timer.
+zg_ptp_start_gm "$WORK/zg.log" "$ZG_RIG_HOST_IF" "$ADDRS" "${GM_ARGS[@]}" \
+  --stats_interval=1h
 zg_wait_log "$WORK/zg.log" "zeitgeberd running" 30 || fail "zeitgeberd did not start"
 GM_MAC=$(cat "/sys/class/net/$ZG_RIG_HOST_IF/address")
 GM_ID=$(echo "$GM_MAC" | awk -F: '{printf "%s%s%s.fffe.%s%s%s", $1,$2,$3,$4,$5,$6}')

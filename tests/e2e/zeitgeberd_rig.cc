@@ -122,7 +122,6 @@ absl::StatusOr<std::unique_ptr<Zeitgeberd>> Zeitgeberd::Start(
                         absl::StrCat("--port=", port),
                         absl::StrCat("--address=", config.server_cidr),
                         std::string("--metrics_address=127.0.0.1:0"),
-                        std::string("--stats_interval=100ms"),
                         // The host's clock is the reference whether or not an
                         // NTP client disciplines it (doc/deployment.md).
                         std::string("--require_system_clock_sync=false")}) {
@@ -137,6 +136,14 @@ absl::StatusOr<std::unique_ptr<Zeitgeberd>> Zeitgeberd::Start(
     // the frame arrives, so a frame waiting out a sleep keeps its stamp;
     // the other modes stamp at rx_burst and keep busy polling.
     argv.push_back(std::string("--idle_sleep=") + kE2eIdleSleep);
+  }
+  // A test that proves a family is read at scrape time sets a long
+  // --stats_interval of its own.
+  if (std::none_of(options.extra_flags.begin(), options.extra_flags.end(),
+                   [](const std::string& f) {
+                     return absl::StartsWith(f, "--stats_interval=");
+                   })) {
+    argv.push_back("--stats_interval=100ms");
   }
   const bool own_socket =
       std::none_of(options.extra_flags.begin(), options.extra_flags.end(),
