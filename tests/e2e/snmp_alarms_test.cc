@@ -15,13 +15,20 @@
 //   profile: holdover then holdover_out_of_spec are raised in the audit
 //   log, the metrics and the SNMP notifications in the same order with the
 //   same instants.
+// WorkerStalledAndResumed: the test hook (--test_stall_file) stalls the
+//   one worker: past --worker_stall_limit, worker_stalled for worker 0 is
+//   raised in the audit log, the metrics, zgctl alarms and as a trap, and
+//   cleared once the worker resumes (1 s of hysteresis here), with the same
+//   instants everywhere.
 //
-// Suite e2e: needs root (gpsfake starts gpsd). About 25 s in all.
+// Suite e2e: needs root (gpsfake starts gpsd). About 30 s in all.
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +63,7 @@ const std::string kGnss = absl::StrCat(kZg, ".1.3.1.");
 const std::string kPort = absl::StrCat(kZg, ".1.4.1.");
 const std::string kAlarmCol = absl::StrCat(kZg, ".1.6.1.");
 const std::string kAlarmName = kAlarmCol + "3";
+const std::string kAlarmResource = kAlarmCol + "4";
 const std::string kAlarmTime = kAlarmCol + "7";
 const std::string kResend = absl::StrCat(kZg, ".1.8.1.0");
 const std::string kSendTest = absl::StrCat(kZg, ".1.8.2.0");
@@ -350,6 +358,75 @@ TEST_F(SnmpAlarmsTest, HoldoverSequenceAgrees) {
   }
   std::printf("holdover %s, out of spec %s: audit, metrics and SNMP agree\n",
               audited[0].second.c_str(), audited[1].second.c_str());
+}
+
+TEST_F(SnmpAlarmsTest, WorkerStalledAndResumed) {
+  const char* zgctl = std::getenv("ZG_ZGCTL");
+  ASSERT_NE(zgctl, nullptr) << "run through meson test";
+  const std::string stall = dir_->File("stall");
+  const std::string socket = dir_->File("zeitgeberd.sock");
+  StartZeitgeberd({"--source=sim:lab,uncertainty=1us",
+                   "--worker_stall_limit=300ms", "--test_stall_file=" + stall,
+                   "--control_socket=" + socket,
+                   "--alarm_hysteresis=worker_stalled=0s/1s",
+                   "--snmp_heartbeat_interval=0"});
+  const std::map<std::string, std::string> worker0 = {
+      {"alarm", "worker_stalled"}, {"resource", "0"}};
+  EXPECT_EQ(MetricSum(Scrape(), "zeitgeber_alarm_active", worker0), 0);
+
+  std::ofstream(stall) << "0\n";
+  const absl::Time stalled = absl::Now();
+  std::optional<Trap> raised =
+      WaitTrap(0, Alarm(kAlarmRaised, "worker_stalled"), absl::Seconds(10));
+  ASSERT_TRUE(raised) << snmp_->Log() << zg_->Stderr();
+  const double raise_s = absl::ToDoubleSeconds(absl::Now() - stalled);
+  EXPECT_EQ(raised->Column(kAlarmResource), "0");
+  EXPECT_TRUE(testutil::PollUntil(testutil::DeadlineIn(absl::Seconds(5)), [&] {
+    return MetricSum(Scrape(), "zeitgeber_alarm_active", worker0) == 1;
+  })) << Scrape();
+  absl::StatusOr<testutil::CommandResult> listed = testutil::RunCommand(
+      {zgctl, "--socket=" + socket, "--json", "alarms"}, absl::Seconds(10));
+  ASSERT_TRUE(listed.ok() && listed->ok())
+      << (listed.ok() ? listed->Describe() : listed.status().ToString());
+  const nlohmann::json alarms =
+      nlohmann::json::parse(listed->stdout_text, nullptr, false);
+  ASSERT_TRUE(alarms.is_object()) << listed->stdout_text;
+  bool listed_stalled = false;
+  for (const nlohmann::json& a : alarms["alarms"]) {
+    listed_stalled |= a["name"] == "worker_stalled" && a["instance"] == "0" &&
+                      a["active"] == true && a["severity"] == "critical";
+  }
+  EXPECT_TRUE(listed_stalled) << listed->stdout_text;
+
+  std::remove(stall.c_str());
+  const absl::Time resumed = absl::Now();
+  std::optional<Trap> cleared =
+      WaitTrap(0, Alarm(kAlarmCleared, "worker_stalled"), absl::Seconds(10));
+  ASSERT_TRUE(cleared) << snmp_->Log() << zg_->Stderr();
+  std::printf(
+      "worker_stalled trap %.2f s after the stall (limit 0.3 s), clear %.2f "
+      "s after the worker resumed\n",
+      raise_s, absl::ToDoubleSeconds(absl::Now() - resumed));
+  EXPECT_TRUE(testutil::PollUntil(testutil::DeadlineIn(absl::Seconds(5)), [&] {
+    return MetricSum(Scrape(), "zeitgeber_alarm_active", worker0) == 0;
+  })) << Scrape();
+  const testutil::CommandResult done = zg_->Stop(absl::Seconds(20));
+  EXPECT_EQ(done.exit_code, 0) << done.stderr_text;
+
+  // The audit log: the raise then the clear, at the traps' instants.
+  std::vector<std::pair<std::string, std::string>> audited;
+  std::ifstream in(audit_);
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json v = nlohmann::json::parse(line);
+    if (v["values"].is_object() && v["values"]["alarm"] == "worker_stalled") {
+      EXPECT_EQ(v["source"], "0") << line;
+      audited.emplace_back(v["event"], v["utc"]);
+    }
+  }
+  const std::vector<std::pair<std::string, std::string>> trapped = {
+      {"alarm_raised", raised->Column(kAlarmTime)},
+      {"alarm_cleared", cleared->Column(kAlarmTime)}};
+  EXPECT_EQ(audited, trapped);
 }
 
 }  // namespace
