@@ -155,6 +155,24 @@ class SnmpAlarmsTest : public ::testing::Test {
     };
   }
 
+  // The audit log's alarm_raised and alarm_cleared records, in order.
+  struct AuditedAlarm {
+    std::string event, alarm, resource, utc;
+  };
+  std::vector<AuditedAlarm> AuditedAlarms() const {
+    std::vector<AuditedAlarm> out;
+    std::ifstream in(audit_);
+    for (std::string line; std::getline(in, line);) {
+      const nlohmann::json v = nlohmann::json::parse(line);
+      if (v["event"] != "alarm_raised" && v["event"] != "alarm_cleared") {
+        continue;
+      }
+      out.push_back({v["event"], v["values"]["alarm"],
+                     v.value("source", std::string()), v["utc"]});
+    }
+    return out;
+  }
+
   std::string Scrape() {
     auto r = testutil::RunCommand(
         {"curl", "-sf", "--max-time", "5",
@@ -323,13 +341,10 @@ TEST_F(SnmpAlarmsTest, HoldoverSequenceAgrees) {
 
   // The audit log's raises of the two, in order, with their UTC instants.
   std::vector<std::pair<std::string, std::string>> audited;
-  std::ifstream in(audit_);
-  for (std::string line; std::getline(in, line);) {
-    const nlohmann::json v = nlohmann::json::parse(line);
-    if (v["event"] != "alarm_raised") continue;
-    const std::string name = v["values"]["alarm"];
-    if (name == "holdover" || name == "holdover_out_of_spec") {
-      audited.emplace_back(name, v["utc"]);
+  for (const AuditedAlarm& a : AuditedAlarms()) {
+    if (a.event == "alarm_raised" &&
+        (a.alarm == "holdover" || a.alarm == "holdover_out_of_spec")) {
+      audited.emplace_back(a.alarm, a.utc);
     }
   }
   ASSERT_EQ(audited.size(), 2u);
@@ -415,13 +430,10 @@ TEST_F(SnmpAlarmsTest, WorkerStalledAndResumed) {
 
   // The audit log: the raise then the clear, at the traps' instants.
   std::vector<std::pair<std::string, std::string>> audited;
-  std::ifstream in(audit_);
-  for (std::string line; std::getline(in, line);) {
-    const nlohmann::json v = nlohmann::json::parse(line);
-    if (v["values"].is_object() && v["values"]["alarm"] == "worker_stalled") {
-      EXPECT_EQ(v["source"], "0") << line;
-      audited.emplace_back(v["event"], v["utc"]);
-    }
+  for (const AuditedAlarm& a : AuditedAlarms()) {
+    if (a.alarm != "worker_stalled") continue;
+    EXPECT_EQ(a.resource, "0");
+    audited.emplace_back(a.event, a.utc);
   }
   const std::vector<std::pair<std::string, std::string>> trapped = {
       {"alarm_raised", raised->Column(kAlarmTime)},
