@@ -2,17 +2,24 @@
 # SPDX-License-Identifier: Apache-2.0
 # Makes a man page: the markdown page from doc/man/ with its @FLAGS@ line
 # replaced by the program's flags (`PROGRAM -- --help --help_format=markdown`,
-# captured by meson), through pandoc. Run by doc/meson.build.
-#   scripts/man-page.py PANDOC PAGE.md FLAGS.md OUT VERSION
+# captured by meson), through pandoc. Run by doc/meson.build. With
+# --verbatim, FLAGS is plain text (zgctl --help) and goes in as a literal
+# block.
+#   scripts/man-page.py [--verbatim] PANDOC PAGE.md FLAGS.md OUT VERSION
 import subprocess
 import sys
 
 
-def main(pandoc, page, flags, out, version):
+def main(pandoc, page, flags, out, version, verbatim=False):
     with open(page, encoding="utf-8") as f:
         text = f.read()
     with open(flags, encoding="utf-8") as f:
         options = f.read()
+    if verbatim:
+        if not options.strip():
+            sys.exit(f"{flags}: the program printed no usage")
+        options = "".join("    " + line if line.strip() else "\n"
+                          for line in options.splitlines(keepends=True))
     if text.count("@FLAGS@\n") != 1:
         sys.exit(f"{page}: expected one @FLAGS@ line")
     text = text.replace("@FLAGS@\n", options)
@@ -23,6 +30,11 @@ def main(pandoc, page, flags, out, version):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 6:
-        sys.exit("usage: man-page.py PANDOC PAGE.md FLAGS.md OUT VERSION")
-    main(*sys.argv[1:])
+    args = sys.argv[1:]
+    verbatim = args[:1] == ["--verbatim"]
+    if verbatim:
+        args = args[1:]
+    if len(args) != 5:
+        sys.exit("usage: man-page.py [--verbatim] PANDOC PAGE.md FLAGS.md OUT "
+                 "VERSION")
+    main(*args, verbatim=verbatim)

@@ -35,7 +35,8 @@ for f in "$prefix/sbin/zeitgeberd" "$prefix/bin/zg-loadgen" \
 done
 # The man pages, where this build makes them (-Dman, pandoc).
 if [ -f "$BUILD/doc/zeitgeberd.8" ]; then
-  for f in "$prefix/share/man/man8/zeitgeberd.8" "$prefix/share/man/man1/zg-loadgen.1"; do
+  for f in "$prefix/share/man/man8/zeitgeberd.8" "$prefix/share/man/man1/zg-loadgen.1" \
+           "$prefix/share/man/man1/zgctl.1"; do
     [ -e "$DEST$f" ] || fail "not installed: $f"
   done
 fi

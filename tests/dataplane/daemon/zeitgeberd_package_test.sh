@@ -61,10 +61,14 @@ grep -q "^zeitgeberd $(dpkg-deb -f "$deb" Version | sed 's/-.*//')" <<<"$out" ||
   fail "/usr/sbin/zeitgeberd --version does not name the package's version: $out"
 echo "ok: /usr/sbin/zeitgeberd --version: $(head -1 <<<"$out")"
 /usr/bin/zg-loadgen --version >/dev/null 2>&1 || fail "/usr/bin/zg-loadgen --version"
-for page in /usr/share/man/man8/zeitgeberd.8.gz /usr/share/man/man1/zg-loadgen.1.gz; do
+for page in /usr/share/man/man8/zeitgeberd.8.gz /usr/share/man/man1/zg-loadgen.1.gz \
+            /usr/share/man/man1/zgctl.1.gz; do
   [ -f "$page" ] || fail "no man page $page"
 done
-echo "ok: man pages zeitgeberd(8), zg-loadgen(1)"
+# zgctl(1) carries zgctl's own usage: its commands are there.
+zcat /usr/share/man/man1/zgctl.1.gz | grep -q "source add SPEC" ||
+  fail "zgctl(1) lacks zgctl --help's commands"
+echo "ok: man pages zeitgeberd(8), zg-loadgen(1), zgctl(1)"
 
 # An upgrade keeps the operator's edit of a conffile.
 echo "--address=198.51.100.7/24  # local edit" >>/etc/zeitgeber/zeitgeberd.flags
