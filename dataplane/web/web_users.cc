@@ -7,8 +7,9 @@
 #include <openssl/crypto.h>
 
 #include <cstring>
-#include <optional>
+#include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -43,15 +44,80 @@ absl::string_view SchemeGuess(absl::string_view hash) {
   return "plain text or crypt(3) DES";
 }
 
-// The m= of "$argon2id$v=19$m=65536,t=3,p=4$salt$hash".
-std::optional<uint32_t> Argon2MemoryKib(absl::string_view hash) {
-  for (absl::string_view part : absl::StrSplit(hash, absl::ByAnyChar("$,"))) {
-    uint32_t m = 0;
-    if (absl::ConsumePrefix(&part, "m=") && absl::SimpleAtoi(part, &m)) {
-      return m;
+// The parameters of "$argon2id$v=19$m=65536,t=3,p=4$salt$hash" (the
+// version field is optional, as in libargon2's encoding).
+struct Argon2Params {
+  uint32_t m = 0, t = 0, p = 0;
+};
+absl::StatusOr<Argon2Params> Argon2ParamsOf(absl::string_view hash) {
+  const std::vector<absl::string_view> fields = absl::StrSplit(hash, '$');
+  size_t at = 2;  // "", "argon2id", then [v=19], m=...,t=...,p=...
+  if (at < fields.size() && absl::StartsWith(fields[at], "v=")) ++at;
+  if (at >= fields.size()) {
+    return absl::InvalidArgumentError("an argon2 hash without m=,t=,p=");
+  }
+  Argon2Params out;
+  bool m = false, t = false, p = false;
+  for (absl::string_view kv : absl::StrSplit(fields[at], ',')) {
+    uint32_t v = 0;
+    const absl::string_view name = kv.substr(0, 2);
+    if (kv.size() < 3 || !absl::SimpleAtoi(kv.substr(2), &v)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("an argon2 parameter that is not NAME=NUMBER: ", kv));
+    }
+    if (name == "m=") {
+      out.m = v, m = true;
+    } else if (name == "t=") {
+      out.t = v, t = true;
+    } else if (name == "p=") {
+      out.p = v, p = true;
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("an argon2 parameter other than m, t, p: ", kv));
     }
   }
-  return std::nullopt;
+  if (!m || !t || !p) {
+    return absl::InvalidArgumentError("an argon2 hash without m=,t=,p=");
+  }
+  return out;
+}
+
+absl::Status CheckArgon2(absl::string_view hash) {
+  ZG_ASSIGN_OR_RETURN(const Argon2Params a, Argon2ParamsOf(hash));
+  if (a.m > kMaxArgon2MemoryKib) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("argon2 memory m=", a.m, " KiB is over the ",
+                     kMaxArgon2MemoryKib, " KiB this server allows"));
+  }
+  if (a.t == 0 || a.t > kMaxArgon2Passes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("argon2 passes t=", a.t, " are outside the 1..",
+                     kMaxArgon2Passes, " this server allows"));
+  }
+  if (a.p == 0 || a.p > kMaxArgon2Lanes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("argon2 lanes p=", a.p, " are outside the 1..",
+                     kMaxArgon2Lanes, " this server allows"));
+  }
+  return absl::OkStatus();
+}
+
+// "$2y$NN$" + 53 characters of salt and hash, NN the cost.
+absl::Status CheckBcrypt(absl::string_view hash) {
+  if (hash.size() != 60 || hash[6] != '$') {
+    return absl::InvalidArgumentError("a bcrypt hash is 60 characters");
+  }
+  int cost = 0;
+  if (!absl::ascii_isdigit(hash[4]) || !absl::ascii_isdigit(hash[5]) ||
+      !absl::SimpleAtoi(hash.substr(4, 2), &cost) || cost < 4) {
+    return absl::InvalidArgumentError("a bcrypt hash without its cost");
+  }
+  if (cost > kMaxBcryptCost) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bcrypt cost ", cost, " is over the ", kMaxBcryptCost,
+        " this server allows (htpasswd -B -C ", kMaxBcryptCost, ")"));
+  }
+  return absl::OkStatus();
 }
 
 // A bcrypt hash (cost 10, htpasswd's default) of a random password,
@@ -64,23 +130,11 @@ constexpr char kDecoyHash[] =
 absl::Status CheckPasswordHash(absl::string_view hash) {
   switch (SchemeOf(hash)) {
     case Scheme::kBcrypt:
-      // $2y$NN$ + 53 characters of salt and hash.
-      if (hash.size() != 60) {
-        return absl::InvalidArgumentError("a bcrypt hash is 60 characters");
-      }
-      return absl::OkStatus();
+      return CheckBcrypt(hash);
     case Scheme::kArgon2i:
     case Scheme::kArgon2d:
-    case Scheme::kArgon2id: {
-      std::optional<uint32_t> m = Argon2MemoryKib(hash);
-      if (!m) return absl::InvalidArgumentError("an argon2 hash without m=");
-      if (*m > kMaxArgon2MemoryKib) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("argon2 memory m=", *m, " KiB is over the ",
-                         kMaxArgon2MemoryKib, " KiB this server allows"));
-      }
-      return absl::OkStatus();
-    }
+    case Scheme::kArgon2id:
+      return CheckArgon2(hash);
     case Scheme::kNone:
       break;
   }

@@ -29,12 +29,20 @@
 
 namespace zg::dataplane {
 
-// The largest argon2 memory parameter accepted (KiB): RFC 9106's second
-// recommended setting.
+// What one login may cost at most. Logins are checked one at a time (see
+// WebUsers), so a hash that takes minutes would lock every operator out:
+// such hashes are refused at load, with the parameter and its limit.
+// argon2: memory (KiB; RFC 9106's second recommended setting), passes,
+// lanes (libargon2 runs a thread per lane). bcrypt: the cost, log2 of the
+// rounds (14: about a second; htpasswd -B makes 5).
 inline constexpr uint32_t kMaxArgon2MemoryKib = 64 * 1024;
+inline constexpr uint32_t kMaxArgon2Passes = 10;
+inline constexpr uint32_t kMaxArgon2Lanes = 16;
+inline constexpr int kMaxBcryptCost = 14;
 
-// Whether `hash` is a bcrypt or argon2 hash this build can verify (and
-// within kMaxArgon2MemoryKib); the error names the scheme found.
+// Whether `hash` is a bcrypt or argon2 hash this build can verify, with its
+// parameters within the limits above; the error names the scheme found or
+// the parameter over its limit.
 absl::Status CheckPasswordHash(absl::string_view hash);
 // Verifies `password` against a hash that passed CheckPasswordHash.
 bool VerifyPasswordHash(const std::string& hash, absl::string_view password);

@@ -78,6 +78,37 @@ TEST(WebUsers, MalformedFilesAreRefused) {
               HasSubstr("KiB"));
 }
 
+// Logins are checked one at a time: a hash that would take minutes is
+// refused at load, naming the parameter and the limit; those at the limit
+// load.
+TEST(WebUsers, HashesCostlierThanTheLimitsAreRefused) {
+  const std::string salt_hash = "$c2FsdHNhbHQxNmJ5dGVz$AAAA";
+  auto refusal = [](const std::string& line) {
+    const absl::StatusOr<WebUsers> u = WebUsers::Parse(line, "f");
+    return u.ok() ? std::string("accepted") : std::string(u.status().message());
+  };
+  const std::string bcrypt = std::string(kBcrypt).substr(4);  // "$2y$05$..."
+  EXPECT_THAT(refusal("a:" + bcrypt.substr(0, 4) + "15" + bcrypt.substr(6)),
+              HasSubstr("bcrypt cost 15 is over the 14"));
+  EXPECT_EQ(refusal("a:" + bcrypt.substr(0, 4) + "14" + bcrypt.substr(6)),
+            "accepted");
+  EXPECT_THAT(refusal("a:" + bcrypt.substr(0, 4) + "x5" + bcrypt.substr(6)),
+              HasSubstr("without its cost"));
+  EXPECT_THAT(refusal("a:$argon2id$v=19$m=4096,t=11,p=1" + salt_hash),
+              HasSubstr("passes t=11"));
+  EXPECT_THAT(refusal("a:$argon2id$v=19$m=4096,t=0,p=1" + salt_hash),
+              HasSubstr("passes t=0"));
+  EXPECT_THAT(refusal("a:$argon2i$v=19$m=4096,t=1,p=17" + salt_hash),
+              HasSubstr("lanes p=17"));
+  EXPECT_THAT(refusal("a:$argon2d$v=19$m=4096,t=1" + salt_hash),
+              HasSubstr("without m=,t=,p="));
+  EXPECT_THAT(refusal("a:$argon2id$v=19$m=4096,t=1,p=1,x=2" + salt_hash),
+              HasSubstr("other than m, t, p"));
+  EXPECT_EQ(refusal("a:$argon2id$v=19$m=65536,t=10,p=16" + salt_hash),
+            "accepted");
+  EXPECT_EQ(refusal("a:$argon2id$m=4096,t=2,p=1" + salt_hash), "accepted");
+}
+
 TEST(WebUsers, TheFileMustBeOwnerOnly) {
   absl::StatusOr<testutil::TempDir> dir = testutil::TempDir::Create("users");
   ASSERT_TRUE(dir.ok());
