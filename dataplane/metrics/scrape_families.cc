@@ -6,18 +6,16 @@
 #include <limits>
 
 namespace zg::dataplane {
-namespace {
 
-// Labels in name order, as prometheus-cpp's registry prints them.
-std::vector<prometheus::ClientMetric::Label> Sorted(
-    const ScrapeFamilies::Labels& labels) {
+// In name order, as prometheus-cpp's registry prints them.
+std::vector<prometheus::ClientMetric::Label> ScrapeFamilies::SampleLabels(
+    const Labels& labels) const {
   std::vector<prometheus::ClientMetric::Label> out;
+  for (const auto& [k, v] : common_) out.push_back({k, v});
   for (const auto& [k, v] : labels) out.push_back({k, v});
   std::sort(out.begin(), out.end());
   return out;
 }
-
-}  // namespace
 
 prometheus::MetricFamily& ScrapeFamilies::Family(const std::string& name,
                                                  const std::string& help,
@@ -41,7 +39,7 @@ void ScrapeFamilies::Declare(const std::string& name, const std::string& help,
 void ScrapeFamilies::Counter(const std::string& name, const std::string& help,
                              const Labels& labels, double value) {
   prometheus::ClientMetric m;
-  m.label = Sorted(labels);
+  m.label = SampleLabels(labels);
   m.counter.value = value;
   Family(name, help, prometheus::MetricType::Counter)
       .metric.push_back(std::move(m));
@@ -50,7 +48,7 @@ void ScrapeFamilies::Counter(const std::string& name, const std::string& help,
 void ScrapeFamilies::Gauge(const std::string& name, const std::string& help,
                            const Labels& labels, double value) {
   prometheus::ClientMetric m;
-  m.label = Sorted(labels);
+  m.label = SampleLabels(labels);
   m.gauge.value = value;
   Family(name, help, prometheus::MetricType::Gauge)
       .metric.push_back(std::move(m));
@@ -62,7 +60,7 @@ void ScrapeFamilies::Histogram(const std::string& name, const std::string& help,
                                const std::vector<uint64_t>& counts,
                                double sum) {
   prometheus::ClientMetric m;
-  m.label = Sorted(labels);
+  m.label = SampleLabels(labels);
   uint64_t cumulative = 0;
   for (size_t i = 0; i < counts.size(); ++i) {
     cumulative += counts[i];

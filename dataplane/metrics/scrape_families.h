@@ -45,6 +45,9 @@ class ScrapeFamilies {
   void Histogram(const std::string& name, const std::string& help,
                  const Labels& labels, const std::vector<double>& upper_bounds,
                  const std::vector<uint64_t>& counts, double sum);
+  // Labels every later sample gets besides its own (a collector of several
+  // ports: {{"port", "eth0"}} before each port's samples).
+  void SetCommonLabels(Labels labels) { common_ = std::move(labels); }
   // Declares a family with no samples yet (so it is listed with its help).
   void Declare(const std::string& name, const std::string& help,
                prometheus::MetricType type);
@@ -54,8 +57,12 @@ class ScrapeFamilies {
   prometheus::MetricFamily& Family(const std::string& name,
                                    const std::string& help,
                                    prometheus::MetricType type);
+  // The labels of a sample: its own and the common ones, in name order.
+  std::vector<prometheus::ClientMetric::Label> SampleLabels(
+      const Labels& labels) const;
   std::vector<prometheus::MetricFamily> families_;
   std::map<std::string, size_t> index_;
+  Labels common_;
 };
 
 // A Collectable whose families `fill` writes at each scrape (on the

@@ -4,7 +4,8 @@
 // port runtime's published state when Prometheus scrapes (on the
 // exporter's thread, relaxed loads and SeqLock reads only: no worker and
 // no control thread waits), so a scrape equals the counters at that
-// instant. All prefixed zeitgeber_ptp_:
+// instant. Every series carries the label port (the --port's name: one PTP
+// port per served port). All prefixed zeitgeber_ptp_:
 //
 //   port_state {state}                 1 for the current state, else 0
 //   port_state_changes_total
@@ -33,12 +34,13 @@
 // Per-reason drops of received PTP messages are in the daemon's
 // zeitgeber_frames_dropped_total{reason="ptp_..."}.
 //
-//   exporter.AddCollectable(
-//       std::make_shared<PtpMetrics>(&runtime, stats_pointers));
+//   exporter.AddCollectable(std::make_shared<PtpMetrics>(
+//       std::vector<PtpMetrics::Port>{{"eth0", &runtime, stats_pointers}}));
 #ifndef ZG_DATAPLANE_PTP_PTP_METRICS_H_
 #define ZG_DATAPLANE_PTP_PTP_METRICS_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/ptp/ptp_unicast_service.h"
@@ -63,30 +65,33 @@ inline constexpr core::PtpMessageType kPtpSentMessageTypes[] = {
 
 class PtpMetrics final : public prometheus::Collectable {
  public:
-  // `runtime` and the stats must outlive this object's last Collect().
-  PtpMetrics(const PtpPortRuntime* runtime,
-             std::vector<const PtpWorkerStats*> workers)
-      : runtime_(runtime), workers_(std::move(workers)) {}
+  // One PTP port: its runtime and its workers' counters, which must
+  // outlive this object's last Collect().
+  struct Port {
+    std::string interface;  // the label port
+    const PtpPortRuntime* runtime = nullptr;
+    std::vector<const PtpWorkerStats*> workers;
+  };
+  explicit PtpMetrics(std::vector<Port> ports) : ports_(std::move(ports)) {}
 
   // Any thread.
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
-  // The sum over the workers of `field(stats)`.
+  // The sum over the port's workers of `field(stats)`.
   template <typename F>
-  double Sum(F field) const {
+  static double Sum(const Port& p, F field) {
     uint64_t n = 0;
-    for (const PtpWorkerStats* w : workers_) n += field(*w);
+    for (const PtpWorkerStats* w : p.workers) n += field(*w);
     return static_cast<double>(n);
   }
-  void CollectPort(ScrapeFamilies& f) const;
-  void CollectMessages(ScrapeFamilies& f) const;
-  void CollectUnicast(ScrapeFamilies& f) const;
-  void CollectStamps(ScrapeFamilies& f) const;
-  void CollectSchedule(ScrapeFamilies& f) const;
+  void CollectPort(const Port& p, ScrapeFamilies& f) const;
+  void CollectMessages(const Port& p, ScrapeFamilies& f) const;
+  void CollectUnicast(const Port& p, ScrapeFamilies& f) const;
+  void CollectStamps(const Port& p, ScrapeFamilies& f) const;
+  void CollectSchedule(const Port& p, ScrapeFamilies& f) const;
 
-  const PtpPortRuntime* runtime_;
-  std::vector<const PtpWorkerStats*> workers_;
+  std::vector<Port> ports_;
 };
 
 }  // namespace zg::dataplane

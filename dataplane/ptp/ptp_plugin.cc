@@ -18,10 +18,14 @@
 #include "dataplane/daemon/flags.h"
 #include "dataplane/daemon/log.h"
 #include "dataplane/port/eal.h"
+#include "dataplane/ptp/ptp_port_mux.h"
 #include "dataplane/worker/frame_classifier.h"
 #include "dataplane/worker/worker.h"
 
 namespace zg::dataplane {
+
+std::string PtpPortName(size_t index) { return absl::StrCat("ptp", index); }
+
 namespace {
 
 // Originated PTP frames (Announce, Sync, Follow_Up) come from a small pool
@@ -130,31 +134,40 @@ absl::Status PtpPlugin::RegisterNames(CounterNames& names) {
   return absl::OkStatus();
 }
 
+PtpPlugin::Port& PtpPlugin::PortFor(uint16_t port_id,
+                                    const std::string& interface,
+                                    const core::PtpClockIdentity& clock,
+                                    unsigned workers, double tsc_hz) {
+  for (auto& p : ports_) {
+    if (p->port_id == port_id) return *p;
+  }
+  auto p = std::make_unique<Port>();
+  p->name = PtpPortName(ports_.size());
+  p->interface = interface.empty() ? absl::StrCat("port", port_id) : interface;
+  p->port_id = port_id;
+  const core::PtpPortIdentity identity{
+      clock, static_cast<uint16_t>(ports_.size() + 1)};
+  p->runtime =
+      std::make_unique<PtpPortRuntime>(config_.port, identity, workers, tsc_hz);
+  ports_.push_back(std::move(p));
+  return *ports_.back();
+}
+
 absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
                                     Pipeline& pipeline) {
   if (!config_.enabled) return absl::OkStatus();
-  ZG_ASSIGN_OR_RETURN(PortAddressTable ports, BuildPortAddresses(setup));
-  if (ports.empty()) {
+  ZG_ASSIGN_OR_RETURN(PortAddressTable addresses, BuildPortAddresses(setup));
+  if (addresses.empty() || setup.ports.empty()) {
     return absl::InvalidArgumentError("PTP: the worker has no port");
   }
-  if (ports.size() > 1) {
-    // One PTP port per interface (port numbers under one clock identity)
-    // is not built yet: a worker's PTP state sends on one port only.
-    return absl::UnimplementedError(absl::StrCat(
-        "PTP on ", ports.size(),
-        " ports in one zeitgeberd is not supported yet: give one --port, "
-        "or serve PTP from a zeitgeberd of its own"));
-  }
-  const core::LocalAddresses& local = ports.front().second;
   const unsigned workers = std::max(1u, setup.workers);
-  const core::PtpPortIdentity identity{
-      core::PtpClockIdentity::FromMac(local.mac().b), 1};
-  if (runtime_ == nullptr) {
-    runtime_ = std::make_unique<PtpPortRuntime>(
-        config_.port, identity, workers,
-        setup.tsc_hz > 0 ? setup.tsc_hz
-                         : static_cast<double>(rte_get_tsc_hz()));
-  }
+  const double tsc_hz =
+      setup.tsc_hz > 0 ? setup.tsc_hz : static_cast<double>(rte_get_tsc_hz());
+  // One clock identity for every port: the first port's MAC's.
+  const core::PtpClockIdentity clock =
+      ports_.empty()
+          ? core::PtpClockIdentity::FromMac(addresses.front().second.mac().b)
+          : ports_.front()->runtime->port().clock_identity;
   if (acl_ == nullptr) {  // always (an empty list costs nothing): a
                           // reload may add rules
     auto acl = std::make_unique<ReloadableAccessList>(AccessProtocol::kPtp);
@@ -169,6 +182,7 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
   static std::atomic<unsigned> pools{0};
   const std::string pool_name =
       absl::StrCat("zg_ptp_", setup.worker_index, "_", pools++);
+  // One pool for the worker's ports: only this worker allocates from it.
   rte_mempool* pool = rte_pktmbuf_pool_create(
       pool_name.c_str(), kPtpPoolMbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
       static_cast<int>(rte_lcore_to_socket_id(setup.lcore_id)));
@@ -177,13 +191,49 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
         "cannot create the PTP mbuf pool ", pool_name, " (", kPtpPoolMbufs,
         " mbufs): ", rte_strerror(rte_errno), "; give the EAL more memory"));
   }
+  std::vector<std::shared_ptr<PtpWorker>> by_port;
+  for (const WorkerPort& wp : setup.ports) {
+    const auto local =
+        std::find_if(addresses.begin(), addresses.end(),
+                     [&](const auto& a) { return a.first == wp.port_id; });
+    if (local == addresses.end()) continue;
+    Port& port = PortFor(wp.port_id, wp.name, clock, workers, tsc_hz);
+    ZG_ASSIGN_OR_RETURN(std::shared_ptr<PtpWorker> w,
+                        CreateWorker(setup, wp, local->second, port, pool));
+    by_port.push_back(std::move(w));
+  }
+  if (by_port.empty()) {
+    return absl::InvalidArgumentError(
+        "PTP: the worker's ports have no address");
+  }
+  for (core::FrameKind k :
+       {core::FrameKind::kPtpEvent, core::FrameKind::kPtpGeneral,
+        core::FrameKind::kPtpL2}) {
+    ZG_RETURN_IF_ERROR(pipeline.SetHandler(
+        k, by_port.size() == 1
+               ? by_port.front()->MakeHandler()
+               : MakePtpPortMuxHandler(
+                     by_port, static_cast<uint8_t>(
+                                  drops_.port +
+                                  static_cast<uint8_t>(
+                                      core::PtpPortDrop::kWrongTransport)))));
+  }
+  pipeline.SetSource(by_port.size() == 1 ? by_port.front()->MakeSource()
+                                         : MakePtpPortMuxSource(by_port));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<PtpWorker>> PtpPlugin::CreateWorker(
+    const WorkerSetup& setup, const WorkerPort& wp,
+    const core::LocalAddresses& local, Port& port, rte_mempool* pool) {
+  const unsigned workers = std::max(1u, setup.workers);
   PtpWorkerConfig c;
   c.port = config_.port;
   // Send-on-timestamp: Syncs go one-step with their exact launch time as
   // originTimestamp, no Follow_Up (ptp_tx_schedule.cc).
-  if (PtpSchedulesSyncs(setup)) c.port.two_step = false;
+  if (PtpSchedulesSyncs(wp)) c.port.two_step = false;
   c.admission = config_.admission;
-  c.identity = identity;
+  c.identity = port.runtime->port();
   c.local = local;
   c.worker_index = setup.worker_index;
   c.workers = workers;
@@ -191,79 +241,65 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
   c.seed = std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32);
   c.acl = acl_.get();
   c.admission_swap = admission_.get();
-  // PTP runs on the worker's first port.
-  const WorkerPort& wp = setup.ports.front();
   c.port_id = wp.port_id;
   c.stamps = wp.stamps;
   c.timesync_clock = wp.timesync_clock;
-  c.tx_latch = tx_latch_.get();
+  c.tx_latch = port.tx_latch.get();
   c.link_mbps = wp.link_mbps;
   c.steers_by_address = wp.steers_by_address;
-  exports_.push_back(std::make_unique<core::PtpSubscriberExport>());
-  c.subscriber_export = exports_.back().get();
+  port.exports.push_back(std::make_unique<core::PtpSubscriberExport>());
+  c.subscriber_export = port.exports.back().get();
   if (setup.worker_index == 0 && workers > 1 && !wp.steers_by_address &&
       config_.port.unicast_negotiation) {
     LogWarning(absl::StrCat(
-        "PTP: ", workers,
-        " workers on a port whose queues are not spread by "
+        "PTP: ", workers, " workers on port ", wp.name,
+        " whose queues are not spread by "
         "IP address only, so a client's Delay_Req (port 319) may reach "
         "another worker than its grant (port 320): Delay_Resp grants are "
         "NOT enforced. On AF_XDP hash on addresses only: ethtool -N IFACE "
         "rx-flow-hash udp4 sd; ethtool -N IFACE rx-flow-hash udp6 sd"));
   }
-  stats_.push_back(std::make_unique<PtpWorkerStats>());
-  ZG_ASSIGN_OR_RETURN(
-      std::shared_ptr<PtpWorker> w,
-      PtpWorker::Create(c, runtime_.get(), drops_, stats_.back().get()));
-  for (core::FrameKind k :
-       {core::FrameKind::kPtpEvent, core::FrameKind::kPtpGeneral,
-        core::FrameKind::kPtpL2}) {
-    ZG_RETURN_IF_ERROR(pipeline.SetHandler(k, w->MakeHandler()));
-  }
-  pipeline.SetSource(w->MakeSource());
-  return absl::OkStatus();
+  port.stats.push_back(std::make_unique<PtpWorkerStats>());
+  return PtpWorker::Create(c, port.runtime.get(), drops_,
+                           port.stats.back().get());
 }
 
 void PtpPlugin::ControlStep(const ControlTick& tick) {
-  if (runtime_ == nullptr || tick.tsc_clock == nullptr) return;
+  if (ports_.empty() || tick.tsc_clock == nullptr) return;
   if (!clock_.has_value()) clock_.emplace(tick.tsc_clock);
   const core::ClockModel& model = clock_->Refresh();
   if (!started_) {
-    runtime_->Start(model, tick.tsc);
+    for (auto& p : ports_) p->runtime->Start(model, tick.tsc);
     started_ = true;
     return;
   }
-  runtime_->Step(model, tick.tsc);
+  for (auto& p : ports_) p->runtime->Step(model, tick.tsc);
   PollSubscriberQuery(tick.tsc, tick.tsc_hz);
 }
 
 std::vector<std::shared_ptr<prometheus::Collectable>>
 PtpPlugin::ScrapeCollectables() {
-  if (runtime_ == nullptr) return {};
-  std::vector<const PtpWorkerStats*> stats;
-  for (const auto& s : stats_) stats.push_back(s.get());
-  return {std::make_shared<PtpMetrics>(runtime_.get(), std::move(stats))};
+  if (ports_.empty()) return {};
+  std::vector<PtpMetrics::Port> ports;
+  for (const auto& p : ports_) {
+    PtpMetrics::Port m{p->interface, p->runtime.get(), {}};
+    for (const auto& s : p->stats) m.workers.push_back(s.get());
+    ports.push_back(std::move(m));
+  }
+  return {std::make_shared<PtpMetrics>(std::move(ports))};
 }
 
 void PtpPlugin::Observe(const PipelineObservation& o) {
-  if (runtime_ == nullptr) return;
-  constexpr const char* kPort = kPtpPortName;
-  uint64_t committed = 0, budget = 0;
-  for (const auto& s : stats_) {
-    committed += s->committed_units.Load();
-    budget += s->budget_units.Load();
-  }
-  const core::PtpPortState state = runtime_->state();
+  if (ports_.empty()) return;
   if (o.status != nullptr) FillStatus(o.status->ptp);
   if (o.alarms == nullptr) return;
-  if (runtime_->state_changes() != observed_state_changes_) {
-    if (observed_state_changes_ != 0 || runtime_->state_changes() > 1) {
-      o.alarms->Notice(servo::AlarmId::kPtpPortStateChanged, kPort,
-                       absl::StrCat("PTP port ", kPort, " is now ",
-                                    core::PtpPortStateName(state)),
-                       o.mono_ns);
+  uint64_t committed = 0, budget = 0;
+  for (auto& p : ports_) {
+    ObservePort(*p, o);
+    for (const auto& s : p->stats) {
+      committed += s->committed_units.Load();
+      budget += s->budget_units.Load();
     }
-    observed_state_changes_ = runtime_->state_changes();
   }
   const bool saturated = budget > 0 && committed * 10 > budget * 9;
   o.alarms->Set(
@@ -276,25 +312,40 @@ void PtpPlugin::Observe(const PipelineObservation& o) {
       o.mono_ns);
 }
 
-void PtpPlugin::Report() {
-  if (runtime_ == nullptr) return;
-  std::string sent;
-  for (size_t t = 0; t < core::kPtpMessageTypeCount; ++t) {
-    uint64_t n = 0;
-    for (const auto& s : stats_) n += s->sent[t].Load();
-    if (n != 0) {
-      absl::StrAppend(
-          &sent, " ",
-          core::PtpMessageTypeName(static_cast<core::PtpMessageType>(t)), "=",
-          n);
-    }
+void PtpPlugin::ObservePort(Port& port, const PipelineObservation& o) {
+  const PtpPortRuntime& rt = *port.runtime;
+  if (rt.state_changes() == port.observed_state_changes) return;
+  if (port.observed_state_changes != 0 || rt.state_changes() > 1) {
+    o.alarms->Notice(
+        servo::AlarmId::kPtpPortStateChanged, port.name,
+        absl::StrCat("PTP port ", port.name, " (", port.interface, ") is now ",
+                     core::PtpPortStateName(rt.state())),
+        o.mono_ns);
   }
-  uint64_t subscribers = 0;
-  for (const auto& s : stats_) subscribers += s->unicast_subscribers.Load();
-  LogInfo(absl::StrCat(
-      "final PTP: state ", core::PtpPortStateName(runtime_->state()),
-      ", state changes ", runtime_->state_changes(), ", unicast subscribers ",
-      subscribers, ", sent:", sent.empty() ? " none" : sent));
+  port.observed_state_changes = rt.state_changes();
+}
+
+void PtpPlugin::Report() {
+  for (const auto& p : ports_) {
+    std::string sent;
+    for (size_t t = 0; t < core::kPtpMessageTypeCount; ++t) {
+      uint64_t n = 0;
+      for (const auto& s : p->stats) n += s->sent[t].Load();
+      if (n != 0) {
+        absl::StrAppend(
+            &sent, " ",
+            core::PtpMessageTypeName(static_cast<core::PtpMessageType>(t)), "=",
+            n);
+      }
+    }
+    uint64_t subscribers = 0;
+    for (const auto& s : p->stats) subscribers += s->unicast_subscribers.Load();
+    LogInfo(absl::StrCat(
+        "final PTP port ", p->name, " (", p->interface, "): state ",
+        core::PtpPortStateName(p->runtime->state()), ", state changes ",
+        p->runtime->state_changes(), ", unicast subscribers ", subscribers,
+        ", sent:", sent.empty() ? " none" : sent));
+  }
 }
 
 }  // namespace zg::dataplane

@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // zeitgeberd's PTP grandmaster as a ProtocolPlugin of the protocol pipeline
 // (dataplane/worker/protocol_pipeline.h): the --ptp_* flags
-// (dataplane/daemon/flags/ptp.h), one PtpWorker per worker as the handler of
-// kPtpEvent, kPtpGeneral and kPtpL2 frames and as the worker's FrameSource
-// (Announce, Sync, Follow_Up), the control side (BMCA and port state,
-// dataplane/ptp/ptp_port.h) on the control thread, and the zeitgeber_ptp_*
-// metrics (dataplane/ptp/ptp_metrics.h). With --ptp=false (the default) it adds
-// nothing.
+// (dataplane/daemon/flags/ptp.h), one PtpWorker per worker and port as the
+// handler of kPtpEvent, kPtpGeneral and kPtpL2 frames and as the worker's
+// FrameSource (Announce, Sync, Follow_Up), the control side (BMCA and port
+// state, dataplane/ptp/ptp_port.h) on the control thread, and the
+// zeitgeber_ptp_* metrics (dataplane/ptp/ptp_metrics.h). With --ptp=false
+// (the default) it adds nothing.
+//
+// Several --port: one PTP port per interface, as a boundary-clock-shaped
+// grandmaster has them. The ports share one clock identity (from the first
+// port's MAC) and are numbered 1, 2, ... in the order the workers list
+// them; each has its own BMCA state (a better master heard on one port
+// makes that port PASSIVE, not the others), its own multicast schedule,
+// unicast subscribers and TX latch. A worker serves queue i of every port
+// and hands each frame to the PtpWorker of the port it arrived on
+// (ptp_port_mux.h).
 //
 //   PtpPlugin ptp;
 //   ProtocolPipelineFactory factory({.plugins = {&ptp}});
@@ -32,8 +41,9 @@
 
 namespace zg::dataplane {
 
-// The one PTP port's name: its alarms' instance and its status row.
-inline constexpr char kPtpPortName[] = "ptp0";
+// PTP port i's name (ptp0, ptp1, ...): its alarms' instance and its status
+// and SNMP row.
+std::string PtpPortName(size_t index);
 
 class PtpPlugin final : public ProtocolPlugin {
  public:
@@ -75,11 +85,17 @@ class PtpPlugin final : public ProtocolPlugin {
   bool WantsPtpGroups() const override { return config_.enabled; }
 
   bool enabled() const { return config_.enabled; }
+  // PTP ports (one per served --port), known after the first AddHandlers.
+  size_t port_count() const { return ports_.size(); }
   // Null until the first AddHandlers (tests read the port state from it).
-  const PtpPortRuntime* runtime() const { return runtime_.get(); }
+  const PtpPortRuntime* runtime(size_t port = 0) const {
+    return port < ports_.size() ? ports_[port]->runtime.get() : nullptr;
+  }
   const PtpDropBases& drops() const { return drops_; }
-  const std::vector<std::unique_ptr<PtpWorkerStats>>& stats() const {
-    return stats_;
+  // Port `port`'s PTP counters, one per worker.
+  const std::vector<std::unique_ptr<PtpWorkerStats>>& stats(
+      size_t port = 0) const {
+    return ports_.at(port)->stats;
   }
 
  private:
@@ -98,29 +114,50 @@ class PtpPlugin final : public ProtocolPlugin {
   std::unique_ptr<SwappableConfig<PtpAdmissionPolicy>> admission_;
   uint64_t admission_generation_ = 0;
   PtpDropBases drops_;
-  // Written by: control thread (setup, ControlStep). Read by: workers (the
-  // runtime's published snapshot and rings only).
-  std::unique_ptr<PtpPortRuntime> runtime_;
-  // The port's one timesync TX latch, shared by its workers
-  // (ptp_tx_stamp.h).
-  std::unique_ptr<TimesyncTxLatch> tx_latch_ =
-      std::make_unique<TimesyncTxLatch>();
-  std::vector<std::unique_ptr<PtpWorkerStats>> stats_;
-  // One per worker (the worker writes, the control thread reads: see the
-  // header).
-  std::vector<std::unique_ptr<core::PtpSubscriberExport>> exports_;
+  // One PTP port: built by the first worker's AddHandlers that serves it,
+  // joined by the others'.
+  struct Port {
+    std::string name;       // PtpPortName(index)
+    std::string interface;  // the --port's name (metrics' port label)
+    uint16_t port_id = 0;   // the DPDK port
+    // Written by: control thread (setup, ControlStep). Read by: workers
+    // (the runtime's published snapshot and rings only).
+    std::unique_ptr<PtpPortRuntime> runtime;
+    // The port's one timesync TX latch, shared by its workers
+    // (ptp_tx_stamp.h).
+    std::unique_ptr<TimesyncTxLatch> tx_latch =
+        std::make_unique<TimesyncTxLatch>();
+    std::vector<std::unique_ptr<PtpWorkerStats>> stats;  // per worker
+    // Per worker (the worker writes, the control thread reads: see the
+    // header).
+    std::vector<std::unique_ptr<core::PtpSubscriberExport>> exports;
+    uint64_t observed_state_changes = 0;  // Observe(): at the last call
+  };
+  // The port serving DPDK port `port_id` (created with the next number if
+  // new).
+  Port& PortFor(uint16_t port_id, const std::string& interface,
+                const core::PtpClockIdentity& clock, unsigned workers,
+                double tsc_hz);
+  std::vector<std::unique_ptr<Port>> ports_;
+  // Worker `setup`'s PtpWorker for port `wp` (addresses `local`), taking
+  // originated frames from `pool`.
+  absl::StatusOr<std::shared_ptr<PtpWorker>> CreateWorker(
+      const WorkerSetup& setup, const WorkerPort& wp,
+      const core::LocalAddresses& local, Port& port, rte_mempool* pool);
   struct SubscriberQuery {
     uint32_t top = 0;
     PipelineFactory::PtpSubscribersDone done;
-    std::vector<uint64_t> generations;  // per worker
+    // Per export, ports_ in order, each port's workers in order.
+    std::vector<uint64_t> generations;
     uint64_t started_tsc = 0;
   };
   std::optional<SubscriberQuery> query_;  // control thread
   void PollSubscriberQuery(uint64_t tsc, double tsc_hz);
-  // The port's part of the operator status (ptp_status.cc).
-  void FillStatus(servo::PtpStatus& status) const;
+  // The ports' part of the operator status (ptp_status.cc).
+  void FillStatus(std::vector<servo::PtpStatus>& status) const;
+  void FillPortStatus(const Port& port, servo::PtpStatus& status) const;
+  void ObservePort(Port& port, const PipelineObservation& o);
   std::optional<core::ClockReader> clock_;
-  uint64_t observed_state_changes_ = 0;  // Observe(): at the last call
   bool started_ = false;
 };
 

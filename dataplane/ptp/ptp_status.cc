@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// PtpPlugin::FillStatus: the PTP port as zgctl's `ptp` shows it
-// (servo::PtpStatus): state and BMCA decision from the control side's
+// PtpPlugin::FillStatus: the PTP ports as zgctl's `ptp` shows them (one
+// servo::PtpStatus each): state and BMCA decision from the control side's
 // runtime, the grandmaster dataset it announces, and the workers' message
 // and unicast-grant counters (single-writer, read here on the control
 // thread as the metrics read them). PtpPlugin::QueryPtpSubscribers: `ptp
@@ -46,8 +46,10 @@ const char* TimeSourceName(core::PtpTimeSource s) {
 }
 
 servo::PtpSubscriberStatus SubscriberStatus(const core::PtpSubscriberEntry& e,
+                                            const std::string& port,
                                             unsigned worker) {
   servo::PtpSubscriberStatus s;
+  s.port = port;
   const core::PtpUnicastAddress& a = e.key.address;
   char text[INET6_ADDRSTRLEN] = {};
   switch (a.transport) {
@@ -85,11 +87,18 @@ servo::PtpSubscriberStatus SubscriberStatus(const core::PtpSubscriberEntry& e,
 
 }  // namespace
 
-void PtpPlugin::FillStatus(servo::PtpStatus& p) const {
-  p.enabled = config_.enabled && runtime_ != nullptr;
-  if (!p.enabled) return;
-  const PtpPortRuntime& rt = *runtime_;
-  p.port = kPtpPortName;
+void PtpPlugin::FillStatus(std::vector<servo::PtpStatus>& status) const {
+  status.resize(config_.enabled ? ports_.size() : 0);
+  for (size_t i = 0; i < status.size(); ++i) {
+    FillPortStatus(*ports_[i], status[i]);
+  }
+}
+
+void PtpPlugin::FillPortStatus(const Port& port, servo::PtpStatus& p) const {
+  p.enabled = true;
+  const PtpPortRuntime& rt = *port.runtime;
+  p.port = port.name;
+  p.interface = port.interface;
   p.profile = core::PtpProfileName(config_.port.profile);
   p.domain = config_.port.domain_number;
   p.port_identity =
@@ -124,7 +133,7 @@ void PtpPlugin::FillStatus(servo::PtpStatus& p) const {
   }
   auto sum = [&](auto field) {
     uint64_t n = 0;
-    for (const auto& w : stats_) n += field(*w);
+    for (const auto& w : port.stats) n += field(*w);
     return n;
   };
   p.messages_sent.clear();
@@ -165,47 +174,62 @@ void PtpPlugin::FillStatus(servo::PtpStatus& p) const {
 
 bool PtpPlugin::QueryPtpSubscribers(
     uint32_t top, const PipelineFactory::PtpSubscribersDone& done) {
-  if (!config_.enabled || runtime_ == nullptr) return false;
+  if (!config_.enabled || ports_.empty()) return false;
   if (query_.has_value()) {
     done(absl::UnavailableError(
         "another subscriber query is running; try again in a second"));
     return true;
   }
   SubscriberQuery q{top, done, {}, core::ReadTsc()};
-  for (auto& e : exports_) q.generations.push_back(e->Request(top));
+  for (const auto& p : ports_) {
+    for (auto& e : p->exports) q.generations.push_back(e->Request(top));
+  }
   query_ = std::move(q);
   return true;
 }
 
 void PtpPlugin::PollSubscriberQuery(uint64_t tsc, double tsc_hz) {
   if (!query_.has_value()) return;
-  for (size_t w = 0; w < exports_.size(); ++w) {
-    if (exports_[w]->Done(query_->generations[w])) continue;
-    const double waited_s =
-        tsc_hz > 0 ? static_cast<double>(tsc - query_->started_tsc) / tsc_hz
-                   : 0;
-    if (waited_s < 5) return;
-    query_->done(absl::DeadlineExceededError(
-        absl::StrCat("worker ", w,
-                     " has not walked its subscriber table in 5 s; is it "
-                     "stuck? (zgctl workers shows its last progress)")));
-    query_.reset();
-    return;
+  size_t i = 0;  // the export's index in query_->generations
+  for (const auto& p : ports_) {
+    for (size_t w = 0; w < p->exports.size(); ++w, ++i) {
+      if (p->exports[w]->Done(query_->generations[i])) continue;
+      const double waited_s =
+          tsc_hz > 0 ? static_cast<double>(tsc - query_->started_tsc) / tsc_hz
+                     : 0;
+      if (waited_s < 5) return;
+      query_->done(absl::DeadlineExceededError(absl::StrCat(
+          "worker ", w, " has not walked its subscriber table of PTP port ",
+          p->name,
+          " in 5 s; is it stuck? (zgctl workers shows its last "
+          "progress)")));
+      query_.reset();
+      return;
+    }
   }
   servo::PtpSubscribers out;
-  std::vector<std::pair<const core::PtpSubscriberEntry*, unsigned>> all;
-  for (size_t w = 0; w < exports_.size(); ++w) {
-    out.total += exports_[w]->total();
-    for (const core::PtpSubscriberEntry& e : exports_[w]->entries()) {
-      all.push_back({&e, static_cast<unsigned>(w)});
+  struct Found {
+    const core::PtpSubscriberEntry* entry;
+    const Port* port;
+    unsigned worker;
+  };
+  std::vector<Found> all;
+  for (const auto& p : ports_) {
+    for (size_t w = 0; w < p->exports.size(); ++w) {
+      out.total += p->exports[w]->total();
+      for (const core::PtpSubscriberEntry& e : p->exports[w]->entries()) {
+        all.push_back({&e, p.get(), static_cast<unsigned>(w)});
+      }
     }
   }
   // The order each worker kept its share by.
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
-    return core::PtpSubscriberBusier(*a.first, *b.first);
+    return core::PtpSubscriberBusier(*a.entry, *b.entry);
   });
   if (all.size() > query_->top) all.resize(query_->top);
-  for (const auto& [e, w] : all) out.top.push_back(SubscriberStatus(*e, w));
+  for (const Found& f : all) {
+    out.top.push_back(SubscriberStatus(*f.entry, f.port->name, f.worker));
+  }
   PipelineFactory::PtpSubscribersDone done = std::move(query_->done);
   query_.reset();
   done(std::move(out));

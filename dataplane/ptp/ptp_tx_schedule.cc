@@ -13,9 +13,8 @@
 
 namespace zg::dataplane {
 
-bool PtpSchedulesSyncs(const WorkerSetup& setup) {
-  return !setup.ports.empty() &&
-         setup.ports[0].stamps.ptp_tx == TxStampSource::kScheduled;
+bool PtpSchedulesSyncs(const WorkerPort& port) {
+  return port.stamps.ptp_tx == TxStampSource::kScheduled;
 }
 
 core::TaiNs PtpWorker::OneStepOrigin(rte_mbuf* m, const TxStamp& before) {

@@ -82,10 +82,10 @@ struct PtpDropBases {
 };
 absl::StatusOr<PtpDropBases> RegisterPtpDropReasons(CounterNames& names);
 
-// Whether the worker's port schedules PTP transmission (StampPlan ptp_tx =
+// Whether the port schedules PTP transmission (StampPlan ptp_tx =
 // kScheduled, --tx_schedule=auto): its Syncs then go one-step with the
 // exact launch time as originTimestamp (ptp_tx_schedule.cc).
-bool PtpSchedulesSyncs(const WorkerSetup& setup);
+bool PtpSchedulesSyncs(const WorkerPort& port);
 
 // Counters of one worker's PTP. Written by: that worker. Read by: the
 // control thread (status, alarms) and metrics scrapes (ptp_metrics.h).
@@ -194,6 +194,8 @@ class PtpWorker : public std::enable_shared_from_this<PtpWorker> {
 
   std::unique_ptr<FrameHandler> MakeHandler();
   std::unique_ptr<FrameSource> MakeSource();
+  // The DPDK port it serves (PtpWorkerConfig::port_id).
+  uint16_t port_id() const { return config_.port_id; }
 
   // Where a message goes.
   struct Dest {

@@ -132,9 +132,9 @@ void PutDataplane(MibView& v, const servo::DataplaneStatus& d) {
     v.Put(Concat(kZgPortRxPackets, {row}), Counter64(rx));
     v.Put(Concat(kZgPortTxPackets, {row}), Counter64(tx));
   }
-  if (d.ptp.enabled) {
-    const servo::PtpStatus& p = d.ptp;
-    const uint32_t row = 1;
+  for (size_t i = 0; i < d.ptp.size(); ++i) {
+    const servo::PtpStatus& p = d.ptp[i];
+    const uint32_t row = static_cast<uint32_t>(i + 1);
     v.Put(Concat(kZgPtpPortName, {row}), Value::Str(p.port));
     v.Put(Concat(kZgPtpPortState, {row}), Value::Int(p.port_state_value));
     v.Put(Concat(kZgPtpPortClockClass, {row}), Value::Int(p.clock_class));

@@ -96,9 +96,12 @@ struct PtpGrantCounts {
   uint64_t granted = 0, renewals = 0, cancels = 0, expiries = 0;
 };
 
+// One PTP port (one per served --port). The profile, domain and what the
+// port announces are the clock's, the same on every port.
 struct PtpStatus {
   bool enabled = false;
-  std::string port;  // "ptp0": its alarms' instance, its SNMP row
+  std::string port;       // "ptp0": its alarms' instance, its SNMP row
+  std::string interface;  // the --port it runs on (metrics' port label)
   std::string profile;
   int domain = 0;
   std::string port_identity;  // "001122.fffe.334455-1"
@@ -133,6 +136,7 @@ struct PtpSubscriberGrant {
   uint32_t expires_in_s = 0;
 };
 struct PtpSubscriberStatus {
+  std::string port;       // the PTP port it subscribed on ("ptp0")
   std::string address;    // "10.0.0.1", "fd00::1", a MAC for Layer 2
   std::string transport;  // "udp4", "udp6", "l2"
   std::string port_identity;
@@ -151,7 +155,7 @@ struct DataplaneStatus {
   std::vector<WorkerStatus> workers;
   std::vector<PortStatus> ports;
   ServerStats server;
-  PtpStatus ptp;
+  std::vector<PtpStatus> ptp;  // the PTP ports; empty: --ptp=false
 };
 
 }  // namespace zg::servo

@@ -132,7 +132,7 @@ absl::Status AddStatusCommands(CommandTable& table, const StatusBoard& board,
       "serverstats", "requests, replies and drops by kind and reason", board,
       &ServerStatsJson)));
   ZG_RETURN_IF_ERROR(table.Add(DataplaneCommand(
-      "ptp", "the PTP port: state, BMCA data, messages, unicast grants", board,
+      "ptp", "the PTP ports: state, BMCA data, messages, unicast grants", board,
       &PtpOf)));
   ZG_RETURN_IF_ERROR(table.Add(
       {.name = "status",

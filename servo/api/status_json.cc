@@ -341,8 +341,10 @@ json ServerStatsJson(const DataplaneStatus& d) {
   };
 }
 
-json PtpJson(const PtpStatus& p) {
-  if (!p.enabled) return {{"enabled", false}};
+namespace {
+
+// One PTP port's own part: state, BMCA, messages, unicast grants.
+json PtpPortJson(const PtpStatus& p) {
   json grants = json::object();
   for (const PtpGrantCounts& g : p.grants) {
     grants[g.type] = {{"granted", g.granted},
@@ -351,14 +353,36 @@ json PtpJson(const PtpStatus& p) {
                       {"expiries", g.expiries}};
   }
   return {
-      {"enabled", true},
-      {"profile", p.profile},
-      {"domain", p.domain},
+      {"port", p.port},
+      {"interface", p.interface},
       {"port_identity", p.port_identity},
       {"port_state", p.port_state},
       {"decision", p.decision},
       {"state_changes", p.state_changes},
       {"foreign_masters", p.foreign_masters},
+      {"announces_received", NamedCounts(p.announces_received)},
+      {"messages_sent", NamedCounts(p.messages_sent)},
+      {"unicast",
+       {{"subscribers", p.subscribers},
+        {"committed_rate", p.committed_rate},
+        {"tx_budget", p.tx_budget},
+        {"grants", grants},
+        {"denials", NamedCounts(p.denials)}}},
+  };
+}
+
+}  // namespace
+
+json PtpJson(const std::vector<PtpStatus>& ports) {
+  if (ports.empty()) return {{"enabled", false}};
+  // The clock's part: the same on every port.
+  const PtpStatus& p = ports.front();
+  json list = json::array();
+  for (const PtpStatus& port : ports) list.push_back(PtpPortJson(port));
+  return {
+      {"enabled", true},
+      {"profile", p.profile},
+      {"domain", p.domain},
       {"grandmaster",
        {{"identity", p.gm_identity},
         {"priority1", p.priority1},
@@ -374,14 +398,7 @@ json PtpJson(const PtpStatus& p) {
         {"frequency_traceable", p.frequency_traceable},
         {"leap61", p.leap61},
         {"leap59", p.leap59}}},
-      {"announces_received", NamedCounts(p.announces_received)},
-      {"messages_sent", NamedCounts(p.messages_sent)},
-      {"unicast",
-       {{"subscribers", p.subscribers},
-        {"committed_rate", p.committed_rate},
-        {"tx_budget", p.tx_budget},
-        {"grants", grants},
-        {"denials", NamedCounts(p.denials)}}},
+      {"ports", list},
   };
 }
 
@@ -393,7 +410,8 @@ json PtpSubscribersJson(const PtpSubscribers& s) {
       grants[g.type] = {{"log_interval", g.log_interval},
                         {"expires_in_s", g.expires_in_s}};
     }
-    list.push_back({{"address", p.address},
+    list.push_back({{"port", p.port},
+                    {"address", p.address},
                     {"transport", p.transport},
                     {"port_identity", p.port_identity},
                     {"worker", p.worker},

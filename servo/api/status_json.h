@@ -46,7 +46,9 @@ nlohmann::json ServiceJson(const ServiceStatus& s);
 nlohmann::json WorkersJson(const DataplaneStatus& d);
 nlohmann::json PortsJson(const DataplaneStatus& d);
 nlohmann::json ServerStatsJson(const DataplaneStatus& d);
-nlohmann::json PtpJson(const PtpStatus& p);
+// {"enabled": false} without PTP ports; else the clock's part (profile,
+// domain, grandmaster) and "ports", one object per PTP port.
+nlohmann::json PtpJson(const std::vector<PtpStatus>& ports);
 nlohmann::json PtpSubscribersJson(const PtpSubscribers& s);
 
 // "GPS" for a printable stratum-1 refid, else dotted IPv4-style text.

@@ -394,13 +394,46 @@ std::string FormatServerStats(const json& d) {
   return out;
 }
 
-std::string FormatPtp(const json& d) {
-  if (!Bool(d, "enabled")) return "PTP is off (zeitgeberd --ptp)\n";
-  std::string out;
+namespace {
+
+// One PTP port's block of `zgctl ptp`.
+std::string FormatPtpPort(const json& d) {
+  std::string out = absl::StrCat("\nPTP port ", Str(d, "port"), " on ",
+                                 Str(d, "interface"), "\n");
+  out += Rule(58);
   out += Row("Port identity", Str(d, "port_identity"));
   out += Row("Port state", absl::StrCat(Str(d, "port_state"), " (decision ",
                                         Str(d, "decision"), ", ",
                                         Int(d, "state_changes"), " changes)"));
+  out += Row("Foreign masters", Int(d, "foreign_masters"));
+  out += Row("Announces in", CountsLine(Get(d, "announces_received")));
+  out += Row("Messages sent", CountsLine(Get(d, "messages_sent")));
+  const json& u = Get(d, "unicast");
+  out +=
+      Row("Unicast",
+          absl::StrCat(Int(u, "subscribers"), " subscribers, committed ",
+                       absl::StrFormat("%.1f", Num(u, "committed_rate")),
+                       " msg/s, budget ",
+                       Num(u, "tx_budget") > 0
+                           ? absl::StrFormat("%.0f msg/s", Num(u, "tx_budget"))
+                           : std::string("none")));
+  out += absl::StrFormat("\n%-14s %10s %10s %10s %10s\n", "Grants", "Granted",
+                         "Renewals", "Cancels", "Expiries");
+  out += Rule(58);
+  for (const auto& [type, g] : Get(u, "grants").items()) {
+    out += absl::StrFormat("%-14s %10s %10s %10s %10s\n", type,
+                           Int(g, "granted"), Int(g, "renewals"),
+                           Int(g, "cancels"), Int(g, "expiries"));
+  }
+  out += Row("Denials", CountsLine(Get(u, "denials")));
+  return out;
+}
+
+}  // namespace
+
+std::string FormatPtp(const json& d) {
+  if (!Bool(d, "enabled")) return "PTP is off (zeitgeberd --ptp)\n";
+  std::string out;
   out += Row("Profile",
              absl::StrCat(Str(d, "profile"), ", domain ", Int(d, "domain")));
   const json& gm = Get(d, "grandmaster");
@@ -426,27 +459,10 @@ std::string FormatPtp(const json& d) {
              absl::StrCat("time ", Bool(gm, "time_traceable") ? "yes" : "no",
                           ", frequency ",
                           Bool(gm, "frequency_traceable") ? "yes" : "no"));
-  out += Row("Foreign masters", Int(d, "foreign_masters"));
-  out += Row("Announces in", CountsLine(Get(d, "announces_received")));
-  out += Row("Messages sent", CountsLine(Get(d, "messages_sent")));
-  const json& u = Get(d, "unicast");
-  out +=
-      Row("Unicast",
-          absl::StrCat(Int(u, "subscribers"), " subscribers, committed ",
-                       absl::StrFormat("%.1f", Num(u, "committed_rate")),
-                       " msg/s, budget ",
-                       Num(u, "tx_budget") > 0
-                           ? absl::StrFormat("%.0f msg/s", Num(u, "tx_budget"))
-                           : std::string("none")));
-  out += absl::StrFormat("\n%-14s %10s %10s %10s %10s\n", "Grants", "Granted",
-                         "Renewals", "Cancels", "Expiries");
-  out += Rule(58);
-  for (const auto& [type, g] : Get(u, "grants").items()) {
-    out += absl::StrFormat("%-14s %10s %10s %10s %10s\n", type,
-                           Int(g, "granted"), Int(g, "renewals"),
-                           Int(g, "cancels"), Int(g, "expiries"));
+  const json& ports = Get(d, "ports");
+  if (ports.is_array()) {
+    for (const json& port : ports) out += FormatPtpPort(port);
   }
-  out += Row("Denials", CountsLine(Get(u, "denials")));
   return out;
 }
 

@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# e2e: one zeitgeberd serving several ports.
+# e2e: one zeitgeberd serving several ports, NTP and PTP.
 #
-#   c1 ns (ntpdig) -- veth -- [net_af_xdp0]
-#                               server ns: one zeitgeberd, one worker
-#                               serving queue 0 of both ports
-#   c2 ns (ntpdig) -- veth -- [net_af_xdp1]
+#   c1 ns (ntpdig, ptp4l) -- veth -- [net_af_xdp0]
+#                               server ns: one zeitgeberd (--ptp), one
+#                               worker serving queue 0 of both ports
+#   c2 ns (ntpdig, ptp4l) -- veth -- [net_af_xdp1]
 #   (and a third --port that does not exist: reported, the others serve)
 #
 # Each --port carries its own address (--port='net_af_xdp0 address=...').
 # Checks: ntpdig from both client namespaces is answered; the per-port NTP
 # reply counters (zeitgeber_frames_replied_total{port=...}) match each
-# client's answered queries and add up to the total; the missing port is
-# logged and shows link down; taking one link down (the client end of the
-# veth) is seen as that port's link down (metric and alarm) and the other
-# port goes on answering; a clean stop.
+# client's answered queries and add up to the total; a ptp4l slave on each
+# port synchronises to one grandmaster clock identity through that port's
+# own PTP port (port numbers 1 and 2), both MASTER in the metrics, each
+# answering its own slave's Delay_Req; the missing port is logged and shows
+# link down; taking one link down (the client end of the veth) is seen as
+# that port's link down (metric and alarm) and the other port goes on
+# answering; a clean stop.
 #   tests/e2e/multiport_test.sh ZEITGEBERD ZG_XDP_OBJ
-# Needs root, ntpsec-ntpdate (ntpdig), curl; exits 77 (skip) otherwise.
+# Needs root, ntpsec-ntpdate (ntpdig), linuxptp (ptp4l), curl, setpriv;
+# exits 77 (skip) otherwise.
 # Cleans up on any exit.
 set -uo pipefail
 APP=$(realpath "$1"); OBJ=$(realpath "$2")
@@ -24,8 +28,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 . "$ROOT/scripts/netns.sh"
 . "$ROOT/scripts/wait-lib.sh"
+. "$HERE/ptp_lib.sh"
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 77; }
-for t in ip ethtool ntpdig curl; do
+for t in ip ethtool ntpdig curl ptp4l setpriv; do
   command -v $t >/dev/null || { echo "SKIP: $t missing"; exit 77; }
 done
 
@@ -34,8 +39,10 @@ NS=${P}s N1=${P}1 N2=${P}2
 A1=10.73.1.1 A2=10.73.2.1
 WORK=$(mktemp -d /tmp/zg_multiport.XXXXXX)
 ZG=""
+SLAVES=()
 cleanup() {
   [ -n "$ZG" ] && kill -KILL "$ZG" 2>/dev/null
+  for pid in "${SLAVES[@]}"; do kill -KILL "$pid" 2>/dev/null; done
   for ns in "$N1" "$N2" "$NS"; do
     zg_ns_kill "$ns"
     ip netns del "$ns" 2>/dev/null
@@ -46,6 +53,10 @@ trap cleanup EXIT
 fail() {
   echo "FAIL: $*"
   [ -f "$WORK/zg.log" ] && { echo "--- zeitgeberd"; tail -40 "$WORK/zg.log"; }
+  for i in 1 2; do
+    [ -f "$WORK/ptp4l$i.log" ] || continue
+    echo "--- ptp4l $i"; grep -v "failed to" "$WORK/ptp4l$i.log" | tail -15
+  done
   exit 1
 }
 
@@ -73,7 +84,7 @@ ip netns exec "$NS" "$APP" --no-huge -m 512 --no-shconf --no-pci \
   --vdev="net_af_xdp1,iface=${P}p2,xdp_prog=$OBJ" -- \
   --port="net_af_xdp0 address=$A1/24" --port="net_af_xdp1 address=$A2/24" \
   --port="net_af_xdp7 address=10.73.7.1/24" \
-  --metrics_address=127.0.0.1:9123 --require_system_clock_sync=false \
+  --ptp --metrics_address=127.0.0.1:9123 --require_system_clock_sync=false \
   --control_socket="$WORK/zg.sock" \
   --idle_sleep=50us --stats_interval=200ms >"$WORK/zg.log" 2>&1 &
 ZG=$!
@@ -114,6 +125,52 @@ echo "NTP replies by port: net_af_xdp0 $r1, net_af_xdp1 $r2, total $rt"
   fail "per-port replies ($r1, $r2) do not match the answers or the total ($rt)"
 [ "$(link_up net_af_xdp0)" = 1 ] && [ "$(link_up net_af_xdp1)" = 1 ] ||
   fail "links not up in the metrics"
+
+# PTP: one ptp4l slave per port, both at once.
+zg_ptp_cpus
+zg_ptp4l_conf "$WORK/ptp4l.conf" UDPv4 0
+for i in 1 2; do
+  zg_ptp4l_slave_start "${P}$i" "${P}c$i" "$WORK/ptp4l.conf" \
+    "$WORK/ptp4l$i.log" -S
+  SLAVES+=("$ZG_SLAVE_PID")
+done
+for i in 1 2; do
+  zg_wait_log "$WORK/ptp4l$i.log" "to SLAVE" 30 ||
+    fail "ptp4l on port $i did not reach SLAVE"
+done
+sleep 3  # a few Delay_Req exchanges each in SLAVE
+for pid in "${SLAVES[@]}"; do zg_stop "$pid" 5; done
+SLAVES=()
+GM=$(sed -n 's/.*PTP port \([0-9a-f.]*\)-1: LISTENING (.*/\1/p' "$WORK/zg.log" | head -1)
+[ -n "$GM" ] || fail "no PTP port 1 in the log"
+for i in 1 2; do
+  grep -q "new foreign master $GM-$i" "$WORK/ptp4l$i.log" ||
+    fail "ptp4l on port $i did not hear PTP port $GM-$i"
+  grep -q "selected best master clock $GM" "$WORK/ptp4l$i.log" ||
+    fail "ptp4l on port $i did not select $GM"
+done
+echo "ptp4l: port 1 followed $GM-1, port 2 followed $GM-2; SLAVE samples" \
+  "(|master offset|, ns, software stamps):"
+for i in 1 2; do
+  offsets=$(awk '/to SLAVE/ { s = 1 }
+    s && /master offset/ { print ($4 < 0 ? -$4 : $4) }' "$WORK/ptp4l$i.log" |
+    sort -n)
+  n=$(grep -c . <<<"$offsets")
+  echo "  port $i: $n samples, median $(sed -n "$(((n + 1) / 2))p" <<<"$offsets")"
+done
+scrape
+ptp_metric() {  # ptp_metric NAME PORT LABEL_REGEX
+  zg_metric "$WORK/m.txt" "$1" "port=\"$2\".*$3|$3.*port=\"$2\""
+}
+for port in net_af_xdp0 net_af_xdp1; do
+  [ "$(ptp_metric zeitgeber_ptp_port_state $port 'state="MASTER"')" = 1 ] ||
+    fail "PTP port on $port is not MASTER in the metrics"
+  resp=$(ptp_metric zeitgeber_ptp_messages_sent_total $port 'type="DELAY_RESP"')
+  syncs=$(ptp_metric zeitgeber_ptp_messages_sent_total $port 'type="SYNC"')
+  echo "PTP on $port: MASTER, $syncs Sync, $resp Delay_Resp"
+  [ "$resp" -gt 0 ] && [ "$syncs" -gt 0 ] ||
+    fail "PTP port on $port sent no Sync or no Delay_Resp"
+done
 
 # One link down (the client's end: the server's veth loses its carrier).
 ip -n "$N1" link set "${P}c1" down

@@ -374,11 +374,13 @@ curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" >"$WORK/metrics.txt" ||
   fail "scrape"
 promtool check metrics <"$WORK/metrics.txt" >/dev/null 2>&1 ||
   { promtool check metrics <"$WORK/metrics.txt"; fail "promtool"; }
-grep -q '^zeitgeber_ptp_port_state{state="MASTER"} 1' "$WORK/metrics.txt" ||
+# One PTP port, labelled with its --port.
+grep -q '^zeitgeber_ptp_port_state{port="net_af_xdp[0-9]*",state="MASTER"} 1' \
+  "$WORK/metrics.txt" ||
   fail "metrics: port state"
 sent() {  # sent TYPE: zeitgeberd's count of TYPE messages sent (0 if none)
   local v
-  v=$(sed -n "s/^zeitgeber_ptp_messages_sent_total{type=\"$1\"} \([0-9]*\)\$/\1/p" \
+  v=$(sed -n "s/^zeitgeber_ptp_messages_sent_total{port=\"[^\"]*\",type=\"$1\"} \([0-9]*\)\$/\1/p" \
     "$WORK/metrics.txt")
   echo "${v:-0}"
 }
@@ -395,7 +397,7 @@ for t in "${none[@]}"; do
   [ "$(sent "$t")" -eq 0 ] || fail "metrics: $(sent "$t") $t sent in mode $MODE"
 done
 if [ "$MODE" = unicast ]; then
-  grep -Eq '^zeitgeber_ptp_unicast_grants_total\{type="SYNC"\} [1-9]' \
+  grep -Eq '^zeitgeber_ptp_unicast_grants_total\{port="[^"]*",type="SYNC"\} [1-9]' \
     "$WORK/metrics.txt" || fail "metrics: no unicast Sync grant"
 fi
 

@@ -697,11 +697,16 @@ TEST_F(ZgctlE2eTest, WorkersAndPorts) {
 }
 
 TEST_F(ZgctlE2eTest, PtpAgreesWithPmc) {
-  const json p =
-      WaitFor("ptp", [](const json& j) { return j["port_state"] == "MASTER"; });
+  const json p = WaitFor("ptp", [](const json& j) {
+    return j.contains("ports") && j["ports"].size() == 1 &&
+           j["ports"][0]["port_state"] == "MASTER";
+  });
   EXPECT_EQ(p["enabled"], true);
   EXPECT_EQ(p["domain"], 0);
-  EXPECT_GT(p["messages_sent"]["ANNOUNCE"].get<uint64_t>(), 0u);
+  const json& port = p["ports"][0];
+  EXPECT_EQ(port["port"], "ptp0");
+  EXPECT_EQ(port["interface"], "net_af_xdp0");
+  EXPECT_GT(port["messages_sent"]["ANNOUNCE"].get<uint64_t>(), 0u);
   EXPECT_EQ(p["grandmaster"]["priority1"], 128);
   absl::StatusOr<CommandResult> pmc =
       rig_->Run({"timeout", "5", "pmc", "-4", "-i", rig_->client_if(), "-d",
@@ -711,14 +716,15 @@ TEST_F(ZgctlE2eTest, PtpAgreesWithPmc) {
   const std::string& out = pmc->stdout_text;
   EXPECT_THAT(out,
               testing::ContainsRegex("portIdentity +" +
-                                     p["port_identity"].get<std::string>()));
+                                     port["port_identity"].get<std::string>()));
   EXPECT_THAT(out, testing::ContainsRegex("portState +MASTER"));
   EXPECT_THAT(out,
               testing::ContainsRegex(absl::StrCat(
                   "clockClass +", p["grandmaster"]["clock_class"].dump())));
   const Zgctl human = Run({"ptp"});
+  EXPECT_THAT(human.out, HasSubstr("PTP port ptp0 on net_af_xdp0"));
   EXPECT_THAT(human.out, HasSubstr("Port state      : MASTER"));
-  EXPECT_THAT(human.out, HasSubstr(p["port_identity"].get<std::string>()));
+  EXPECT_THAT(human.out, HasSubstr(port["port_identity"].get<std::string>()));
 }
 
 // Eight unicast subscribers negotiate Syncs (REQUEST_UNICAST_TRANSMISSION
@@ -767,8 +773,10 @@ TEST_F(ZgctlE2eTest, PtpSubscribers) {
     ASSERT_TRUE(sock->Send(frame).ok());
   }
   // The worker counts its subscribers every 1024 polls (about a second).
-  WaitFor("ptp",
-          [](const json& j) { return j["unicast"]["subscribers"] == 8; });
+  WaitFor("ptp", [](const json& j) {
+    return j.contains("ports") && j["ports"].size() == 1 &&
+           j["ports"][0]["unicast"]["subscribers"] == 8;
+  });
   const Zgctl z = Run({"--json", "ptp", "subscribers", "--top", "3"});
   ASSERT_EQ(z.rc, 0) << z.err;
   EXPECT_EQ(z.j["total"], 8);
@@ -780,6 +788,7 @@ TEST_F(ZgctlE2eTest, PtpSubscribers) {
   EXPECT_EQ(top[0]["rate"], 8);
   EXPECT_EQ(top[2]["rate"], 4);
   EXPECT_EQ(top[0]["transport"], "udp4");
+  EXPECT_EQ(top[0]["port"], "ptp0");
   EXPECT_EQ(top[0]["port_identity"], "020000.fffe.000003-1");
   EXPECT_EQ(top[0]["grants"]["SYNC"]["log_interval"], -3);
   EXPECT_GT(top[0]["grants"]["SYNC"]["expires_in_s"].get<int>(), 250);

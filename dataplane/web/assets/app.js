@@ -235,7 +235,19 @@ const VIEWS = {
     root.append(el("h2", {}, "Requests, replies and drops"), ...kv(ss));
     if (w) root.append(el("h2", {}, "Workers"), ...kv(w));
     if (p) root.append(el("h2", {}, "Ports"), ...kv(p));
-    if (ptp) root.append(el("h2", {}, "PTP"), ...kv(ptp));
+    if (ptp) {
+      const { ports, ...clock } = ptp;
+      root.append(el("h2", {}, "PTP"), ...kv(clock));
+      if (ports) {
+        root.append(el("h2", {}, "PTP ports"), table(ports.map(p => ({
+          port: p.port, interface: p.interface, identity: p.port_identity,
+          state: p.port_state, decision: p.decision,
+          foreign_masters: p.foreign_masters,
+          subscribers: p.unicast.subscribers,
+          sent: Object.values(p.messages_sent).reduce((a, b) => a + b, 0),
+        }))));
+      }
+    }
     if (subs) root.append(el("h2", {}, "PTP subscribers"), ...kv(subs));
   },
 

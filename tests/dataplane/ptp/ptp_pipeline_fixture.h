@@ -18,6 +18,10 @@
 // zeitgeberd does with two lcores; the test is the NIC and picks the RX
 // queue of what it injects (`queue`). Run polls every worker and Collect
 // drains every TX queue (Sent::queue says which).
+//
+// Start(tag, 1, true, /*ports=*/2) gives the worker a second ring port
+// ("ring1"; the first is "ring0"), as zeitgeberd with two --port: frames
+// go into port inject_port_ and Sent::port says which port sent.
 #ifndef ZG_TESTS_DATAPLANE_PTP_PTP_PIPELINE_FIXTURE_H_
 #define ZG_TESTS_DATAPLANE_PTP_PTP_PIPELINE_FIXTURE_H_
 
@@ -93,6 +97,7 @@ inline core::ClockModel LockedModel(uint64_t tsc) {
 }
 
 struct Sent {
+  uint16_t port = 0;   // the ring port (0, or 1 with two ports)
   uint16_t queue = 0;  // the TX queue, so the worker, that sent it
   core::FrameInfo info;
   core::PtpMessage msg;
@@ -111,25 +116,35 @@ class PtpPipelineTest : public ::testing::Test {
     absl::SetFlag(&FLAGS_ptp_transport, "");
   }
   void TearDown() override {
-    for (rte_ring* r : ring_.tx) {
-      for (rte_mbuf* m : testing::DrainRing(r)) rte_pktmbuf_free(m);
+    for (const testing::RingPort* ring : {&ring_, &ring2_}) {
+      for (rte_ring* r : ring->tx) {
+        for (rte_mbuf* m : testing::DrainRing(r)) rte_pktmbuf_free(m);
+      }
     }
   }
 
+  void OpenRingPort(const std::string& tag, unsigned workers,
+                    testing::RingPort& ring, std::unique_ptr<Port>& port) {
+    ring = testing::MakeRingPort(tag, static_cast<uint16_t>(workers));
+    PortOptions opts;
+    opts.name = ring.name;
+    opts.num_queues = static_cast<uint16_t>(workers);
+    auto opened = Port::Open(opts, &pools_);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    port = std::move(*opened);
+    ASSERT_TRUE(port->Start().ok());
+  }
+
   // `workers` (1..kMaxWorkers) workers, one per queue; `steers_by_address`:
-  // what Port::steers_by_address() would say of the test's steering.
+  // what Port::steers_by_address() would say of the test's steering;
+  // `ports` (1 or 2) ring ports, each worker serving its queue of each.
   void Start(const std::string& tag, unsigned workers = 1,
-             bool steers_by_address = true) {
+             bool steers_by_address = true, unsigned ports = 1) {
     ASSERT_GE(workers, 1u);
     ASSERT_LE(workers, kMaxWorkers);
-    ring_ = testing::MakeRingPort(tag, static_cast<uint16_t>(workers));
-    PortOptions opts;
-    opts.name = ring_.name;
-    opts.num_queues = static_cast<uint16_t>(workers);
-    auto port = Port::Open(opts, &pools_);
-    ASSERT_TRUE(port.ok()) << port.status();
-    port_ = std::move(*port);
-    ASSERT_TRUE(port_->Start().ok());
+    ASSERT_TRUE(ports == 1 || ports == 2);
+    OpenRingPort(tag, workers, ring_, port_);
+    if (ports == 2) OpenRingPort(tag + "b", workers, ring2_, port2_);
     pool_ = *pools_.ForSocket(SOCKET_ID_ANY);
     // Ring ports have no MAC of their own.
     server_mac_ = core::MacAddr{{0x02, 0x5E, 0x00, 0x00, 0x00, 0x01}};
@@ -163,28 +178,43 @@ class PtpPipelineTest : public ::testing::Test {
       setup.tsc_hz = tsc_hz_;
       WorkerPort wp{port_->id(), q, mac, port_->mtu()};
       wp.steers_by_address = steers_by_address;
+      wp.name = "ring0";
       setup.ports = {wp};
+      Timestamper::Config stamping;
+      stamping.tsc_clock = &clock_;
+      std::vector<WorkerQueue> queues = {{port_->queue(q), stamping, {}}};
+      if (port2_ != nullptr) {
+        wp.port_id = port2_->id();
+        wp.name = "ring1";
+        setup.ports.push_back(wp);
+        queues.push_back({port2_->queue(q), stamping, {}});
+      }
       setup.addresses = addresses_;
       auto pipeline = factory_.Create(setup);
       ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-      Timestamper::Config stamping;
-      stamping.tsc_clock = &clock_;
       workers_.push_back(std::make_unique<Worker>(
-          std::vector<WorkerQueue>{{port_->queue(q), stamping, {}}},
-          std::move(*pipeline), &stats_[i], &stop_));
+          std::move(queues), std::move(*pipeline), &stats_[i], &stop_));
     }
     worker_ = workers_.front().get();
     // LISTENING now; MASTER once the receipt timeout (375 ms) has passed:
-    // tick until it is, within a total deadline.
+    // tick until every port is, within a total deadline.
     Tick();
+    auto all_master = [&] {
+      for (size_t p = 0; p < ptp_.port_count(); ++p) {
+        if (ptp_.runtime(p)->state() != core::PtpPortState::kMaster) {
+          return false;
+        }
+      }
+      return true;
+    };
     const auto deadline =
         std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (ptp_.runtime()->state() != core::PtpPortState::kMaster &&
-           std::chrono::steady_clock::now() < deadline) {
+    while (!all_master() && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       Tick();
     }
-    ASSERT_EQ(ptp_.runtime()->state(), core::PtpPortState::kMaster);
+    ASSERT_EQ(ptp_.port_count(), ports);
+    ASSERT_TRUE(all_master());
   }
 
   // One step of the control thread.
@@ -237,8 +267,9 @@ class PtpPipelineTest : public ::testing::Test {
     core::FinaliseUdpChecksum(buf, info);
     mb->data_len = static_cast<uint16_t>(len);
     mb->pkt_len = len;
-    ASSERT_LT(queue, ring_.rx.size());
-    ASSERT_EQ(rte_ring_enqueue(ring_.rx[queue], mb), 0);
+    const testing::RingPort& ring = inject_port_ == 0 ? ring_ : ring2_;
+    ASSERT_LT(queue, ring.rx.size());
+    ASSERT_EQ(rte_ring_enqueue(ring.rx[queue], mb), 0);
   }
 
   core::PtpMessage ClientMessage(core::PtpBody body) {
@@ -265,20 +296,24 @@ class PtpPipelineTest : public ::testing::Test {
         *core::LocalAddresses::Create(kClientMac, std::nullopt);
     (void)any.AddIpv4(kClientIp);
     (void)any.AddIpv6(kClientIp6);
-    for (uint16_t q = 0; q < ring_.tx.size(); ++q) {
-      for (rte_mbuf* m : testing::DrainRing(ring_.tx[q])) {
-        Sent s;
-        s.queue = q;
-        const uint8_t* f = rte_pktmbuf_mtod(m, const uint8_t*);
-        s.info = core::ClassifyFrame(f, m->data_len, any);
-        EXPECT_NE(s.info.kind, core::FrameKind::kDrop)
-            << core::FrameDropName(s.info.drop);
-        s.bytes.assign(f + s.info.payload_offset,
-                       f + s.info.payload_offset + s.info.payload_len);
-        s.frame.assign(f, f + m->data_len);
-        EXPECT_EQ(core::ParsePtpMessage(s.bytes, &s.msg), core::PtpDrop::kOk);
-        out.push_back(std::move(s));
-        rte_pktmbuf_free(m);
+    for (uint16_t p = 0; p < 2; ++p) {
+      const testing::RingPort& ring = p == 0 ? ring_ : ring2_;
+      for (uint16_t q = 0; q < ring.tx.size(); ++q) {
+        for (rte_mbuf* m : testing::DrainRing(ring.tx[q])) {
+          Sent s;
+          s.port = p;
+          s.queue = q;
+          const uint8_t* f = rte_pktmbuf_mtod(m, const uint8_t*);
+          s.info = core::ClassifyFrame(f, m->data_len, any);
+          EXPECT_NE(s.info.kind, core::FrameKind::kDrop)
+              << core::FrameDropName(s.info.drop);
+          s.bytes.assign(f + s.info.payload_offset,
+                         f + s.info.payload_offset + s.info.payload_len);
+          s.frame.assign(f, f + m->data_len);
+          EXPECT_EQ(core::ParsePtpMessage(s.bytes, &s.msg), core::PtpDrop::kOk);
+          out.push_back(std::move(s));
+          rte_pktmbuf_free(m);
+        }
       }
     }
     return out;
@@ -305,6 +340,9 @@ class PtpPipelineTest : public ::testing::Test {
   MbufPools pools_{2047};
   testing::RingPort ring_;
   std::unique_ptr<Port> port_;
+  testing::RingPort ring2_;      // with two ports
+  std::unique_ptr<Port> port2_;  // with two ports; else null
+  uint16_t inject_port_ = 0;     // where InjectPtp puts frames: 0 or 1
   rte_mempool* pool_ = nullptr;
   core::MacAddr server_mac_;
   uint64_t t0_ = 0;

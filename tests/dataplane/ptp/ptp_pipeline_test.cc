@@ -12,6 +12,7 @@
 
 #include "dataplane/daemon/flags.h"
 #include "prometheus/collectable.h"
+#include "servo/api/dataplane_status.h"
 #include "tests/dataplane/ptp/ptp_pipeline_fixture.h"
 
 namespace zg::dataplane::ptp_test {
@@ -90,10 +91,13 @@ TEST_F(PtpPipelineTest, ScrapesReadWhatTheWorkersSentAtThatInstant) {
   ASSERT_EQ(collectables.size(), 1u);
   const prometheus::Collectable& ptp = *collectables[0];
   const std::map<std::string, double> before = Scrape(ptp);
-  EXPECT_EQ(before.at("zeitgeber_ptp_port_state{state=MASTER}"), 1);
-  EXPECT_EQ(before.at("zeitgeber_ptp_port_state{state=LISTENING}"), 0);
-  EXPECT_EQ(before.at("zeitgeber_ptp_clock_quality{field=clock_class}"), 6);
-  EXPECT_GE(before.at("zeitgeber_ptp_port_state_changes_total"), 1);
+  EXPECT_EQ(before.at("zeitgeber_ptp_port_state{port=ring0}{state=MASTER}"), 1);
+  EXPECT_EQ(before.at("zeitgeber_ptp_port_state{port=ring0}{state=LISTENING}"),
+            0);
+  EXPECT_EQ(
+      before.at("zeitgeber_ptp_clock_quality{field=clock_class}{port=ring0}"),
+      6);
+  EXPECT_GE(before.at("zeitgeber_ptp_port_state_changes_total{port=ring0}"), 1);
   const std::vector<Sent> sent = Run(50);
   const std::map<std::string, double> after = Scrape(ptp);
   for (const auto& [type, name] :
@@ -101,7 +105,8 @@ TEST_F(PtpPipelineTest, ScrapesReadWhatTheWorkersSentAtThatInstant) {
         std::pair{PtpMessageType::kFollowUp, "FOLLOW_UP"},
         std::pair{PtpMessageType::kAnnounce, "ANNOUNCE"}}) {
     const std::string key =
-        std::string("zeitgeber_ptp_messages_sent_total{type=") + name + "}";
+        std::string("zeitgeber_ptp_messages_sent_total{port=ring0}{type=") +
+        name + "}";
     EXPECT_EQ(after.at(key) - before.at(key),
               static_cast<double>(OfType(sent, type).size()))
         << key;
@@ -111,10 +116,14 @@ TEST_F(PtpPipelineTest, ScrapesReadWhatTheWorkersSentAtThatInstant) {
             core::kPtpEventPort);
   worker_->PollOnce();
   ASSERT_EQ(OfType(Collect(), PtpMessageType::kDelayResp).size(), 1u);
-  const std::string resp = "zeitgeber_ptp_messages_sent_total{type=DELAY_RESP}";
+  const std::string resp =
+      "zeitgeber_ptp_messages_sent_total{port=ring0}{type=DELAY_RESP}";
   EXPECT_EQ(Scrape(ptp).at(resp), after.at(resp) + 1);
-  EXPECT_EQ(Scrape(ptp).at("zeitgeber_ptp_rx_stamps_total{result=software}"),
-            after.at("zeitgeber_ptp_rx_stamps_total{result=software}") + 1);
+  EXPECT_EQ(
+      Scrape(ptp).at(
+          "zeitgeber_ptp_rx_stamps_total{port=ring0}{result=software}"),
+      after.at("zeitgeber_ptp_rx_stamps_total{port=ring0}{result=software}") +
+          1);
 }
 
 // The port's schedules count seconds at the TSC rate the control plane
@@ -399,6 +408,89 @@ TEST_F(PtpPipelineTest, BetterMasterMakesUsPassive) {
   EXPECT_EQ(ptp_.runtime()->state(), core::PtpPortState::kMaster);
   const std::vector<Sent> again = Run(100);
   EXPECT_FALSE(OfType(again, PtpMessageType::kSync).empty());
+}
+
+// Two --port: one PTP port each under one clock identity, numbered 1 and 2,
+// each with its own schedule and BMCA state, as a boundary-clock-shaped
+// grandmaster. A Delay_Req is answered on the port it came in on, from
+// that port's identity; a better master heard on port 2 makes port 2
+// PASSIVE and leaves port 1 MASTER; the metrics say which port is which.
+TEST_F(PtpPipelineTest, TwoPortsServeAsOneClockWithTheirOwnStates) {
+  Start("ptp2port", 1, true, /*ports=*/2);
+  const core::PtpClockIdentity clock = ptp_.runtime(0)->port().clock_identity;
+  EXPECT_EQ(ptp_.runtime(1)->port().clock_identity, clock);
+  auto sent_by = [](const std::vector<Sent>& v, PtpMessageType t,
+                    uint16_t port) {
+    std::vector<const Sent*> out;
+    for (const Sent* s : OfType(v, t)) {
+      if (s->port == port) out.push_back(s);
+    }
+    return out;
+  };
+  const std::vector<Sent> out = Run(1200);
+  for (uint16_t port = 0; port < 2; ++port) {
+    for (PtpMessageType t : {PtpMessageType::kAnnounce, PtpMessageType::kSync,
+                             PtpMessageType::kFollowUp}) {
+      const auto mine = sent_by(out, t, port);
+      EXPECT_FALSE(mine.empty())
+          << "port " << port << " " << core::PtpMessageTypeName(t);
+      for (const Sent* s : mine) {
+        EXPECT_EQ(s->msg.header.source_port_identity.clock_identity, clock);
+        EXPECT_EQ(s->msg.header.source_port_identity.port_number, port + 1);
+      }
+    }
+  }
+  inject_port_ = 1;
+  InjectPtp(ClientMessage(core::PtpDelayReq{}), /*multicast=*/true,
+            core::kPtpEventPort);
+  worker_->PollOnce();
+  const std::vector<Sent> answered = Collect();
+  ASSERT_EQ(OfType(answered, PtpMessageType::kDelayResp).size(), 1u);
+  const auto resp = sent_by(answered, PtpMessageType::kDelayResp, 1);
+  ASSERT_EQ(resp.size(), 1u);
+  EXPECT_EQ(resp[0]->msg.header.source_port_identity.port_number, 2);
+  for (uint16_t seq = 1; seq <= 2; ++seq) {
+    core::PtpAnnounce a;
+    a.grandmaster_priority1 = 1;  // better than our 128
+    a.grandmaster_identity = kClientPort.clock_identity;
+    a.grandmaster_clock_quality = {6, 0x20, 0x4000};
+    core::PtpMessage m = ClientMessage(a);
+    m.header.sequence_id = seq;
+    m.header.log_message_interval = -3;
+    InjectPtp(m, /*multicast=*/true, core::kPtpGeneralPort);
+  }
+  worker_->PollOnce();
+  Tick();
+  EXPECT_EQ(ptp_.runtime(1)->state(), core::PtpPortState::kPassive);
+  EXPECT_EQ(ptp_.runtime(0)->state(), core::PtpPortState::kMaster);
+  Collect();
+  const std::vector<Sent> later = Run(1100);  // Syncs every second
+  EXPECT_FALSE(sent_by(later, PtpMessageType::kSync, 0).empty());
+  EXPECT_TRUE(sent_by(later, PtpMessageType::kSync, 1).empty());
+  const auto collectables = factory_.ScrapeCollectables();
+  ASSERT_EQ(collectables.size(), 1u);
+  const std::map<std::string, double> m = Scrape(*collectables[0]);
+  EXPECT_EQ(m.at("zeitgeber_ptp_port_state{port=ring0}{state=MASTER}"), 1);
+  EXPECT_EQ(m.at("zeitgeber_ptp_port_state{port=ring1}{state=PASSIVE}"), 1);
+  EXPECT_EQ(
+      m.at("zeitgeber_ptp_messages_sent_total{port=ring1}{type=DELAY_RESP}"),
+      1);
+  EXPECT_EQ(
+      m.at("zeitgeber_ptp_messages_sent_total{port=ring0}{type=DELAY_RESP}"),
+      0);
+  EXPECT_EQ(m.at("zeitgeber_ptp_announces_received_total{port=ring0}{verdict="
+                 "accepted}"),
+            0);
+  servo::DataplaneStatus status;
+  factory_.Observe({.status = &status});
+  ASSERT_EQ(status.ptp.size(), 2u);
+  EXPECT_EQ(status.ptp[0].port, "ptp0");
+  EXPECT_EQ(status.ptp[0].interface, "ring0");
+  EXPECT_EQ(status.ptp[0].port_state, "MASTER");
+  EXPECT_EQ(status.ptp[1].port, "ptp1");
+  EXPECT_EQ(status.ptp[1].interface, "ring1");
+  EXPECT_EQ(status.ptp[1].port_state, "PASSIVE");
+  EXPECT_EQ(status.ptp[1].port_identity, PtpClockIdentityText(clock) + "-2");
 }
 
 TEST_F(PtpPipelineTest, MalformedAndOutOfDomainDroppedByReason) {

@@ -76,11 +76,15 @@ TEST(MibViewTest, ClockSourcesGnssPortsAndNtpv4) {
   d.workers.push_back({});  // on another port: not summed
   d.workers.back().port = "net_ring1";
   d.workers.back().tx_packets = 1000;
-  d.ptp.enabled = true;
-  d.ptp.port = "ptp0";
-  d.ptp.port_state_value = 6;
-  d.ptp.clock_class = 6;
-  d.ptp.subscribers = 3;
+  d.ptp.resize(2);
+  d.ptp[0].enabled = true;
+  d.ptp[0].port = "ptp0";
+  d.ptp[0].port_state_value = 6;
+  d.ptp[0].clock_class = 6;
+  d.ptp[0].subscribers = 3;
+  d.ptp[1] = d.ptp[0];
+  d.ptp[1].port = "ptp1";
+  d.ptp[1].port_state_value = 7;
   d.server.frames.push_back({"arp", 2, 2});
   d.server.frames.push_back({"ntp", 7, 6});
   MibInputs in;
@@ -112,6 +116,9 @@ TEST(MibViewTest, ClockSourcesGnssPortsAndNtpv4) {
   EXPECT_EQ(At(v, Concat(kZgPtpPortName, {1})).octets, "ptp0");
   EXPECT_EQ(At(v, Concat(kZgPtpPortState, {1})).integer, 6);
   EXPECT_EQ(At(v, Concat(kZgPtpPortSubscribers, {1})).unsigned_, 3u);
+  // One row per PTP port.
+  EXPECT_EQ(At(v, Concat(kZgPtpPortName, {2})).octets, "ptp1");
+  EXPECT_EQ(At(v, Concat(kZgPtpPortState, {2})).integer, 7);
   EXPECT_EQ(At(v, Concat(ntpv4::kEntStatus, {ntpv4::kCurrentMode, 0})).integer,
             ntpv4::kSyncToRefclock);
   EXPECT_EQ(At(v, Concat(ntpv4::kEntStatus, {ntpv4::kStratum, 0})).unsigned_,

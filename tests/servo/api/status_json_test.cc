@@ -166,6 +166,37 @@ TEST(StatusJsonTest, ServiceAndDataplane) {
   EXPECT_EQ(PtpJson(d.ptp), json({{"enabled", false}}));
 }
 
+// The clock's part once, each PTP port's own part in "ports".
+TEST(StatusJsonTest, PtpPortsShareTheClocksPart) {
+  std::vector<PtpStatus> ports(2);
+  for (size_t i = 0; i < ports.size(); ++i) {
+    PtpStatus& p = ports[i];
+    p.enabled = true;
+    p.port = "ptp" + std::to_string(i);
+    p.interface = i == 0 ? "eth0" : "eth1";
+    p.profile = "default_e2e";
+    p.port_identity = "001122.fffe.334455-" + std::to_string(i + 1);
+    p.port_state = i == 0 ? "MASTER" : "PASSIVE";
+    p.gm_identity = "001122.fffe.334455";
+    p.clock_class = 6;
+    p.messages_sent = {{"SYNC", 10 + i}};
+    p.subscribers = i;
+  }
+  const json j = PtpJson(ports);
+  EXPECT_EQ(j["enabled"], true);
+  EXPECT_EQ(j["profile"], "default_e2e");
+  EXPECT_EQ(j["grandmaster"]["identity"], "001122.fffe.334455");
+  EXPECT_EQ(j["grandmaster"]["clock_class"], 6);
+  ASSERT_EQ(j["ports"].size(), 2u);
+  EXPECT_EQ(j["ports"][1]["port"], "ptp1");
+  EXPECT_EQ(j["ports"][1]["interface"], "eth1");
+  EXPECT_EQ(j["ports"][1]["port_identity"], "001122.fffe.334455-2");
+  EXPECT_EQ(j["ports"][1]["port_state"], "PASSIVE");
+  EXPECT_EQ(j["ports"][1]["messages_sent"]["SYNC"], 11);
+  EXPECT_EQ(j["ports"][1]["unicast"]["subscribers"], 1);
+  EXPECT_FALSE(j.contains("port_state"));
+}
+
 TEST(StatusJsonTest, RefIdText) {
   EXPECT_EQ(RefIdText(NtpRefId("GPS")), "GPS");
   EXPECT_EQ(RefIdText(0xC0A80001), "192.168.0.1");

@@ -200,6 +200,31 @@ TEST(ZgctlFormatTest, SourceChangesAndTheReloadsPart) {
                         "(holdover)\n"));
 }
 
+TEST(ZgctlFormatTest, PtpClockOnceThenEachPort) {
+  const json d = {
+      {"enabled", true},
+      {"profile", "default_e2e"},
+      {"domain", 0},
+      {"grandmaster", {{"identity", "001122.fffe.334455"}, {"clock_class", 6}}},
+      {"ports",
+       {{{"port", "ptp0"},
+         {"interface", "eth0"},
+         {"port_identity", "001122.fffe.334455-1"},
+         {"port_state", "MASTER"}},
+        {{"port", "ptp1"},
+         {"interface", "eth1"},
+         {"port_identity", "001122.fffe.334455-2"},
+         {"port_state", "PASSIVE"}}}}};
+  const std::string out = FormatPtp(d);
+  EXPECT_THAT(out, HasSubstr("Grandmaster     : 001122.fffe.334455"));
+  EXPECT_THAT(out, HasSubstr("PTP port ptp0 on eth0"));
+  EXPECT_THAT(out, HasSubstr("PTP port ptp1 on eth1"));
+  EXPECT_THAT(out, HasSubstr("001122.fffe.334455-2"));
+  EXPECT_THAT(out, HasSubstr("Port state      : PASSIVE"));
+  EXPECT_LT(out.find("ptp0"), out.find("ptp1"));
+  EXPECT_EQ(FormatPtp({{"enabled", false}}), "PTP is off (zeitgeberd --ptp)\n");
+}
+
 TEST(ZgctlClientTest, ExitCodesAreDistinct) {
   EXPECT_EQ(ExitCodeFor(servo::ErrorCode::kUnknownCommand), kZgctlUsage);
   EXPECT_EQ(ExitCodeFor(servo::ErrorCode::kPermissionDenied), kZgctlPermission);
