@@ -57,6 +57,8 @@ const char* PtpDecisionCodeName(PtpDecisionCode code) {
       return "P1";
     case PtpDecisionCode::kP2:
       return "P2";
+    case PtpDecisionCode::kFault:
+      return "fault";
   }
   return "unknown";
 }
@@ -76,6 +78,18 @@ void PtpPortStateMachine::Start(int64_t now_mono_ns) {
   if (state_ != PtpPortState::kListening) ++state_changes_;
   state_ = PtpPortState::kListening;
   code_ = PtpDecisionCode::kListening;
+}
+
+void PtpPortStateMachine::SetFault(bool fault, int64_t now_mono_ns) {
+  if (state_ == PtpPortState::kInitializing ||
+      fault == (state_ == PtpPortState::kFaulty)) {
+    return;
+  }
+  if (!fault) return Start(now_mono_ns);
+  for (auto& f : foreign_) f = PtpForeignMaster{};
+  state_ = PtpPortState::kFaulty;
+  code_ = PtpDecisionCode::kFault;
+  ++state_changes_;
 }
 
 size_t PtpPortStateMachine::foreign_masters() const {
@@ -167,7 +181,8 @@ const PtpForeignMaster* PtpPortStateMachine::Best(int64_t now_mono_ns) const {
 PtpStateDecision PtpPortStateMachine::Update(const PtpGrandmasterView& gm,
                                              int64_t now_mono_ns) {
   PtpStateDecision d;
-  if (state_ == PtpPortState::kInitializing) {
+  if (state_ == PtpPortState::kInitializing ||
+      state_ == PtpPortState::kFaulty) {
     d.state = state_;
     d.code = code_;
     return d;

@@ -77,6 +77,7 @@ enum class PtpDecisionCode : uint8_t {
   kM2,  // D0 better than every foreign master (or none qualified)
   kP1,  // clockClass 1..127 and a better grandmaster is on the segment
   kP2,  // masterOnly port and a better grandmaster is on the segment
+  kFault,  // FAULTY: the port's link is down (SetFault)
 };
 const char* PtpDecisionCodeName(PtpDecisionCode code);
 
@@ -101,6 +102,13 @@ class PtpPortStateMachine {
   PtpAnnounceVerdict OnAnnounce(const PtpHeader& header,
                                 const PtpAnnounce& announce,
                                 int64_t now_mono_ns);
+
+  // FAULT_DETECTED (9.2.6.4; the port's link went down): FAULTY, the
+  // foreign masters forgotten, and Update keeps it there. FAULT_CLEARED
+  // (`fault` false): LISTENING again, as after Start (linuxptp's
+  // INITIALIZING -> LISTENING), for a new receipt timeout. No change when
+  // already so, or before Start.
+  void SetFault(bool fault, int64_t now_mono_ns);
 
   // Expires foreign masters silent for announceReceiptTimeout intervals,
   // then runs the state decision with `gm` as D0.

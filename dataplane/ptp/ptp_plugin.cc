@@ -292,10 +292,10 @@ PtpPlugin::ScrapeCollectables() {
 void PtpPlugin::Observe(const PipelineObservation& o) {
   if (ports_.empty()) return;
   if (o.status != nullptr) FillStatus(o.status->ptp);
+  for (auto& p : ports_) ObservePort(*p, o);
   if (o.alarms == nullptr) return;
   uint64_t committed = 0, budget = 0;
   for (auto& p : ports_) {
-    ObservePort(*p, o);
     for (const auto& s : p->stats) {
       committed += s->committed_units.Load();
       budget += s->budget_units.Load();
@@ -313,8 +313,16 @@ void PtpPlugin::Observe(const PipelineObservation& o) {
 }
 
 void PtpPlugin::ObservePort(Port& port, const PipelineObservation& o) {
+  if (o.status != nullptr) {
+    for (const servo::PortStatus& s : o.status->ports) {
+      if (s.name == port.interface) port.runtime->SetLinkUp(s.link_up);
+    }
+  }
   const PtpPortRuntime& rt = *port.runtime;
-  if (rt.state_changes() == port.observed_state_changes) return;
+  if (o.alarms == nullptr ||
+      rt.state_changes() == port.observed_state_changes) {
+    return;
+  }
   if (port.observed_state_changes != 0 || rt.state_changes() > 1) {
     o.alarms->Notice(
         servo::AlarmId::kPtpPortStateChanged, port.name,

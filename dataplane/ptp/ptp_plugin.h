@@ -64,7 +64,9 @@ class PtpPlugin final : public ProtocolPlugin {
       override;
   // status->ptp (port state, the announced dataset, messages and grants;
   // ptp_status.cc) and the port's alarms: ptp_port_state_changed,
-  // ptp_tx_budget_saturated (grants over 90% of --ptp_tx_budget).
+  // ptp_tx_budget_saturated (grants over 90% of --ptp_tx_budget). Each
+  // port's link (status->ports) goes to its runtime: down makes the PTP
+  // port FAULTY at the next ControlStep, up LISTENING again.
   void Observe(const PipelineObservation& observation) override;
   // One query at a time: each worker walks its table (core/ptp/
   // ptp_subscriber_export.h); ControlStep answers when all have (or, after

@@ -103,6 +103,10 @@ class PtpPortRuntime {
   // Drains the rings, runs the state decision with the model as of `tsc`,
   // publishes, and logs state changes.
   void Step(const core::ClockModel& model, uint64_t tsc);
+  // The port's link as the control plane last saw it; the next Step makes
+  // a down link FAULTY (nothing sent or answered) and an up one LISTENING
+  // again (core::PtpPortStateMachine::SetFault).
+  void SetLinkUp(bool up) { link_up_ = up; }
 
   core::PtpPortState state() const { return machine_.state(); }
   core::PtpDecisionCode code() const { return machine_.code(); }
@@ -141,6 +145,7 @@ class PtpPortRuntime {
   std::unique_ptr<SingleWriterCounter[]> overflows_;
   core::SeqLock<PtpPortSnapshot> published_;
   PtpPortSnapshot snapshot_;  // control thread's copy of what it published
+  bool link_up_ = true;       // control thread (SetLinkUp, Step)
   // Written by: control thread. Read by: any thread.
   Verdicts verdicts_;
   SingleWriterCounter published_state_changes_;

@@ -16,8 +16,9 @@
 # own PTP port (port numbers 1 and 2), both MASTER in the metrics, each
 # answering its own slave's Delay_Req; the missing port is logged and shows
 # link down; taking one link down (the client end of the veth) is seen as
-# that port's link down (metric and alarm) and the other port goes on
-# answering; a clean stop.
+# that port's link down (metric and alarm), its PTP port goes FAULTY and
+# the other port goes on answering (NTP) and MASTER (PTP); link up brings
+# the PTP port back through LISTENING to MASTER; a clean stop.
 #   tests/e2e/multiport_test.sh ZEITGEBERD ZG_XDP_OBJ
 # Needs root, ntpsec-ntpdate (ntpdig), linuxptp (ptp4l), curl, setpriv;
 # exits 77 (skip) otherwise.
@@ -183,6 +184,15 @@ sleep 0.5
 scrape
 [ "$(link_up net_af_xdp0)" = 0 ] || fail "zeitgeber_port_link_up of net_af_xdp0 is not 0"
 [ "$(replied net_af_xdp1)" = 7 ] || fail "port 1's replies did not rise to 7"
+ptp_state_is() {  # ptp_state_is PORT STATE: scrapes; 0 if PORT's PTP port is in STATE
+  scrape
+  [ "$(ptp_metric zeitgeber_ptp_port_state "$1" "state=\"$2\"")" = 1 ]
+}
+zg_wait 5 "the PTP port on net_af_xdp0 FAULTY" ptp_state_is net_af_xdp0 FAULTY ||
+  fail "the PTP port on net_af_xdp0 is not FAULTY with its link down"
+ptp_state_is net_af_xdp1 MASTER ||
+  fail "the PTP port on net_af_xdp1 left MASTER when net_af_xdp0 went down"
+echo "PTP: net_af_xdp0 FAULTY, net_af_xdp1 MASTER"
 grep -E 'zeitgeber_alarm_active\{[^}]*link_down[^}]*net_af_xdp0' "$WORK/m.txt" |
   grep -q ' 1$' && echo "alarm: link_down net_af_xdp0 active" ||
   echo "note: no active link_down alarm for net_af_xdp0 in the metrics yet"
@@ -192,6 +202,12 @@ zg_wait_log "$WORK/zg.log" "\(net_af_xdp0\): link up" 5 ||
 sleep 1  # the veth's carrier and ARP settle
 ok1=$(ask "$N1" "$A1" 2)
 [ "$ok1" -ge 1 ] || fail "port 0 does not answer after its link came back"
+zg_wait 15 "the PTP port on net_af_xdp0 MASTER again" \
+  ptp_state_is net_af_xdp0 MASTER ||
+  fail "the PTP port on net_af_xdp0 did not return to MASTER"
+grep -q "LISTENING -> MASTER" <(grep -- "-1: " "$WORK/zg.log" | tail -1) ||
+  fail "PTP port 1 did not listen again before MASTER"
+echo "PTP: net_af_xdp0 MASTER again (after LISTENING)"
 
 zg_stop "$ZG" 10
 [ "$ZG_STOP_RC" -eq 0 ] || fail "zeitgeberd exited $ZG_STOP_RC"

@@ -92,6 +92,36 @@ TEST_F(PortStateTest, BetterMasterMakesUsPassiveAndTimeoutBringsUsBack) {
   EXPECT_EQ(sm_.state_changes(), 4u);  // LISTENING, MASTER, PASSIVE, MASTER
 }
 
+// Link down: FAULTY, whatever is heard or announced, the foreign masters
+// forgotten; link up: LISTENING for a whole receipt timeout, then MASTER.
+TEST_F(PortStateTest, FaultHoldsFaultyAndClearingListensAgain) {
+  sm_.SetFault(true, 0);  // before Start: nothing
+  EXPECT_EQ(sm_.state(), PtpPortState::kInitializing);
+  sm_.Start(0);
+  sm_.Update(Ours(), 6 * kSec);
+  ASSERT_EQ(sm_.state(), PtpPortState::kMaster);
+  Foreign f = PeerAnnounce(248, 1);
+  sm_.OnAnnounce(f.header, f.announce, 7 * kSec);
+  ASSERT_EQ(sm_.foreign_masters(), 1u);
+  sm_.SetFault(true, 8 * kSec);
+  EXPECT_EQ(sm_.state(), PtpPortState::kFaulty);
+  EXPECT_EQ(sm_.code(), PtpDecisionCode::kFault);
+  EXPECT_EQ(sm_.foreign_masters(), 0u);
+  sm_.SetFault(true, 9 * kSec);  // still down: no new change
+  PtpStateDecision d = sm_.Update(Ours(), 30 * kSec);
+  EXPECT_EQ(d.state, PtpPortState::kFaulty);
+  EXPECT_FALSE(d.changed);
+  sm_.SetFault(false, 40 * kSec);
+  EXPECT_EQ(sm_.state(), PtpPortState::kListening);
+  EXPECT_EQ(sm_.Update(Ours(), 45 * kSec).state, PtpPortState::kListening);
+  d = sm_.Update(Ours(), 46 * kSec);
+  EXPECT_EQ(d.state, PtpPortState::kMaster);
+  EXPECT_TRUE(d.changed);
+  // LISTENING, MASTER, FAULTY, LISTENING, MASTER
+  EXPECT_EQ(sm_.state_changes(), 5u);
+  EXPECT_STREQ(PtpDecisionCodeName(PtpDecisionCode::kFault), "fault");
+}
+
 TEST_F(PortStateTest, WorseMasterEndsListeningEarly) {
   sm_.Start(0);
   Foreign f = PeerAnnounce(248, 1);
