@@ -281,6 +281,24 @@ class PtpPipelineTest : public ::testing::Test {
     return m;
   }
 
+  // A better master (priority1 1 against our 128) announces twice on port
+  // inject_port_, enough to qualify; the worker passes the Announces on and
+  // the control side decides.
+  void HearBetterMaster() {
+    for (uint16_t seq = 1; seq <= 2; ++seq) {
+      core::PtpAnnounce a;
+      a.grandmaster_priority1 = 1;
+      a.grandmaster_identity = kClientPort.clock_identity;
+      a.grandmaster_clock_quality = {6, 0x20, 0x4000};
+      core::PtpMessage m = ClientMessage(a);
+      m.header.sequence_id = seq;
+      m.header.log_message_interval = -3;
+      InjectPtp(m, /*multicast=*/true, core::kPtpGeneralPort);
+    }
+    worker_->PollOnce();
+    Tick();
+  }
+
   // Polls the workers for `ms` milliseconds; returns what they sent.
   std::vector<Sent> Run(int ms) {
     const auto until =

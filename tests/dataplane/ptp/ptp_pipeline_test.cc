@@ -382,18 +382,7 @@ TEST_F(PtpPipelineTest, UnicastNegotiationThenSyncsToTheSubscriber) {
 TEST_F(PtpPipelineTest, BetterMasterMakesUsPassive) {
   Start("ptppa");
   Run(10);
-  for (uint16_t seq = 1; seq <= 2; ++seq) {
-    core::PtpAnnounce a;
-    a.grandmaster_priority1 = 1;  // better than our 128
-    a.grandmaster_identity = kClientPort.clock_identity;
-    a.grandmaster_clock_quality = {6, 0x20, 0x4000};
-    core::PtpMessage m = ClientMessage(a);
-    m.header.sequence_id = seq;
-    m.header.log_message_interval = -3;
-    InjectPtp(m, /*multicast=*/true, core::kPtpGeneralPort);
-  }
-  worker_->PollOnce();
-  Tick();
+  HearBetterMaster();
   ASSERT_EQ(ptp_.runtime()->state(), core::PtpPortState::kPassive);
   Collect();
   // PASSIVE: no Sync or Announce, and Delay_Req is not answered.
@@ -449,18 +438,7 @@ TEST_F(PtpPipelineTest, TwoPortsServeAsOneClockWithTheirOwnStates) {
   const auto resp = sent_by(answered, PtpMessageType::kDelayResp, 1);
   ASSERT_EQ(resp.size(), 1u);
   EXPECT_EQ(resp[0]->msg.header.source_port_identity.port_number, 2);
-  for (uint16_t seq = 1; seq <= 2; ++seq) {
-    core::PtpAnnounce a;
-    a.grandmaster_priority1 = 1;  // better than our 128
-    a.grandmaster_identity = kClientPort.clock_identity;
-    a.grandmaster_clock_quality = {6, 0x20, 0x4000};
-    core::PtpMessage m = ClientMessage(a);
-    m.header.sequence_id = seq;
-    m.header.log_message_interval = -3;
-    InjectPtp(m, /*multicast=*/true, core::kPtpGeneralPort);
-  }
-  worker_->PollOnce();
-  Tick();
+  HearBetterMaster();
   EXPECT_EQ(ptp_.runtime(1)->state(), core::PtpPortState::kPassive);
   EXPECT_EQ(ptp_.runtime(0)->state(), core::PtpPortState::kMaster);
   Collect();
