@@ -7,6 +7,7 @@ saves a PNG of each, and checks what a person would look at:
     shows no error (console.error, uncaught exceptions, failed loads);
   - the clock plots have points;
   - the GNSS view lists BeiDou satellites with their C/N0;
+  - the traffic view lists the PTP ports /api/ptp lists, with their state;
   - the audit view offers the whole log for download;
   - the alarms view lists the alarms /api/alarms lists, and its events.
 Prints one JSON summary line; exits 1 with the reason when a check fails.
@@ -165,6 +166,17 @@ def check_view(b, view, failures):
         if not info["beidou"] or not all(
                 re.fullmatch(r"\d+(\.\d+)?", s["cn0"]) for s in info["beidou"]):
             failures.append("BeiDou satellites without C/N0: %s" % info["beidou"])
+    if view == "traffic":
+        # One row per PTP port of /api/ptp (zgctl ptp --json), with its state.
+        api = b.eval('fetch("/api/ptp").then(r => r.json())', True)
+        want = [[p["port"], p["port_state"]]
+                for p in (api.get("data") or {}).get("ports", [])]
+        info["ptp_ports"] = b.eval(
+            '[...document.querySelectorAll("#ptp-ports tbody tr")]'
+            '.map(r => [r.cells[0].textContent, r.cells[3].textContent])')
+        if info["ptp_ports"] != want:
+            failures.append("PTP port rows %s, /api/ptp %s" % (
+                info["ptp_ports"], want))
     if view == "audit":
         info["download"] = b.eval(
             'document.getElementById("audit-download")?.getAttribute("href")')

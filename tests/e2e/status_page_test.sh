@@ -97,7 +97,7 @@ GPS_PID=$!
 
 ip netns exec "$SRV_NS" "$APP" "${EAL[@]}" --file-prefix "zgsp$$s" -l 0-1 \
   --vdev="net_af_xdp0,iface=$ZG_PAIR_IF_A,xdp_prog=$OBJ" -- \
-  --port=net_af_xdp0 --address="$SRV/24" --metrics_address=127.0.0.1:0 \
+  --port=net_af_xdp0 --address="$SRV/24" --ptp --metrics_address=127.0.0.1:0 \
   --control_socket="$WORK/zg.sock" \
   --source=system --source="gpsd:127.0.0.1:$GPSD_PORT,priority=9,reconnect_max=250ms" \
   --require_system_clock_sync=false --stats_interval=200ms \

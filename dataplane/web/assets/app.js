@@ -239,13 +239,15 @@ const VIEWS = {
       const { ports, ...clock } = ptp;
       root.append(el("h2", {}, "PTP"), ...kv(clock));
       if (ports) {
-        root.append(el("h2", {}, "PTP ports"), table(ports.map(p => ({
+        const t = table(ports.map(p => ({
           port: p.port, interface: p.interface, identity: p.port_identity,
           state: p.port_state, decision: p.decision,
           foreign_masters: p.foreign_masters,
           subscribers: p.unicast.subscribers,
           sent: Object.values(p.messages_sent).reduce((a, b) => a + b, 0),
-        }))));
+        })));
+        t.id = "ptp-ports";
+        root.append(el("h2", {}, "PTP ports"), t);
       }
     }
     if (subs) root.append(el("h2", {}, "PTP subscribers"), ...kv(subs));
