@@ -81,11 +81,11 @@ PtpAnnounce MakePtpAnnounceBody(const PtpGrandmasterView& gm,
 
 PtpDataSets MakePtpDataSets(const PtpGrandmasterView& gm,
                             const PtpPortConfig& config, uint16_t port_number,
-                            PtpPortState state) {
+                            uint16_t number_ports, PtpPortState state) {
   PtpDataSets ds;
   ds.default_ds.two_step = config.two_step;
   ds.default_ds.slave_only = false;
-  ds.default_ds.number_ports = 1;
+  ds.default_ds.number_ports = number_ports;
   ds.default_ds.priority1 = gm.priority1;
   ds.default_ds.clock_quality = gm.quality;
   ds.default_ds.priority2 = gm.priority2;

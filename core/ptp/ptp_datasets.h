@@ -14,6 +14,7 @@
 //   PtpAnnounce body = MakePtpAnnounceBody(gm, TaiToPtp(now_tai));
 //   PtpFlags flags = PtpAnnounceFlags(gm.time_properties);
 //   PtpDataSets ds = MakePtpDataSets(gm, config, /*port_number=*/1,
+//                                    /*number_ports=*/1,
 //                                    PtpPortState::kMaster);
 //
 // A model that is not synchronised at `now` (never locked, holdover out of
@@ -77,11 +78,12 @@ inline PtpFlags PtpAnnounceFlags(const PtpGrandmasterView& gm) {
 PtpAnnounce MakePtpAnnounceBody(const PtpGrandmasterView& gm,
                                 PtpTimestamp origin);
 
-// Data sets for the management responder. currentDS is all zero (a
-// grandmaster has no master); parentDS names ourselves.
+// Data sets for the management responder of port `port_number` of a clock
+// with `number_ports` PTP ports. currentDS is all zero (a grandmaster has
+// no master); parentDS names ourselves.
 PtpDataSets MakePtpDataSets(const PtpGrandmasterView& gm,
                             const PtpPortConfig& config, uint16_t port_number,
-                            PtpPortState state);
+                            uint16_t number_ports, PtpPortState state);
 
 // Configurations of the in-place responders (ptp_wire.h, ptp_management.h).
 PtpReplyConfig MakePtpReplyConfig(const PtpPortConfig& config,

@@ -191,15 +191,20 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
         "cannot create the PTP mbuf pool ", pool_name, " (", kPtpPoolMbufs,
         " mbufs): ", rte_strerror(rte_errno), "; give the EAL more memory"));
   }
-  std::vector<std::shared_ptr<PtpWorker>> by_port;
+  // The worker's ports with addresses: each a PTP port.
+  std::vector<std::pair<const WorkerPort*, const core::LocalAddresses*>> served;
   for (const WorkerPort& wp : setup.ports) {
-    const auto local =
-        std::find_if(addresses.begin(), addresses.end(),
-                     [&](const auto& a) { return a.first == wp.port_id; });
-    if (local == addresses.end()) continue;
-    Port& port = PortFor(wp.port_id, wp.name, clock, workers, tsc_hz);
-    ZG_ASSIGN_OR_RETURN(std::shared_ptr<PtpWorker> w,
-                        CreateWorker(setup, wp, local->second, port, pool));
+    for (const auto& [port_id, local] : addresses) {
+      if (port_id == wp.port_id) served.push_back({&wp, &local});
+    }
+  }
+  std::vector<std::shared_ptr<PtpWorker>> by_port;
+  for (const auto& [wp, local] : served) {
+    Port& port = PortFor(wp->port_id, wp->name, clock, workers, tsc_hz);
+    ZG_ASSIGN_OR_RETURN(
+        std::shared_ptr<PtpWorker> w,
+        CreateWorker(setup, *wp, *local, static_cast<uint16_t>(served.size()),
+                     port, pool));
     by_port.push_back(std::move(w));
   }
   if (by_port.empty()) {
@@ -225,7 +230,8 @@ absl::Status PtpPlugin::AddHandlers(const WorkerSetup& setup,
 
 absl::StatusOr<std::shared_ptr<PtpWorker>> PtpPlugin::CreateWorker(
     const WorkerSetup& setup, const WorkerPort& wp,
-    const core::LocalAddresses& local, Port& port, rte_mempool* pool) {
+    const core::LocalAddresses& local, uint16_t number_ports, Port& port,
+    rte_mempool* pool) {
   const unsigned workers = std::max(1u, setup.workers);
   PtpWorkerConfig c;
   c.port = config_.port;
@@ -234,6 +240,7 @@ absl::StatusOr<std::shared_ptr<PtpWorker>> PtpPlugin::CreateWorker(
   if (PtpSchedulesSyncs(wp)) c.port.two_step = false;
   c.admission = config_.admission;
   c.identity = port.runtime->port();
+  c.number_ports = number_ports;
   c.local = local;
   c.worker_index = setup.worker_index;
   c.workers = workers;

@@ -141,11 +141,12 @@ class PtpPlugin final : public ProtocolPlugin {
                 const core::PtpClockIdentity& clock, unsigned workers,
                 double tsc_hz);
   std::vector<std::unique_ptr<Port>> ports_;
-  // Worker `setup`'s PtpWorker for port `wp` (addresses `local`), taking
-  // originated frames from `pool`.
+  // Worker `setup`'s PtpWorker for port `wp` (addresses `local`), one of
+  // the clock's `number_ports`, taking originated frames from `pool`.
   absl::StatusOr<std::shared_ptr<PtpWorker>> CreateWorker(
       const WorkerSetup& setup, const WorkerPort& wp,
-      const core::LocalAddresses& local, Port& port, rte_mempool* pool);
+      const core::LocalAddresses& local, uint16_t number_ports, Port& port,
+      rte_mempool* pool);
   struct SubscriberQuery {
     uint32_t top = 0;
     PipelineFactory::PtpSubscribersDone done;

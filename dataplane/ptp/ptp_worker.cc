@@ -174,9 +174,9 @@ void PtpWorker::RefreshSnapshot() {
   snapshot_ = s;
   templates_ok_ =
       templates_.Build(reply_config_, snapshot_.gm, config_.port.two_step);
-  data_sets_ =
-      core::MakePtpDataSets(snapshot_.gm, config_.port,
-                            config_.identity.port_number, snapshot_.state);
+  data_sets_ = core::MakePtpDataSets(snapshot_.gm, config_.port,
+                                     config_.identity.port_number,
+                                     config_.number_ports, snapshot_.state);
 }
 
 void PtpWorker::RefreshPolicies() {

@@ -137,6 +137,7 @@ struct PtpWorkerConfig {
   core::PtpPortConfig port;
   core::PtpAdmissionConfig admission;  // shards: set from `workers`
   core::PtpPortIdentity identity;
+  uint16_t number_ports = 1;   // the clock's PTP ports (defaultDS)
   core::LocalAddresses local;  // our MAC, VLAN and addresses
   unsigned worker_index = 0;
   unsigned workers = 1;

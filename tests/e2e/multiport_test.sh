@@ -14,13 +14,14 @@
 # client's answered queries and add up to the total; a ptp4l slave on each
 # port synchronises to one grandmaster clock identity through that port's
 # own PTP port (port numbers 1 and 2), both MASTER in the metrics, each
-# answering its own slave's Delay_Req; the missing port is logged and shows
+# answering its own slave's Delay_Req, and pmc on port 2 sees port 2 of a
+# clock of two (numberPorts); the missing port is logged and shows
 # link down; taking one link down (the client end of the veth) is seen as
 # that port's link down (metric and alarm), its PTP port goes FAULTY and
 # the other port goes on answering (NTP) and MASTER (PTP); link up brings
 # the PTP port back through LISTENING to MASTER; a clean stop.
 #   tests/e2e/multiport_test.sh ZEITGEBERD ZG_XDP_OBJ
-# Needs root, ntpsec-ntpdate (ntpdig), linuxptp (ptp4l), curl, setpriv;
+# Needs root, ntpsec-ntpdate (ntpdig), linuxptp (ptp4l, pmc), curl, setpriv;
 # exits 77 (skip) otherwise.
 # Cleans up on any exit.
 set -uo pipefail
@@ -31,7 +32,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 . "$ROOT/scripts/wait-lib.sh"
 . "$HERE/ptp_lib.sh"
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 77; }
-for t in ip ethtool ntpdig curl ptp4l setpriv; do
+for t in ip ethtool ntpdig curl ptp4l pmc setpriv; do
   command -v $t >/dev/null || { echo "SKIP: $t missing"; exit 77; }
 done
 
@@ -150,6 +151,13 @@ for i in 1 2; do
   grep -q "selected best master clock $GM" "$WORK/ptp4l$i.log" ||
     fail "ptp4l on port $i did not select $GM"
 done
+# pmc on port 2 sees port 2 of a clock of two ports.
+ip netns exec "${P}2" timeout 5 pmc -4 -i "${P}c2" -d 0 -b 0 \
+  "GET PORT_DATA_SET" "GET DEFAULT_DATA_SET" >"$WORK/pmc.txt" 2>&1
+grep -Eq "portIdentity +$GM-2" "$WORK/pmc.txt" &&
+  grep -Eq "numberPorts +2" "$WORK/pmc.txt" &&
+  grep -Eq "portState +MASTER" "$WORK/pmc.txt" ||
+  { cat "$WORK/pmc.txt"; fail "pmc on port 2: not port $GM-2 of 2, MASTER"; }
 echo "ptp4l: port 1 followed $GM-1, port 2 followed $GM-2; SLAVE samples" \
   "(|master offset|, ns, software stamps):"
 for i in 1 2; do

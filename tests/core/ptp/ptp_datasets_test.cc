@@ -162,8 +162,10 @@ TEST(PtpDatasets, DataSetsAnsweredThroughTheManagementResponder) {
   const PtpClockIdentity id = PtpClockIdentity::FromMac(kMac);
   const PtpGrandmasterView gm =
       MakePtpGrandmasterView(config, id, LockedModel(), kAnchor);
-  const PtpDataSets ds = MakePtpDataSets(gm, config, 1, PtpPortState::kPassive);
+  const PtpDataSets ds = MakePtpDataSets(gm, config, 1, /*number_ports=*/2,
+                                         PtpPortState::kPassive);
   EXPECT_TRUE(ds.default_ds.two_step);
+  EXPECT_EQ(ds.default_ds.number_ports, 2);
   EXPECT_EQ(ds.default_ds.domain_number, 3);
   EXPECT_EQ(ds.default_ds.clock_identity, id);
   EXPECT_EQ(ds.parent_ds.grandmaster_identity, id);
