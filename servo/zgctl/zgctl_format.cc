@@ -467,21 +467,20 @@ std::string FormatPtp(const json& d) {
 }
 
 std::string FormatPtpSubscribers(const json& d) {
-  std::string out = absl::StrFormat("%-39s %-4s %-22s %6s %9s  %s\n", "Address",
-                                    "Tran", "Port identity", "Worker", "Msg/s",
-                                    "Grants (log interval, "
-                                    "expires in)");
-  out += Rule(110);
+  std::string out = absl::StrFormat(
+      "%-5s %-39s %-4s %-22s %6s %9s  %s\n", "Port", "Address", "Tran",
+      "Port identity", "Worker", "Msg/s", "Grants (log interval, expires in)");
+  out += Rule(116);
   for (const json& s : Get(d, "subscribers")) {
     std::vector<std::string> grants;
     for (const auto& [type, g] : Get(s, "grants").items()) {
       grants.push_back(absl::StrCat(type, " ", Int(g, "log_interval"), " ",
                                     Int(g, "expires_in_s"), "s"));
     }
-    out += absl::StrFormat("%-39s %-4s %-22s %6s %9.1f  %s\n",
-                           Str(s, "address"), Str(s, "transport"),
-                           Str(s, "port_identity"), Int(s, "worker"),
-                           Num(s, "rate"), absl::StrJoin(grants, ", "));
+    out += absl::StrFormat(
+        "%-5s %-39s %-4s %-22s %6s %9.1f  %s\n", Str(s, "port"),
+        Str(s, "address"), Str(s, "transport"), Str(s, "port_identity"),
+        Int(s, "worker"), Num(s, "rate"), absl::StrJoin(grants, ", "));
   }
   out += absl::StrCat(Get(d, "subscribers").size(), " of ", Int(d, "total"),
                       " subscribers\n");

@@ -794,6 +794,7 @@ TEST_F(ZgctlE2eTest, PtpSubscribers) {
   EXPECT_GT(top[0]["grants"]["SYNC"]["expires_in_s"].get<int>(), 250);
   const Zgctl human = Run({"ptp", "subscribers", "--top", "3"});
   EXPECT_THAT(human.out, HasSubstr("10.99.0.103"));
+  EXPECT_THAT(human.out, testing::ContainsRegex("ptp0 +10.99.0.103"));
   EXPECT_THAT(human.out, HasSubstr("3 of 8 subscribers"));
   EXPECT_EQ(Run({"ptp", "subscribers", "--top", "0"}).rc, 2);
 }
