@@ -300,23 +300,6 @@ void PtpPlugin::Observe(const PipelineObservation& o) {
   if (ports_.empty()) return;
   if (o.status != nullptr) FillStatus(o.status->ptp);
   for (auto& p : ports_) ObservePort(*p, o);
-  if (o.alarms == nullptr) return;
-  uint64_t committed = 0, budget = 0;
-  for (auto& p : ports_) {
-    for (const auto& s : p->stats) {
-      committed += s->committed_units.Load();
-      budget += s->budget_units.Load();
-    }
-  }
-  const bool saturated = budget > 0 && committed * 10 > budget * 9;
-  o.alarms->Set(
-      servo::AlarmId::kPtpTxBudgetSaturated, "", saturated,
-      absl::StrFormat(
-          "PTP unicast grants commit %.0f of "
-          "--ptp_tx_budget=%.0f messages/s",
-          static_cast<double>(committed) / core::kPtpRateUnitsPerMessage,
-          static_cast<double>(budget) / core::kPtpRateUnitsPerMessage),
-      o.mono_ns);
 }
 
 void PtpPlugin::ObservePort(Port& port, const PipelineObservation& o) {
@@ -325,19 +308,34 @@ void PtpPlugin::ObservePort(Port& port, const PipelineObservation& o) {
       if (s.name == port.interface) port.runtime->SetLinkUp(s.link_up);
     }
   }
+  if (o.alarms == nullptr) return;
   const PtpPortRuntime& rt = *port.runtime;
-  if (o.alarms == nullptr ||
-      rt.state_changes() == port.observed_state_changes) {
-    return;
+  if (rt.state_changes() != port.observed_state_changes) {
+    if (port.observed_state_changes != 0 || rt.state_changes() > 1) {
+      o.alarms->Notice(
+          servo::AlarmId::kPtpPortStateChanged, port.name,
+          absl::StrCat("PTP port ", port.name, " (", port.interface,
+                       ") is now ", core::PtpPortStateName(rt.state())),
+          o.mono_ns);
+    }
+    port.observed_state_changes = rt.state_changes();
   }
-  if (port.observed_state_changes != 0 || rt.state_changes() > 1) {
-    o.alarms->Notice(
-        servo::AlarmId::kPtpPortStateChanged, port.name,
-        absl::StrCat("PTP port ", port.name, " (", port.interface, ") is now ",
-                     core::PtpPortStateName(rt.state())),
-        o.mono_ns);
+  // The budget holds per port (each worker its shard of it).
+  uint64_t committed = 0, budget = 0;
+  for (const auto& s : port.stats) {
+    committed += s->committed_units.Load();
+    budget += s->budget_units.Load();
   }
-  port.observed_state_changes = rt.state_changes();
+  const bool saturated = budget > 0 && committed * 10 > budget * 9;
+  o.alarms->Set(
+      servo::AlarmId::kPtpTxBudgetSaturated, port.name, saturated,
+      absl::StrFormat(
+          "PTP unicast grants on %s (%s) commit %.0f of "
+          "--ptp_tx_budget=%.0f messages/s",
+          port.name, port.interface,
+          static_cast<double>(committed) / core::kPtpRateUnitsPerMessage,
+          static_cast<double>(budget) / core::kPtpRateUnitsPerMessage),
+      o.mono_ns);
 }
 
 void PtpPlugin::Report() {

@@ -52,7 +52,7 @@ constexpr AlarmDef kDefs[kAlarmDefCount] = {
      AlarmSeverity::kWarning, 0, 60 * kS, false,
      "The NTP rate limiter's client table is full and evicting clients."},
     {AlarmId::kPtpTxBudgetSaturated, "ptp_tx_budget_saturated",
-     AlarmSeverity::kWarning, 60 * kS, 60 * kS, false,
+     AlarmSeverity::kWarning, 60 * kS, 60 * kS, true,
      "PTP unicast grants hold over 90% of --ptp_tx_budget."},
     {AlarmId::kNtsKeCertificateExpiring, "nts_ke_certificate_expiring",
      AlarmSeverity::kWarning, 0, 0, false,

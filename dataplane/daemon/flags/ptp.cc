@@ -69,9 +69,10 @@ ABSL_FLAG(int, ptp_min_log_interval_per_source,
           "log2 seconds: the shortest message interval granted to any source; "
           "faster requests are granted at this interval.");
 ABSL_FLAG(int64_t, ptp_tx_budget, zg::core::kPtpAdmissionDefaults.tx_budget,
-          "Messages per second all unicast grants together may commit (Sync "
-          "and its Follow_Up, Announce, Delay_Resp, Pdelay_Resp and its "
-          "follow-up), split evenly across workers; 0: no limit.");
+          "Messages per second all unicast grants of one PTP port together "
+          "may commit (Sync and its Follow_Up, Announce, Delay_Resp, "
+          "Pdelay_Resp and its follow-up), split evenly across workers; with "
+          "several --port, each port has this budget; 0: no limit.");
 ABSL_FLAG(int64_t, ptp_refusal_rate,
           zg::core::kPtpAdmissionDefaults.refusal_rate,
           "Negotiation replies per second that grant nothing (refusals, "

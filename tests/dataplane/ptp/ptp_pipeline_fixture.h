@@ -66,6 +66,7 @@ ABSL_DECLARE_FLAG(int, ptp_log_sync_interval);
 ABSL_DECLARE_FLAG(int, ptp_log_announce_interval);
 ABSL_DECLARE_FLAG(std::string, ptp_transport);
 ABSL_DECLARE_FLAG(bool, ptp_two_step);
+ABSL_DECLARE_FLAG(int64_t, ptp_tx_budget);
 
 namespace zg::dataplane::ptp_test {
 

@@ -12,6 +12,7 @@
 
 #include "dataplane/daemon/flags.h"
 #include "prometheus/collectable.h"
+#include "servo/alarms/alarm_set.h"
 #include "servo/api/dataplane_status.h"
 #include "tests/dataplane/ptp/ptp_pipeline_fixture.h"
 
@@ -469,6 +470,36 @@ TEST_F(PtpPipelineTest, TwoPortsServeAsOneClockWithTheirOwnStates) {
   EXPECT_EQ(status.ptp[1].interface, "ring1");
   EXPECT_EQ(status.ptp[1].port_state, "PASSIVE");
   EXPECT_EQ(status.ptp[1].port_identity, PtpClockIdentityText(clock) + "-2");
+}
+
+// --ptp_tx_budget holds per PTP port: a subscriber on port 2 that commits
+// over 90% of it raises ptp_tx_budget_saturated for ptp1 alone.
+TEST_F(PtpPipelineTest, TxBudgetSaturatedPerPort) {
+  absl::SetFlag(&FLAGS_ptp_unicast_negotiation, "on");
+  absl::SetFlag(&FLAGS_ptp_tx_budget, 34);  // a 2^-4 s Sync grant: 32/s
+  Start("ptpbudget", 1, true, /*ports=*/2);
+  inject_port_ = 1;
+  std::vector<uint8_t> tlvs(64);
+  tlvs.resize(
+      core::WritePtpUnicastRequestTlv({PtpMessageType::kSync, -4, 60}, tlvs));
+  core::PtpMessage req = ClientMessage(core::PtpSignaling{});
+  req.header.flags.Set(core::PtpFlag::kUnicast);
+  req.tlvs = tlvs;
+  InjectPtp(req, /*multicast=*/false, core::kPtpGeneralPort);
+  worker_->PollOnce();
+  ASSERT_EQ(OfType(Collect(), PtpMessageType::kSignaling).size(), 1u);
+  servo::AlarmSet alarms(
+      {.hysteresis = {{servo::AlarmId::kPtpTxBudgetSaturated, {0, 0}}}});
+  factory_.Observe({.alarms = &alarms, .mono_ns = 1});
+  alarms.Evaluate(2, core::TaiNs{0}, core::UtcNs{0});
+  std::map<std::string, bool> saturated;
+  for (const servo::AlarmRow& r : alarms.Table().rows) {
+    if (r.id == servo::AlarmId::kPtpTxBudgetSaturated) {
+      saturated[r.instance] = r.active;
+    }
+  }
+  EXPECT_EQ(saturated,
+            (std::map<std::string, bool>{{"ptp0", false}, {"ptp1", true}}));
 }
 
 TEST_F(PtpPipelineTest, MalformedAndOutOfDomainDroppedByReason) {
