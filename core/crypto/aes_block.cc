@@ -7,6 +7,10 @@
 
 #include "core/crypto/aesni_inl.h"
 
+#ifdef ZG_HAVE_AESNI
+#include <cpuid.h>
+#endif
+
 namespace zg::core::aes {
 namespace {
 
@@ -43,6 +47,28 @@ constexpr uint8_t XTime(uint8_t x) {
 }
 
 std::atomic<bool> g_force_portable{false};
+std::atomic<bool> g_force_aesni_lanes{false};
+
+#ifdef ZG_HAVE_AESNI
+// VAES, AVX-512 F, BW and VL (CPUID leaf 7), and the OS saving the opmask
+// and zmm registers (XCR0 bits 1, 2, 5, 6, 7). Read with cpuid here:
+// clang 14's __builtin_cpu_supports knows no "vaes".
+bool CpuidHasVaesAvx512() {
+  unsigned a, b, c, d;
+  if (__get_cpuid(1, &a, &b, &c, &d) == 0 || (c & (1u << 27)) == 0) {
+    return false;  // no OSXSAVE: no xgetbv
+  }
+  unsigned xcr0_lo, xcr0_hi;
+  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  if ((xcr0_lo & 0xe6) != 0xe6) return false;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+  const bool avx512f = (b & (1u << 16)) != 0;
+  const bool avx512bw = (b & (1u << 30)) != 0;
+  const bool avx512vl = (b & (1u << 31)) != 0;
+  const bool vaes = (c & (1u << 9)) != 0;
+  return avx512f && avx512bw && avx512vl && vaes;
+}
+#endif
 
 }  // namespace
 
@@ -210,6 +236,24 @@ bool UseAesNi() {
 
 void ForcePortableForTesting(bool force) {
   g_force_portable.store(force, std::memory_order_relaxed);
+}
+
+bool CpuHasVaes() {
+#ifdef ZG_HAVE_AESNI
+  static const bool has = CpuHasAesNi() && CpuidHasVaesAvx512();
+  return has;
+#else
+  return false;
+#endif
+}
+
+bool UseVaes() {
+  return CpuHasVaes() && !g_force_portable.load(std::memory_order_relaxed) &&
+         !g_force_aesni_lanes.load(std::memory_order_relaxed);
+}
+
+void ForceAesNiLanesForTesting(bool force) {
+  g_force_aesni_lanes.store(force, std::memory_order_relaxed);
 }
 
 void ExpandKey128(const uint8_t* key16, uint8_t* rk) {

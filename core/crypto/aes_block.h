@@ -32,6 +32,16 @@ bool UseAesNi();
 // Test hook: force the portable path (true) or back to the default. Takes
 // effect for calls that start after it returns; not for production.
 void ForcePortableForTesting(bool force);
+// Whether the CPU has VAES on AVX-512 (and AES-NI) and this build can use
+// it: core/crypto/vaes_lanes.h, four blocks per instruction. Read from the
+// CPU once, on the first call.
+bool CpuHasVaes();
+// Whether the lane engines of AesSiv and AesCmac128 use VAES now:
+// UseAesNi(), CpuHasVaes() and not forced to the AES-NI lanes.
+bool UseVaes();
+// Test hook: force the AES-NI lanes where the CPU has VAES (true), or back
+// to the default; as ForcePortableForTesting.
+void ForceAesNiLanesForTesting(bool force);
 
 // rk: kAes128RoundKeyBytes, 16-byte aligned.
 void ExpandKey128(const uint8_t* key16, uint8_t* rk);

@@ -6,6 +6,7 @@
 #include "core/crypto/aes_block.h"
 #include "core/crypto/aesni_inl.h"
 #include "core/crypto/aesni_lanes_inl.h"
+#include "core/crypto/vaes_lanes.h"
 
 namespace zg::core {
 namespace {
@@ -21,7 +22,7 @@ struct CmacKeysView {
 };
 
 ZG_AESNI void ComputeNi(const CmacKeysView* keys, const AesCmacOp* ops,
-                        size_t n) {
+                        size_t n, bool wide) {
   aesni::MacLane lanes[kCmacsPerChunk];
   for (size_t i = 0; i < n; ++i) {
     lanes[i] = aesni::CmacLane(
@@ -29,7 +30,7 @@ ZG_AESNI void ComputeNi(const CmacKeysView* keys, const AesCmacOp* ops,
         _mm_load_si128(reinterpret_cast<const __m128i*>(keys[i].k1)),
         _mm_load_si128(reinterpret_cast<const __m128i*>(keys[i].k2)));
   }
-  aesni::RunMacLanes(lanes, n);
+  vaes::RunMacLanesOn(wide, lanes, n);
   for (size_t i = 0; i < n; ++i) aesni::Store(ops[i].mac, lanes[i].x);
 }
 
@@ -69,6 +70,7 @@ void AesCmac128::Compute(const uint8_t* data, size_t len, uint8_t* mac) const {
 void AesCmac128::ComputeBatch(std::span<const AesCmacOp> ops) {
 #ifdef ZG_HAVE_AESNI
   if (aes::UseAesNi()) {
+    const bool wide = aes::UseVaes();
     for (size_t at = 0; at < ops.size(); at += kCmacsPerChunk) {
       const size_t n =
           ops.size() - at < kCmacsPerChunk ? ops.size() - at : kCmacsPerChunk;
@@ -77,7 +79,7 @@ void AesCmac128::ComputeBatch(std::span<const AesCmacOp> ops) {
         const AesCmac128& k = *ops[at + i].key;
         keys[i] = {k.rk_, k.k1_, k.k2_};
       }
-      ComputeNi(keys, ops.data() + at, n);
+      ComputeNi(keys, ops.data() + at, n, wide);
     }
     return;
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests of AES-128-CMAC (core/crypto/aes_cmac.h) on both paths (AES-NI
-// where the CPU has it, the portable one forced by the test hook). Expected
+// Tests of AES-128-CMAC (core/crypto/aes_cmac.h) on every path (the VAES
+// and AES-NI lanes where the CPU has them, the portable code), each forced
+// by the test hooks. Expected
 // values come from RFC 4493 section 4's examples, OpenSSL 3's CMAC and
 // nettle's cmac_aes128 (chrony's), on random
 // keys and lengths 0..300; batches under many keys must give what single
@@ -44,14 +45,29 @@ Bytes OpensslCmac(const Bytes& key, const Bytes& m) {
   return mac;
 }
 
-// The parameter: true forces the portable path.
-class AesCmacTest : public ::testing::TestWithParam<bool> {
+// The parameter: the path (core/crypto/aes_block.h's test hooks): the
+// VAES lanes (skipped on CPUs without them), the AES-NI lanes (forced where
+// the CPU has VAES), the portable code.
+enum class Path { kVaes, kAesNi, kPortable };
+
+class AesCmacTest : public ::testing::TestWithParam<Path> {
  protected:
   void SetUp() override {
-    if (!GetParam() && !aes::CpuHasAesNi()) GTEST_SKIP() << "no AES-NI";
-    aes::ForcePortableForTesting(GetParam());
+    if (GetParam() == Path::kVaes && !aes::CpuHasVaes()) {
+      GTEST_SKIP() << "no VAES with AVX-512";
+    }
+    if (GetParam() == Path::kAesNi && !aes::CpuHasAesNi()) {
+      GTEST_SKIP() << "no AES-NI";
+    }
+    aes::ForcePortableForTesting(GetParam() == Path::kPortable);
+    aes::ForceAesNiLanesForTesting(GetParam() == Path::kAesNi);
+    ASSERT_EQ(aes::UseVaes(), GetParam() == Path::kVaes);
+    ASSERT_EQ(aes::UseAesNi(), GetParam() != Path::kPortable);
   }
-  void TearDown() override { aes::ForcePortableForTesting(false); }
+  void TearDown() override {
+    aes::ForcePortableForTesting(false);
+    aes::ForceAesNiLanesForTesting(false);
+  }
 };
 
 TEST_P(AesCmacTest, Rfc4493Examples) {
@@ -112,9 +128,19 @@ TEST_P(AesCmacTest, BatchUnderManyKeysMatchesSingleCalls) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Paths, AesCmacTest, ::testing::Values(false, true),
-                         [](const ::testing::TestParamInfo<bool>& i) {
-                           return i.param ? "Portable" : "AesNi";
+INSTANTIATE_TEST_SUITE_P(Paths, AesCmacTest,
+                         ::testing::Values(Path::kVaes, Path::kAesNi,
+                                           Path::kPortable),
+                         [](const ::testing::TestParamInfo<Path>& i) {
+                           switch (i.param) {
+                             case Path::kVaes:
+                               return "Vaes";
+                             case Path::kAesNi:
+                               return "AesNi";
+                             case Path::kPortable:
+                               break;
+                           }
+                           return "Portable";
                          });
 
 }  // namespace

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/crypto/vaes_lanes.h"
+
+#ifdef ZG_HAVE_AESNI
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#define ZG_VAES \
+  __attribute__((target("aes,ssse3,sse4.1,vaes,avx512f,avx512bw,avx512vl")))
+#define ZG_VAES_INLINE                                                      \
+  __attribute__((target("aes,ssse3,sse4.1,vaes,avx512f,avx512bw,avx512vl"), \
+                 always_inline)) inline
+
+namespace zg::core::vaes {
+namespace {
+
+using aesni::CtrJob;
+using aesni::Keys;
+using aesni::MacLane;
+
+// Round keys of kVaesGroups vectors: rk[g][r] holds round key r of the
+// four lanes of vector g.
+using GroupKeys = __m512i[kVaesGroups][11];
+
+// x[0..NG) encrypted, vector g under rk[g].
+template <int NG>
+ZG_VAES_INLINE void EncGroups(__m512i* x, const GroupKeys& rk) {
+  for (int g = 0; g < NG; ++g) x[g] = _mm512_xor_si512(x[g], rk[g][0]);
+  for (int r = 1; r < 10; ++r) {
+    for (int g = 0; g < NG; ++g) x[g] = _mm512_aesenc_epi128(x[g], rk[g][r]);
+  }
+  for (int g = 0; g < NG; ++g) {
+    x[g] = _mm512_aesenclast_epi128(x[g], rk[g][10]);
+  }
+}
+
+ZG_VAES_INLINE void EncGroupsN(__m512i* x, const GroupKeys& rk, int ng) {
+  static_assert(kVaesGroups == 8);
+  switch (ng) {
+    case 1:
+      return EncGroups<1>(x, rk);
+    case 2:
+      return EncGroups<2>(x, rk);
+    case 3:
+      return EncGroups<3>(x, rk);
+    case 4:
+      return EncGroups<4>(x, rk);
+    case 5:
+      return EncGroups<5>(x, rk);
+    case 6:
+      return EncGroups<6>(x, rk);
+    case 7:
+      return EncGroups<7>(x, rk);
+    default:
+      return EncGroups<8>(x, rk);
+  }
+}
+
+// The blocks at p[0..4), one per lane.
+ZG_VAES_INLINE __m512i Load4(const uint8_t* const* p) {
+  __m512i v = _mm512_castsi128_si512(
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[0])));
+  v = _mm512_inserti32x4(
+      v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[1])), 1);
+  v = _mm512_inserti32x4(
+      v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[2])), 2);
+  return _mm512_inserti32x4(
+      v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[3])), 3);
+}
+
+// The zero-masked forms of some intrinsics below, with every element
+// kept: GCC 12's plain forms pass an undefined vector through, which its
+// -Wmaybe-uninitialized takes for a read of one.
+inline constexpr __mmask16 kAll = 0xffff;
+
+// k in every lane.
+ZG_VAES_INLINE __m512i Broadcast(const __m128i& k) {
+  return _mm512_maskz_broadcast_i32x4(kAll, k);
+}
+
+// Lane q (an immediate) of v.
+template <int Q>
+ZG_VAES_INLINE __m128i Extract(__m512i v) {
+  return _mm512_maskz_extracti32x4_epi32(static_cast<__mmask8>(0xf), v, Q);
+}
+
+// Round key r of four key schedules, one per lane (one broadcast where
+// they are the same schedule).
+ZG_VAES_INLINE void GatherKeys(const Keys* const* k, __m512i* rk) {
+  if (k[0] == k[1] && k[0] == k[2] && k[0] == k[3]) {
+    for (int r = 0; r < 11; ++r) rk[r] = Broadcast(k[0]->k[r]);
+    return;
+  }
+  for (int r = 0; r < 11; ++r) {
+    __m512i v = _mm512_castsi128_si512(k[0]->k[r]);
+    v = _mm512_inserti32x4(v, k[1]->k[r], 1);
+    v = _mm512_inserti32x4(v, k[2]->k[r], 2);
+    rk[r] = _mm512_inserti32x4(v, k[3]->k[r], 3);
+  }
+}
+
+// Chains l[0..count) (count <= 4 * NG, every one with steps), chain j in
+// lane j % 4 of vector j / 4, all NG vectors stepped together until the
+// longest chain ends; a chain that has ended keeps its x (masked), so
+// chains of like lengths side by side waste least. Lanes past count run
+// lane 0's chain again and are dropped. Chains are shorter than 2^32
+// blocks (packets).
+template <int NG>
+ZG_VAES_INLINE void MacBatch(MacLane* const* l, int count) {
+  constexpr int kSlots = 4 * NG;
+  __m512i x[NG], steps[NG];
+  __m512i rk[NG][11];
+  const uint8_t* src[kSlots];   // the block each chain absorbs next
+  const uint8_t* last[kSlots];  // &lane->last
+  size_t raw[kSlots];
+  uint32_t max_steps = 0;
+  // Lane q of every vector: steps[g]'s 32-bit element g * 4 + q.
+  const __m512i spread =
+      _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
+  for (int g = 0; g < NG; ++g) {
+    const MacLane* q[4];
+    for (int i = 0; i < 4; ++i) q[i] = l[4 * g + i < count ? 4 * g + i : 0];
+    const Keys* k[4] = {q[0]->keys, q[1]->keys, q[2]->keys, q[3]->keys};
+    GatherKeys(k, rk[g]);
+    __m512i v = _mm512_castsi128_si512(q[0]->x);
+    v = _mm512_inserti32x4(v, q[1]->x, 1);
+    v = _mm512_inserti32x4(v, q[2]->x, 2);
+    x[g] = _mm512_inserti32x4(v, q[3]->x, 3);
+    uint32_t st[4];
+    for (int i = 0; i < 4; ++i) {
+      const int j = 4 * g + i;
+      st[i] = j < count ? static_cast<uint32_t>(q[i]->steps) : 0;
+      if (st[i] > max_steps) max_steps = st[i];
+      last[j] = reinterpret_cast<const uint8_t*>(&q[i]->last);
+      raw[j] = q[i]->raw;
+      src[j] = q[i]->raw != 0 ? q[i]->p : last[j];
+    }
+    steps[g] = _mm512_maskz_permutexvar_epi32(
+        kAll, spread,
+        _mm512_castsi128_si512(
+            _mm_set_epi32(static_cast<int>(st[3]), static_cast<int>(st[2]),
+                          static_cast<int>(st[1]), static_cast<int>(st[0]))));
+  }
+  for (uint32_t s = 0; s < max_steps; ++s) {
+    __m512i y[NG];
+    for (int g = 0; g < NG; ++g) {
+      y[g] = _mm512_xor_si512(x[g],
+                              _mm512_xor_si512(Load4(&src[4 * g]), rk[g][0]));
+    }
+    for (int r = 1; r < 10; ++r) {
+      for (int g = 0; g < NG; ++g) y[g] = _mm512_aesenc_epi128(y[g], rk[g][r]);
+    }
+    const __m512i now = _mm512_set1_epi32(static_cast<int>(s));
+    for (int g = 0; g < NG; ++g) {
+      y[g] = _mm512_aesenclast_epi128(y[g], rk[g][10]);
+      x[g] = _mm512_mask_mov_epi32(x[g], _mm512_cmpgt_epu32_mask(steps[g], now),
+                                   y[g]);
+    }
+    for (int j = 0; j < kSlots; ++j) {
+      src[j] = s + 1 < raw[j] ? src[j] + 16 : last[j];
+    }
+  }
+  for (int g = 0; g < NG; ++g) {
+    const int j = 4 * g;
+    if (j < count) l[j]->x = Extract<0>(x[g]);
+    if (j + 1 < count) l[j + 1]->x = Extract<1>(x[g]);
+    if (j + 2 < count) l[j + 2]->x = Extract<2>(x[g]);
+    if (j + 3 < count) l[j + 3]->x = Extract<3>(x[g]);
+  }
+}
+
+ZG_VAES_INLINE void MacBatchN(MacLane* const* batch, int count) {
+  static_assert(kVaesGroups == 8);
+  switch ((count + 3) / 4) {
+    case 1:
+      return MacBatch<1>(batch, count);
+    case 2:
+      return MacBatch<2>(batch, count);
+    case 3:
+      return MacBatch<3>(batch, count);
+    case 4:
+      return MacBatch<4>(batch, count);
+    case 5:
+      return MacBatch<5>(batch, count);
+    case 6:
+      return MacBatch<6>(batch, count);
+    case 7:
+      return MacBatch<7>(batch, count);
+    default:
+      return MacBatch<8>(batch, count);
+  }
+}
+
+}  // namespace
+
+ZG_VAES void RunMacLanes(MacLane* lanes, size_t n) {
+  MacLane* batch[kVaesSlots];
+  int count = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (lanes[i].steps == 0) continue;  // keeps its x
+    batch[count++] = &lanes[i];
+    if (count == kVaesSlots) {
+      MacBatchN(batch, count);
+      count = 0;
+    }
+  }
+  if (count != 0) MacBatchN(batch, count);
+}
+
+namespace {
+
+// Keystream vectors gathered across jobs: four counter blocks of one job
+// each, kVaesGroups of them encrypted together.
+struct CtrVectors {
+  __m512i x[kVaesGroups];
+  GroupKeys rk;
+  const uint8_t* in[kVaesGroups];
+  uint8_t* out[kVaesGroups];
+  size_t bytes[kVaesGroups];  // 1..64
+  int m = 0;
+};
+
+ZG_VAES_INLINE void FlushCtr(CtrVectors& c) {
+  EncGroupsN(c.x, c.rk, c.m);
+  for (int g = 0; g < c.m; ++g) {
+    if (c.bytes[g] == 64) {
+      __m512i v = c.x[g];
+      if (c.in[g] != nullptr)
+        v = _mm512_xor_si512(v, _mm512_loadu_si512(c.in[g]));
+      _mm512_storeu_si512(c.out[g], v);
+      continue;
+    }
+    // Masked: neither reads nor writes a byte past the job's end.
+    const __mmask64 m = (uint64_t{1} << c.bytes[g]) - 1;
+    __m512i v = c.x[g];
+    if (c.in[g] != nullptr) {
+      v = _mm512_xor_si512(v, _mm512_maskz_loadu_epi8(m, c.in[g]));
+    }
+    _mm512_mask_storeu_epi8(c.out[g], m, v);
+  }
+  c.m = 0;
+}
+
+}  // namespace
+
+ZG_VAES void RunCtr(const CtrJob* jobs, size_t n) {
+  CtrVectors c;
+  // Byte reversal within each 128-bit lane; counters 0..3 in the lanes.
+  const __m512i rev = Broadcast(
+      _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  const __m512i step = _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const CtrJob& job = jobs[i];
+    if (job.len == 0) continue;
+    // The counter as a little-endian integer in every lane, plus the lane.
+    __m512i le =
+        _mm512_add_epi64(_mm512_shuffle_epi8(Broadcast(job.ctr), rev), step);
+    const __m512i four = _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4);
+    for (size_t off = 0; off < job.len; off += 64) {
+      const int g = c.m;
+      c.x[g] = _mm512_shuffle_epi8(le, rev);
+      le = _mm512_add_epi64(le, four);
+      for (int r = 0; r < 11; ++r) {
+        c.rk[g][r] = Broadcast(job.keys->k[r]);
+      }
+      c.in[g] = job.in != nullptr ? job.in + off : nullptr;
+      c.out[g] = job.out + off;
+      c.bytes[g] = job.len - off < 64 ? job.len - off : 64;
+      if (++c.m == kVaesGroups) FlushCtr(c);
+    }
+  }
+  if (c.m != 0) FlushCtr(c);
+}
+
+}  // namespace zg::core::vaes
+
+#endif  // ZG_HAVE_AESNI
