@@ -6,6 +6,7 @@
 #include "core/crypto/aes_block.h"
 #include "core/crypto/aesni_inl.h"
 #include "core/crypto/aesni_lanes_inl.h"
+#include "core/crypto/vaes_lanes.h"
 
 namespace zg::core {
 namespace {
@@ -88,7 +89,7 @@ void SetKeyPortable(const uint8_t* key, uint8_t* s2v_rk, uint8_t* ctr_rk,
 
 // Messages handled together per pass of the AES-NI path (the stack holds
 // their lanes: kSivJobsPerChunk * 9 * 64 bytes).
-constexpr size_t kSivJobsPerChunk = 16;
+constexpr size_t kSivJobsPerChunk = 32;
 
 #ifdef ZG_HAVE_AESNI
 
@@ -109,21 +110,31 @@ ZG_AESNI_INLINE __m128i LoadAligned(const uint8_t* p) {
 
 // V of each job (n <= kSivJobsPerChunk). First every job's component CMACs and
 // the plaintext's blocks before its last 16 bytes (they do not depend on D),
-// then each job's final one or two blocks, T with D xored in.
-ZG_AESNI void S2vNi(S2vJob* jobs, size_t n) {
+// then each job's final one or two blocks, T with D xored in. The chains are
+// laid out component by component (row c: every job's component c, the
+// last row their plaintexts), so that like lengths run side by side in the
+// wide engine.
+ZG_AESNI void S2vNi(S2vJob* jobs, size_t n, bool wide) {
   aesni::MacLane lanes[kSivJobsPerChunk * (kAesSivMaxComponents + 1)];
-  size_t first[kSivJobsPerChunk];
-  size_t m = 0;
+  size_t rows = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (jobs[i].ad.size() > rows) rows = jobs[i].ad.size();
+  }
+  const size_t pt_row = rows * n;
   for (size_t i = 0; i < n; ++i) {
     const S2vJob& j = jobs[i];
     const aesni::Keys* keys = aesni::KeysAt(j.k.s2v_rk);
     const __m128i k1 = LoadAligned(j.k.k1), k2 = LoadAligned(j.k.k2);
-    first[i] = m;
-    for (const AesSivInput& c : j.ad) {
-      lanes[m++] = aesni::CmacLane(keys, c.data, c.len, k1, k2);
+    for (size_t c = 0; c < rows; ++c) {
+      aesni::MacLane& l = lanes[c * n + i];
+      if (c < j.ad.size()) {
+        l = aesni::CmacLane(keys, j.ad[c].data, j.ad[c].len, k1, k2);
+      } else {
+        l.steps = 0;  // skipped
+      }
     }
     const size_t prefix = j.len >= 16 ? (j.len - 16) / 16 : 0;
-    aesni::MacLane& pl = lanes[m++];
+    aesni::MacLane& pl = lanes[pt_row + i];
     pl.keys = keys;
     pl.p = j.pt;
     pl.raw = prefix;
@@ -131,7 +142,8 @@ ZG_AESNI void S2vNi(S2vJob* jobs, size_t n) {
     pl.last = _mm_setzero_si128();
     pl.x = _mm_setzero_si128();
   }
-  aesni::RunMacLanes(lanes, m);
+  const size_t m = pt_row + n;
+  vaes::RunMacLanesOn(wide, lanes, m);
 
   aesni::MacLane fin[kSivJobsPerChunk];
   alignas(16) uint8_t first_block[kSivJobsPerChunk][16];
@@ -141,14 +153,14 @@ ZG_AESNI void S2vNi(S2vJob* jobs, size_t n) {
     const size_t nad = j.ad.size();
     __m128i d = LoadAligned(j.k.zero);
     for (size_t c = 0; c < nad; ++c) {
-      d = _mm_xor_si128(aesni::Dbl(d), lanes[first[i] + c].x);
+      d = _mm_xor_si128(aesni::Dbl(d), lanes[c * n + i].x);
     }
     aesni::MacLane& f = fin[i];
     f.keys = aesni::KeysAt(j.k.s2v_rk);
     f.p = first_block[i];
     f.raw = 0;
     f.steps = 1;
-    f.x = lanes[first[i] + nad].x;
+    f.x = lanes[pt_row + i].x;
     if (j.len < 16) {  // T = dbl(D) ^ pad(pt): one complete block
       const __m128i padded = aesni::PaddedTail(j.pt, j.len, j.len);
       f.last = _mm_xor_si128(_mm_xor_si128(aesni::Dbl(d), padded), k1);
@@ -175,7 +187,7 @@ ZG_AESNI void S2vNi(S2vJob* jobs, size_t n) {
             aesni::Table(aesni::kPadTables.pad[r])),
         k2);
   }
-  aesni::RunMacLanes(fin, n);
+  vaes::RunMacLanesOn(wide, fin, n);
   for (size_t i = 0; i < n; ++i) jobs[i].v = fin[i].x;
 }
 
@@ -187,30 +199,31 @@ ZG_AESNI_INLINE __m128i SivCounterNi(__m128i v) {
 }
 
 // jobs[i] sealed to out[i] (n <= kSivJobsPerChunk).
-ZG_AESNI void SealNi(S2vJob* jobs, uint8_t* const* out, size_t n) {
-  S2vNi(jobs, n);
+ZG_AESNI void SealNi(S2vJob* jobs, uint8_t* const* out, size_t n, bool wide) {
+  S2vNi(jobs, n, wide);
   aesni::CtrJob ctr[kSivJobsPerChunk];
   for (size_t i = 0; i < n; ++i) {
     aesni::Store(out[i], jobs[i].v);
     ctr[i] = {aesni::KeysAt(jobs[i].k.ctr_rk), SivCounterNi(jobs[i].v),
               jobs[i].pt, out[i] + 16, jobs[i].len};
   }
-  aesni::RunCtr(ctr, n);
+  vaes::RunCtrOn(wide, ctr, n);
 }
 
 // in[i] (V || C, C as long as jobs[i].len) decrypted to jobs[i].pt, then
 // checked (n <= kSivJobsPerChunk).
-ZG_AESNI void OpenNi(S2vJob* jobs, const uint8_t* const* in, bool* ok,
-                     size_t n) {
+ZG_AESNI void OpenNi(S2vJob* jobs, const uint8_t* const* in, bool* ok, size_t n,
+                     bool wide) {
   __m128i v[kSivJobsPerChunk];
-  aesni::CtrJob ctr[kSivJobsPerChunk];
+  // Zeroed: GCC 12 takes the unused tail for an uninitialised read.
+  aesni::CtrJob ctr[kSivJobsPerChunk] = {};
   for (size_t i = 0; i < n; ++i) {
     v[i] = aesni::Load(in[i]);  // before an in-place decryption
     ctr[i] = {aesni::KeysAt(jobs[i].k.ctr_rk), SivCounterNi(v[i]), in[i] + 16,
               const_cast<uint8_t*>(jobs[i].pt), jobs[i].len};
   }
-  aesni::RunCtr(ctr, n);
-  S2vNi(jobs, n);
+  vaes::RunCtrOn(wide, ctr, n);
+  S2vNi(jobs, n, wide);
   for (size_t i = 0; i < n; ++i) {
     const __m128i diff = _mm_xor_si128(jobs[i].v, v[i]);
     ok[i] = _mm_testz_si128(diff, diff) != 0;  // constant time
@@ -225,32 +238,40 @@ ZG_AESNI void SetKeysNi(const uint8_t* const* key, uint8_t* const* s2v_rk,
                         uint8_t* const* k2, uint8_t* const* zero, size_t n) {
   static constexpr int kRcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10,
                                     0x20, 0x40, 0x80, 0x1b, 0x36};
-  aesni::Keys* a[4];
-  aesni::Keys* b[4];
-  for (size_t s = 0; s < n; ++s) {
-    a[s] = reinterpret_cast<aesni::Keys*>(s2v_rk[s]);
-    b[s] = reinterpret_cast<aesni::Keys*>(ctr_rk[s]);
-    a[s]->k[0] = aesni::Load(key[s]);
-    b[s]->k[0] = aesni::Load(key[s] + 16);
+  // Four schedules of each kind always (the last key again where n < 4),
+  // expanded in registers and then stored: through the pointers the
+  // compiler would reload every round key (the schedules may alias).
+  __m128i ea[4], eb[4];
+  aesni::Keys ks[4];  // the S2V schedules, for L and CMAC(0)
+  for (size_t s = 0; s < 4; ++s) {
+    const uint8_t* k = key[s < n ? s : n - 1];
+    ea[s] = aesni::Load(k);
+    eb[s] = aesni::Load(k + 16);
+    ks[s].k[0] = ea[s];
+    if (s < n) aesni::Store(ctr_rk[s], eb[s]);
   }
   for (int i = 1; i < 11; ++i) {
-    for (size_t s = 0; s < n; ++s) {
-      a[s]->k[i] = aesni::ExpandStep(a[s]->k[i - 1], kRcon[i - 1]);
-      b[s]->k[i] = aesni::ExpandStep(b[s]->k[i - 1], kRcon[i - 1]);
+    for (size_t s = 0; s < 4; ++s) {
+      ea[s] = aesni::ExpandStep(ea[s], kRcon[i - 1]);
+      eb[s] = aesni::ExpandStep(eb[s], kRcon[i - 1]);
+      ks[s].k[i] = ea[s];
+      if (s < n) aesni::Store(ctr_rk[s] + 16 * i, eb[s]);
     }
   }
-  const aesni::Keys* ka[4] = {a[0], a[n > 1 ? 1 : 0], a[n > 2 ? 2 : 0],
-                              a[n > 3 ? 3 : 0]};
+  for (size_t s = 0; s < n; ++s) {
+    for (int i = 0; i < 11; ++i) aesni::Store(s2v_rk[s] + 16 * i, ks[s].k[i]);
+  }
+  const aesni::Keys* ka[4] = {&ks[0], &ks[1], &ks[2], &ks[3]};
   __m128i x[4];
   for (size_t s = 0; s < 4; ++s) x[s] = _mm_setzero_si128();
-  const int lanes = n == 1 ? 1 : n == 2 ? 2 : 4;
-  aesni::EncLanesN(x, ka, lanes);
-  for (size_t s = 0; s < n; ++s) {
+  aesni::EncLanes<4>(x, ka);
+  for (size_t s = 0; s < 4; ++s) {
     x[s] = aesni::Dbl(x[s]);
+    if (s >= n) continue;
     _mm_store_si128(reinterpret_cast<__m128i*>(k1[s]), x[s]);
     _mm_store_si128(reinterpret_cast<__m128i*>(k2[s]), aesni::Dbl(x[s]));
   }
-  aesni::EncLanesN(x, ka, lanes);
+  aesni::EncLanes<4>(x, ka);
   for (size_t s = 0; s < n; ++s) {
     _mm_store_si128(reinterpret_cast<__m128i*>(zero[s]), x[s]);
   }
@@ -322,6 +343,7 @@ bool AesSiv::SealBatch(std::span<const AesSivSealOp> ops) {
   };
 #ifdef ZG_HAVE_AESNI
   if (aes::UseAesNi()) {
+    const bool wide = aes::UseVaes();
     for (size_t at = 0; at < ops.size(); at += kSivJobsPerChunk) {
       const size_t n = ops.size() - at < kSivJobsPerChunk ? ops.size() - at
                                                           : kSivJobsPerChunk;
@@ -335,7 +357,7 @@ bool AesSiv::SealBatch(std::span<const AesSivSealOp> ops) {
         jobs[i].len = op.len;
         out[i] = op.out;
       }
-      SealNi(jobs, out, n);
+      SealNi(jobs, out, n, wide);
     }
     return true;
   }
@@ -355,13 +377,14 @@ void AesSiv::OpenBatch(std::span<AesSivOpenOp> ops) {
   };
 #ifdef ZG_HAVE_AESNI
   if (aes::UseAesNi()) {
+    const bool wide = aes::UseVaes();
     S2vJob jobs[kSivJobsPerChunk];
     const uint8_t* in[kSivJobsPerChunk];
     bool ok[kSivJobsPerChunk];
     AesSivOpenOp* of[kSivJobsPerChunk];
     size_t n = 0;
     auto run = [&] {
-      OpenNi(jobs, in, ok, n);
+      OpenNi(jobs, in, ok, n, wide);
       for (size_t i = 0; i < n; ++i) of[i]->ok = ok[i];
       n = 0;
     };
