@@ -20,44 +20,6 @@ using aesni::CtrJob;
 using aesni::Keys;
 using aesni::MacLane;
 
-// Round keys of kVaesGroups vectors: rk[g][r] holds round key r of the
-// four lanes of vector g.
-using GroupKeys = __m512i[kVaesGroups][11];
-
-// x[0..NG) encrypted, vector g under rk[g].
-template <int NG>
-ZG_VAES_INLINE void EncGroups(__m512i* x, const GroupKeys& rk) {
-  for (int g = 0; g < NG; ++g) x[g] = _mm512_xor_si512(x[g], rk[g][0]);
-  for (int r = 1; r < 10; ++r) {
-    for (int g = 0; g < NG; ++g) x[g] = _mm512_aesenc_epi128(x[g], rk[g][r]);
-  }
-  for (int g = 0; g < NG; ++g) {
-    x[g] = _mm512_aesenclast_epi128(x[g], rk[g][10]);
-  }
-}
-
-ZG_VAES_INLINE void EncGroupsN(__m512i* x, const GroupKeys& rk, int ng) {
-  static_assert(kVaesGroups == 8);
-  switch (ng) {
-    case 1:
-      return EncGroups<1>(x, rk);
-    case 2:
-      return EncGroups<2>(x, rk);
-    case 3:
-      return EncGroups<3>(x, rk);
-    case 4:
-      return EncGroups<4>(x, rk);
-    case 5:
-      return EncGroups<5>(x, rk);
-    case 6:
-      return EncGroups<6>(x, rk);
-    case 7:
-      return EncGroups<7>(x, rk);
-    default:
-      return EncGroups<8>(x, rk);
-  }
-}
-
 // The blocks at p[0..4), one per lane.
 ZG_VAES_INLINE __m512i Load4(const uint8_t* const* p) {
   __m512i v = _mm512_castsi128_si512(
@@ -152,14 +114,14 @@ ZG_VAES_INLINE void MacBatch(MacLane* const* l, int count) {
     for (int r = 1; r < 10; ++r) {
       for (int g = 0; g < NG; ++g) y[g] = _mm512_aesenc_epi128(y[g], rk[g][r]);
     }
+    for (int j = 0; j < kSlots; ++j) {
+      src[j] = s + 1 < raw[j] ? src[j] + 16 : last[j];
+    }
     const __m512i now = _mm512_set1_epi32(static_cast<int>(s));
     for (int g = 0; g < NG; ++g) {
       y[g] = _mm512_aesenclast_epi128(y[g], rk[g][10]);
       x[g] = _mm512_mask_mov_epi32(x[g], _mm512_cmpgt_epu32_mask(steps[g], now),
                                    y[g]);
-    }
-    for (int j = 0; j < kSlots; ++j) {
-      src[j] = s + 1 < raw[j] ? src[j] + 16 : last[j];
     }
   }
   for (int g = 0; g < NG; ++g) {
@@ -212,23 +174,67 @@ ZG_VAES void RunMacLanes(MacLane* lanes, size_t n) {
 namespace {
 
 // Keystream vectors gathered across jobs: four counter blocks of one job
-// each, kVaesGroups of them encrypted together.
+// each, kVaesGroups of them encrypted together, each under its job's
+// round keys (broadcast as the rounds take them).
 struct CtrVectors {
   __m512i x[kVaesGroups];
-  GroupKeys rk;
+  const Keys* keys[kVaesGroups];
   const uint8_t* in[kVaesGroups];
   uint8_t* out[kVaesGroups];
   size_t bytes[kVaesGroups];  // 1..64
   int m = 0;
 };
 
+template <int NG>
+ZG_VAES_INLINE void EncCtr(CtrVectors& c) {
+  __m512i y[NG];
+  for (int g = 0; g < NG; ++g) {
+    y[g] = _mm512_xor_si512(c.x[g], Broadcast(c.keys[g]->k[0]));
+  }
+  for (int r = 1; r < 10; ++r) {
+    for (int g = 0; g < NG; ++g) {
+      y[g] = _mm512_aesenc_epi128(y[g], Broadcast(c.keys[g]->k[r]));
+    }
+  }
+  for (int g = 0; g < NG; ++g) {
+    c.x[g] = _mm512_aesenclast_epi128(y[g], Broadcast(c.keys[g]->k[10]));
+  }
+}
+
 ZG_VAES_INLINE void FlushCtr(CtrVectors& c) {
-  EncGroupsN(c.x, c.rk, c.m);
+  static_assert(kVaesGroups == 8);
+  switch (c.m) {
+    case 1:
+      EncCtr<1>(c);
+      break;
+    case 2:
+      EncCtr<2>(c);
+      break;
+    case 3:
+      EncCtr<3>(c);
+      break;
+    case 4:
+      EncCtr<4>(c);
+      break;
+    case 5:
+      EncCtr<5>(c);
+      break;
+    case 6:
+      EncCtr<6>(c);
+      break;
+    case 7:
+      EncCtr<7>(c);
+      break;
+    default:
+      EncCtr<8>(c);
+      break;
+  }
   for (int g = 0; g < c.m; ++g) {
     if (c.bytes[g] == 64) {
       __m512i v = c.x[g];
-      if (c.in[g] != nullptr)
+      if (c.in[g] != nullptr) {
         v = _mm512_xor_si512(v, _mm512_loadu_si512(c.in[g]));
+      }
       _mm512_storeu_si512(c.out[g], v);
       continue;
     }
@@ -251,20 +257,17 @@ ZG_VAES void RunCtr(const CtrJob* jobs, size_t n) {
   const __m512i rev = Broadcast(
       _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
   const __m512i step = _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0);
+  const __m512i four = _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4);
   for (size_t i = 0; i < n; ++i) {
     const CtrJob& job = jobs[i];
-    if (job.len == 0) continue;
     // The counter as a little-endian integer in every lane, plus the lane.
     __m512i le =
         _mm512_add_epi64(_mm512_shuffle_epi8(Broadcast(job.ctr), rev), step);
-    const __m512i four = _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4);
     for (size_t off = 0; off < job.len; off += 64) {
       const int g = c.m;
       c.x[g] = _mm512_shuffle_epi8(le, rev);
       le = _mm512_add_epi64(le, four);
-      for (int r = 0; r < 11; ++r) {
-        c.rk[g][r] = Broadcast(job.keys->k[r]);
-      }
+      c.keys[g] = job.keys;
       c.in[g] = job.in != nullptr ? job.in + off : nullptr;
       c.out[g] = job.out + off;
       c.bytes[g] = job.len - off < 64 ? job.len - off : 64;
