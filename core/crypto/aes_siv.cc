@@ -232,36 +232,53 @@ ZG_AESNI void OpenNi(S2vJob* jobs, const uint8_t* const* in, bool* ok, size_t n,
 
 // For each of n <= 4 keys: both schedules (written in place), L = E_K1(0),
 // the CMAC subkeys L·x and L·x², and CMAC_K1(0^128) = E_K1(L·x); the key
-// expansions of all n interleaved.
+// expansions of all n interleaved (wide: the VAES lanes expand them).
 ZG_AESNI void SetKeysNi(const uint8_t* const* key, uint8_t* const* s2v_rk,
                         uint8_t* const* ctr_rk, uint8_t* const* k1,
-                        uint8_t* const* k2, uint8_t* const* zero, size_t n) {
+                        uint8_t* const* k2, uint8_t* const* zero, size_t n,
+                        bool wide) {
   static constexpr int kRcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10,
                                     0x20, 0x40, 0x80, 0x1b, 0x36};
-  // Four schedules of each kind always (the last key again where n < 4),
-  // expanded in registers and then stored: through the pointers the
-  // compiler would reload every round key (the schedules may alias).
-  __m128i ea[4], eb[4];
   aesni::Keys ks[4];  // the S2V schedules, for L and CMAC(0)
-  for (size_t s = 0; s < 4; ++s) {
-    const uint8_t* k = key[s < n ? s : n - 1];
-    ea[s] = aesni::Load(k);
-    eb[s] = aesni::Load(k + 16);
-    ks[s].k[0] = ea[s];
-    if (s < n) aesni::Store(ctr_rk[s], eb[s]);
-  }
-  for (int i = 1; i < 11; ++i) {
-    for (size_t s = 0; s < 4; ++s) {
-      ea[s] = aesni::ExpandStep(ea[s], kRcon[i - 1]);
-      eb[s] = aesni::ExpandStep(eb[s], kRcon[i - 1]);
-      ks[s].k[i] = ea[s];
-      if (s < n) aesni::Store(ctr_rk[s] + 16 * i, eb[s]);
+  const aesni::Keys* ka[4];
+  if (wide) {
+    const uint8_t* keys[8];
+    uint8_t* rk[8];
+    for (size_t s = 0; s < n; ++s) {
+      keys[s] = key[s];
+      rk[s] = s2v_rk[s];
+      keys[n + s] = key[s] + 16;
+      rk[n + s] = ctr_rk[s];
     }
+    vaes::ExpandKeys(keys, rk, 2 * n);
+    for (size_t s = 0; s < 4; ++s) ka[s] = aesni::KeysAt(s2v_rk[s < n ? s : 0]);
+  } else {
+    // Four schedules of each kind (the last key again where n < 4),
+    // expanded in registers and then stored: through the pointers the
+    // compiler would reload every round key (the schedules may alias).
+    __m128i ea[4], eb[4];
+    for (size_t s = 0; s < 4; ++s) {
+      const uint8_t* k = key[s < n ? s : n - 1];
+      ea[s] = aesni::Load(k);
+      eb[s] = aesni::Load(k + 16);
+      ks[s].k[0] = ea[s];
+      if (s < n) aesni::Store(ctr_rk[s], eb[s]);
+    }
+    for (int i = 1; i < 11; ++i) {
+      for (size_t s = 0; s < 4; ++s) {
+        ea[s] = aesni::ExpandStep(ea[s], kRcon[i - 1]);
+        eb[s] = aesni::ExpandStep(eb[s], kRcon[i - 1]);
+        ks[s].k[i] = ea[s];
+        if (s < n) aesni::Store(ctr_rk[s] + 16 * i, eb[s]);
+      }
+    }
+    for (size_t s = 0; s < n; ++s) {
+      for (int i = 0; i < 11; ++i) {
+        aesni::Store(s2v_rk[s] + 16 * i, ks[s].k[i]);
+      }
+    }
+    for (size_t s = 0; s < 4; ++s) ka[s] = &ks[s];
   }
-  for (size_t s = 0; s < n; ++s) {
-    for (int i = 0; i < 11; ++i) aesni::Store(s2v_rk[s] + 16 * i, ks[s].k[i]);
-  }
-  const aesni::Keys* ka[4] = {&ks[0], &ks[1], &ks[2], &ks[3]};
   __m128i x[4];
   for (size_t s = 0; s < 4; ++s) x[s] = _mm_setzero_si128();
   aesni::EncLanes<4>(x, ka);
@@ -311,6 +328,7 @@ void AesSiv::SetKeyBatch(std::span<AesSiv* const> sivs,
                          std::span<const uint8_t* const> keys) {
 #ifdef ZG_HAVE_AESNI
   if (aes::UseAesNi()) {
+    const bool wide = aes::UseVaes();
     for (size_t at = 0; at < sivs.size(); at += 4) {
       const size_t n = sivs.size() - at < 4 ? sivs.size() - at : 4;
       uint8_t *s2v[4], *ctr[4], *k1[4], *k2[4], *zero[4];
@@ -322,7 +340,7 @@ void AesSiv::SetKeyBatch(std::span<AesSiv* const> sivs,
         k2[s] = siv.cmac_k2_;
         zero[s] = siv.s2v_zero_;
       }
-      SetKeysNi(keys.data() + at, s2v, ctr, k1, k2, zero, n);
+      SetKeysNi(keys.data() + at, s2v, ctr, k1, k2, zero, n, wide);
     }
     return;
   }

@@ -72,11 +72,13 @@ ZG_VAES_INLINE void GatherKeys(const Keys* const* k, __m512i* rk) {
 template <int NG>
 ZG_VAES_INLINE void MacBatch(MacLane* const* l, int count) {
   constexpr int kSlots = 4 * NG;
+  // Slot arrays padded to whole vectors of 8, updated 8 at a time.
+  constexpr int kPadded = (kSlots + 7) / 8 * 8;
   __m512i x[NG], steps[NG];
   __m512i rk[NG][11];
-  const uint8_t* src[kSlots];   // the block each chain absorbs next
-  const uint8_t* last[kSlots];  // &lane->last
-  size_t raw[kSlots];
+  alignas(64) const uint8_t* src[kPadded];  // the block each chain absorbs next
+  alignas(64) const uint8_t* last[kPadded];  // &lane->last
+  alignas(64) size_t raw[kPadded];
   uint32_t max_steps = 0;
   // Lane q of every vector: steps[g]'s 32-bit element g * 4 + q.
   const __m512i spread =
@@ -105,6 +107,10 @@ ZG_VAES_INLINE void MacBatch(MacLane* const* l, int count) {
             _mm_set_epi32(static_cast<int>(st[3]), static_cast<int>(st[2]),
                           static_cast<int>(st[1]), static_cast<int>(st[0]))));
   }
+  for (int j = kSlots; j < kPadded; ++j) {
+    src[j] = last[j] = last[0];
+    raw[j] = 0;
+  }
   for (uint32_t s = 0; s < max_steps; ++s) {
     __m512i y[NG];
     for (int g = 0; g < NG; ++g) {
@@ -114,8 +120,15 @@ ZG_VAES_INLINE void MacBatch(MacLane* const* l, int count) {
     for (int r = 1; r < 10; ++r) {
       for (int g = 0; g < NG; ++g) y[g] = _mm512_aesenc_epi128(y[g], rk[g][r]);
     }
-    for (int j = 0; j < kSlots; ++j) {
-      src[j] = s + 1 < raw[j] ? src[j] + 16 : last[j];
+    const __m512i next = _mm512_set1_epi64(static_cast<int64_t>(s) + 1);
+    const __m512i block = _mm512_set1_epi64(16);
+    for (int j = 0; j < kPadded; j += 8) {
+      const __m512i at = _mm512_load_si512(&src[j]);
+      const __mmask8 more =
+          _mm512_cmpgt_epu64_mask(_mm512_load_si512(&raw[j]), next);
+      _mm512_store_si512(
+          &src[j],
+          _mm512_mask_add_epi64(_mm512_load_si512(&last[j]), more, at, block));
     }
     const __m512i now = _mm512_set1_epi32(static_cast<int>(s));
     for (int g = 0; g < NG; ++g) {
@@ -275,6 +288,57 @@ ZG_VAES void RunCtr(const CtrJob* jobs, size_t n) {
     }
   }
   if (c.m != 0) FlushCtr(c);
+}
+
+namespace {
+
+// aesni::ExpandStep on four keys, one per lane.
+ZG_VAES_INLINE __m512i ExpandStep4(__m512i key, int rcon) {
+  const __m512i rot = _mm512_set1_epi32(0x0c0f0e0d);
+  const __m512i t = _mm512_aesenclast_epi128(_mm512_shuffle_epi8(key, rot),
+                                             _mm512_set1_epi32(rcon));
+  key = _mm512_xor_si512(key, _mm512_bslli_epi128(key, 4));
+  key = _mm512_xor_si512(key, _mm512_bslli_epi128(key, 4));
+  key = _mm512_xor_si512(key, _mm512_bslli_epi128(key, 4));
+  return _mm512_xor_si512(key, t);
+}
+
+// Lane i of v to rk[i] + 16 * r for the lanes i < n.
+ZG_VAES_INLINE void StoreLanes(__m512i v, uint8_t* const* rk, size_t n, int r) {
+  auto at = [&](size_t i) {
+    return reinterpret_cast<__m128i*>(rk[i] + 16 * r);
+  };
+  _mm_store_si128(at(0), Extract<0>(v));
+  if (n > 1) _mm_store_si128(at(1), Extract<1>(v));
+  if (n > 2) _mm_store_si128(at(2), Extract<2>(v));
+  if (n > 3) _mm_store_si128(at(3), Extract<3>(v));
+}
+
+}  // namespace
+
+ZG_VAES void ExpandKeys(const uint8_t* const* key, uint8_t* const* rk,
+                        size_t n) {
+  static constexpr int kRcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10,
+                                    0x20, 0x40, 0x80, 0x1b, 0x36};
+  if (n == 0) return;
+  // Keys 0..3 in k[0], 4..7 in k[1]; key 0 again in the lanes past n.
+  __m512i k[2];
+  for (size_t v = 0; v < 2; ++v) {
+    const uint8_t* at[4];
+    for (size_t i = 0; i < 4; ++i) {
+      at[i] = key[4 * v + i < n ? 4 * v + i : 0];
+    }
+    k[v] = Load4(at);
+  }
+  const size_t n0 = n < 4 ? n : 4, n1 = n - n0;
+  StoreLanes(k[0], rk, n0, 0);
+  if (n1 != 0) StoreLanes(k[1], rk + 4, n1, 0);
+  for (int r = 1; r < 11; ++r) {
+    k[0] = ExpandStep4(k[0], kRcon[r - 1]);
+    k[1] = ExpandStep4(k[1], kRcon[r - 1]);
+    StoreLanes(k[0], rk, n0, r);
+    if (n1 != 0) StoreLanes(k[1], rk + 4, n1, r);
+  }
 }
 
 }  // namespace zg::core::vaes
