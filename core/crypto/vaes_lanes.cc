@@ -111,24 +111,39 @@ ZG_VAES_INLINE void MacBatch(MacLane* const* l, int count) {
     src[j] = last[j] = last[0];
     raw[j] = 0;
   }
+  // The chains' next block pointers, 8 a vector, kept in registers.
+  constexpr int kPtrVectors = kPadded / 8;
+  __m512i at[kPtrVectors];
+  for (int v = 0; v < kPtrVectors; ++v) at[v] = _mm512_load_si512(&src[8 * v]);
   for (uint32_t s = 0; s < max_steps; ++s) {
     __m512i y[NG];
     for (int g = 0; g < NG; ++g) {
-      y[g] = _mm512_xor_si512(x[g],
-                              _mm512_xor_si512(Load4(&src[4 * g]), rk[g][0]));
+      // Vector g's four pointers: qwords 4 * (g % 2) .. + 3 of at[g / 2].
+      __m128i lo, hi;
+      if (g % 2 == 0) {
+        lo = Extract<0>(at[g / 2]);
+        hi = Extract<1>(at[g / 2]);
+      } else {
+        lo = Extract<2>(at[g / 2]);
+        hi = Extract<3>(at[g / 2]);
+      }
+      const uint8_t* p[4] = {
+          reinterpret_cast<const uint8_t*>(_mm_cvtsi128_si64(lo)),
+          reinterpret_cast<const uint8_t*>(_mm_extract_epi64(lo, 1)),
+          reinterpret_cast<const uint8_t*>(_mm_cvtsi128_si64(hi)),
+          reinterpret_cast<const uint8_t*>(_mm_extract_epi64(hi, 1))};
+      y[g] = _mm512_xor_si512(x[g], _mm512_xor_si512(Load4(p), rk[g][0]));
     }
     for (int r = 1; r < 10; ++r) {
       for (int g = 0; g < NG; ++g) y[g] = _mm512_aesenc_epi128(y[g], rk[g][r]);
     }
     const __m512i next = _mm512_set1_epi64(static_cast<int64_t>(s) + 1);
     const __m512i block = _mm512_set1_epi64(16);
-    for (int j = 0; j < kPadded; j += 8) {
-      const __m512i at = _mm512_load_si512(&src[j]);
+    for (int v = 0; v < kPtrVectors; ++v) {
       const __mmask8 more =
-          _mm512_cmpgt_epu64_mask(_mm512_load_si512(&raw[j]), next);
-      _mm512_store_si512(
-          &src[j],
-          _mm512_mask_add_epi64(_mm512_load_si512(&last[j]), more, at, block));
+          _mm512_cmpgt_epu64_mask(_mm512_load_si512(&raw[8 * v]), next);
+      at[v] = _mm512_mask_add_epi64(_mm512_load_si512(&last[8 * v]), more,
+                                    at[v], block);
     }
     const __m512i now = _mm512_set1_epi32(static_cast<int>(s));
     for (int g = 0; g < NG; ++g) {
@@ -137,6 +152,7 @@ ZG_VAES_INLINE void MacBatch(MacLane* const* l, int count) {
                                    y[g]);
     }
   }
+
   for (int g = 0; g < NG; ++g) {
     const int j = 4 * g;
     if (j < count) l[j]->x = Extract<0>(x[g]);
