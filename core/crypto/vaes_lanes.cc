@@ -69,13 +69,19 @@ ZG_VAES_INLINE void GatherKeys(const Keys* const* k, __m512i* rk) {
 // chains of like lengths side by side waste least. Lanes past count run
 // lane 0's chain again and are dropped. Chains are shorter than 2^32
 // blocks (packets).
-template <int NG>
+template <int NG, bool kShared>
 ZG_VAES_INLINE void MacBatch(MacLane* const* l, int count) {
   constexpr int kSlots = 4 * NG;
   // Slot arrays padded to whole vectors of 8, updated 8 at a time.
   constexpr int kPadded = (kSlots + 7) / 8 * 8;
   __m512i x[NG], steps[NG];
-  __m512i rk[NG][11];
+  // Round keys per vector; kShared (one key for the whole batch): vector
+  // 0's serve every vector.
+  constexpr int kKeyVectors = kShared ? 1 : NG;
+  __m512i rk[kKeyVectors][11];
+  if constexpr (kShared) {
+    for (int r = 0; r < 11; ++r) rk[0][r] = Broadcast(l[0]->keys->k[r]);
+  }
   alignas(64) const uint8_t* src[kPadded];  // the block each chain absorbs next
   alignas(64) const uint8_t* last[kPadded];  // &lane->last
   alignas(64) size_t raw[kPadded];
@@ -87,7 +93,7 @@ ZG_VAES_INLINE void MacBatch(MacLane* const* l, int count) {
     const MacLane* q[4];
     for (int i = 0; i < 4; ++i) q[i] = l[4 * g + i < count ? 4 * g + i : 0];
     const Keys* k[4] = {q[0]->keys, q[1]->keys, q[2]->keys, q[3]->keys};
-    GatherKeys(k, rk[g]);
+    if constexpr (!kShared) GatherKeys(k, rk[g]);
     __m512i v = _mm512_castsi128_si512(q[0]->x);
     v = _mm512_inserti32x4(v, q[1]->x, 1);
     v = _mm512_inserti32x4(v, q[2]->x, 2);
@@ -132,10 +138,12 @@ ZG_VAES_INLINE void MacBatch(MacLane* const* l, int count) {
           reinterpret_cast<const uint8_t*>(_mm_extract_epi64(lo, 1)),
           reinterpret_cast<const uint8_t*>(_mm_cvtsi128_si64(hi)),
           reinterpret_cast<const uint8_t*>(_mm_extract_epi64(hi, 1))};
-      y[g] = _mm512_xor_si512(x[g], _mm512_xor_si512(Load4(p), rk[g][0]));
+      y[g] = _mm512_xor_si512(
+          x[g], _mm512_xor_si512(Load4(p), rk[kShared ? 0 : g][0]));
     }
     for (int r = 1; r < 10; ++r) {
-      for (int g = 0; g < NG; ++g) y[g] = _mm512_aesenc_epi128(y[g], rk[g][r]);
+      for (int g = 0; g < NG; ++g)
+        y[g] = _mm512_aesenc_epi128(y[g], rk[kShared ? 0 : g][r]);
     }
     const __m512i next = _mm512_set1_epi64(static_cast<int64_t>(s) + 1);
     const __m512i block = _mm512_set1_epi64(16);
@@ -147,7 +155,7 @@ ZG_VAES_INLINE void MacBatch(MacLane* const* l, int count) {
     }
     const __m512i now = _mm512_set1_epi32(static_cast<int>(s));
     for (int g = 0; g < NG; ++g) {
-      y[g] = _mm512_aesenclast_epi128(y[g], rk[g][10]);
+      y[g] = _mm512_aesenclast_epi128(y[g], rk[kShared ? 0 : g][10]);
       x[g] = _mm512_mask_mov_epi32(x[g], _mm512_cmpgt_epu32_mask(steps[g], now),
                                    y[g]);
     }
@@ -162,26 +170,37 @@ ZG_VAES_INLINE void MacBatch(MacLane* const* l, int count) {
   }
 }
 
+template <bool kShared>
 ZG_VAES_INLINE void MacBatchN(MacLane* const* batch, int count) {
   static_assert(kVaesGroups == 8);
   switch ((count + 3) / 4) {
     case 1:
-      return MacBatch<1>(batch, count);
+      return MacBatch<1, kShared>(batch, count);
     case 2:
-      return MacBatch<2>(batch, count);
+      return MacBatch<2, kShared>(batch, count);
     case 3:
-      return MacBatch<3>(batch, count);
+      return MacBatch<3, kShared>(batch, count);
     case 4:
-      return MacBatch<4>(batch, count);
+      return MacBatch<4, kShared>(batch, count);
     case 5:
-      return MacBatch<5>(batch, count);
+      return MacBatch<5, kShared>(batch, count);
     case 6:
-      return MacBatch<6>(batch, count);
+      return MacBatch<6, kShared>(batch, count);
     case 7:
-      return MacBatch<7>(batch, count);
+      return MacBatch<7, kShared>(batch, count);
     default:
-      return MacBatch<8>(batch, count);
+      return MacBatch<8, kShared>(batch, count);
   }
+}
+
+// Chains batch[0..count) under one key or several.
+ZG_VAES_INLINE void MacBatchAny(MacLane* const* batch, int count) {
+  bool shared = true;
+  for (int j = 1; j < count; ++j) {
+    shared = shared && batch[j]->keys == batch[0]->keys;
+  }
+  if (shared) return MacBatchN<true>(batch, count);
+  MacBatchN<false>(batch, count);
 }
 
 }  // namespace
@@ -193,11 +212,11 @@ ZG_VAES void RunMacLanes(MacLane* lanes, size_t n) {
     if (lanes[i].steps == 0) continue;  // keeps its x
     batch[count++] = &lanes[i];
     if (count == kVaesSlots) {
-      MacBatchN(batch, count);
+      MacBatchAny(batch, count);
       count = 0;
     }
   }
-  if (count != 0) MacBatchN(batch, count);
+  if (count != 0) MacBatchAny(batch, count);
 }
 
 namespace {
