@@ -230,9 +230,14 @@ ZG_AESNI void OpenNi(S2vJob* jobs, const uint8_t* const* in, bool* ok, size_t n,
   }
 }
 
-// For each of n <= 4 keys: both schedules (written in place), L = E_K1(0),
-// the CMAC subkeys L·x and L·x², and CMAC_K1(0^128) = E_K1(L·x); the key
-// expansions of all n interleaved (wide: the VAES lanes expand them).
+// Keys set up per pass of SetKeysNi on the VAES lanes (4 on the AES-NI
+// ones).
+constexpr size_t kMaxSetKeys = 8;
+
+// For each of n keys (n <= 4, wide: n <= 8): both schedules (written in
+// place), L = E_K1(0), the CMAC subkeys L·x and L·x², and CMAC_K1(0^128) =
+// E_K1(L·x); the key expansions of all n interleaved (wide: the VAES
+// lanes expand them, four a vector).
 ZG_AESNI void SetKeysNi(const uint8_t* const* key, uint8_t* const* s2v_rk,
                         uint8_t* const* ctr_rk, uint8_t* const* k1,
                         uint8_t* const* k2, uint8_t* const* zero, size_t n,
@@ -240,10 +245,10 @@ ZG_AESNI void SetKeysNi(const uint8_t* const* key, uint8_t* const* s2v_rk,
   static constexpr int kRcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10,
                                     0x20, 0x40, 0x80, 0x1b, 0x36};
   aesni::Keys ks[4];  // the S2V schedules, for L and CMAC(0)
-  const aesni::Keys* ka[4];
+  const aesni::Keys* ka[kMaxSetKeys];
   if (wide) {
-    const uint8_t* keys[8];
-    uint8_t* rk[8];
+    const uint8_t* keys[2 * kMaxSetKeys];
+    uint8_t* rk[2 * kMaxSetKeys];
     for (size_t s = 0; s < n; ++s) {
       keys[s] = key[s];
       rk[s] = s2v_rk[s];
@@ -251,7 +256,9 @@ ZG_AESNI void SetKeysNi(const uint8_t* const* key, uint8_t* const* s2v_rk,
       rk[n + s] = ctr_rk[s];
     }
     vaes::ExpandKeys(keys, rk, 2 * n);
-    for (size_t s = 0; s < 4; ++s) ka[s] = aesni::KeysAt(s2v_rk[s < n ? s : 0]);
+    for (size_t s = 0; s < kMaxSetKeys; ++s) {
+      ka[s] = aesni::KeysAt(s2v_rk[s < n ? s : 0]);
+    }
   } else {
     // Four schedules of each kind (the last key again where n < 4),
     // expanded in registers and then stored: through the pointers the
@@ -279,16 +286,26 @@ ZG_AESNI void SetKeysNi(const uint8_t* const* key, uint8_t* const* s2v_rk,
     }
     for (size_t s = 0; s < 4; ++s) ka[s] = &ks[s];
   }
-  __m128i x[4];
-  for (size_t s = 0; s < 4; ++s) x[s] = _mm_setzero_si128();
-  aesni::EncLanes<4>(x, ka);
-  for (size_t s = 0; s < 4; ++s) {
+  // L and CMAC(0): four lanes, or eight where the VAES lanes set up eight.
+  const size_t lanes = wide && n > 4 ? 8 : 4;
+  __m128i x[kMaxSetKeys];
+  for (size_t s = 0; s < kMaxSetKeys; ++s) x[s] = _mm_setzero_si128();
+  if (lanes == 8) {
+    aesni::EncLanes<8>(x, ka);
+  } else {
+    aesni::EncLanes<4>(x, ka);
+  }
+  for (size_t s = 0; s < lanes; ++s) {
     x[s] = aesni::Dbl(x[s]);
     if (s >= n) continue;
     _mm_store_si128(reinterpret_cast<__m128i*>(k1[s]), x[s]);
     _mm_store_si128(reinterpret_cast<__m128i*>(k2[s]), aesni::Dbl(x[s]));
   }
-  aesni::EncLanes<4>(x, ka);
+  if (lanes == 8) {
+    aesni::EncLanes<8>(x, ka);
+  } else {
+    aesni::EncLanes<4>(x, ka);
+  }
   for (size_t s = 0; s < n; ++s) {
     _mm_store_si128(reinterpret_cast<__m128i*>(zero[s]), x[s]);
   }
@@ -329,9 +346,11 @@ void AesSiv::SetKeyBatch(std::span<AesSiv* const> sivs,
 #ifdef ZG_HAVE_AESNI
   if (aes::UseAesNi()) {
     const bool wide = aes::UseVaes();
-    for (size_t at = 0; at < sivs.size(); at += 4) {
-      const size_t n = sivs.size() - at < 4 ? sivs.size() - at : 4;
-      uint8_t *s2v[4], *ctr[4], *k1[4], *k2[4], *zero[4];
+    const size_t chunk = wide ? kMaxSetKeys : 4;
+    for (size_t at = 0; at < sivs.size(); at += chunk) {
+      const size_t n = sivs.size() - at < chunk ? sivs.size() - at : chunk;
+      uint8_t *s2v[kMaxSetKeys], *ctr[kMaxSetKeys], *k1[kMaxSetKeys],
+          *k2[kMaxSetKeys], *zero[kMaxSetKeys];
       for (size_t s = 0; s < n; ++s) {
         AesSiv& siv = *sivs[at + s];
         s2v[s] = siv.s2v_rk_;

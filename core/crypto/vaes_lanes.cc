@@ -351,28 +351,49 @@ ZG_VAES_INLINE void StoreLanes(__m512i v, uint8_t* const* rk, size_t n, int r) {
 
 }  // namespace
 
-ZG_VAES void ExpandKeys(const uint8_t* const* key, uint8_t* const* rk,
-                        size_t n) {
+namespace {
+
+// Keys key[0..n) (n <= 4 * NV), four a vector, key 0 again in the lanes
+// past n.
+template <int NV>
+ZG_VAES_INLINE void ExpandVectors(const uint8_t* const* key, uint8_t* const* rk,
+                                  size_t n) {
   static constexpr int kRcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10,
                                     0x20, 0x40, 0x80, 0x1b, 0x36};
-  if (n == 0) return;
-  // Keys 0..3 in k[0], 4..7 in k[1]; key 0 again in the lanes past n.
-  __m512i k[2];
-  for (size_t v = 0; v < 2; ++v) {
+  __m512i k[NV];
+  size_t lanes[NV];
+  for (int v = 0; v < NV; ++v) {
     const uint8_t* at[4];
     for (size_t i = 0; i < 4; ++i) {
       at[i] = key[4 * v + i < n ? 4 * v + i : 0];
     }
     k[v] = Load4(at);
+    lanes[v] = n - 4 * v < 4 ? n - 4 * v : 4;
+    StoreLanes(k[v], rk + 4 * v, lanes[v], 0);
   }
-  const size_t n0 = n < 4 ? n : 4, n1 = n - n0;
-  StoreLanes(k[0], rk, n0, 0);
-  if (n1 != 0) StoreLanes(k[1], rk + 4, n1, 0);
   for (int r = 1; r < 11; ++r) {
-    k[0] = ExpandStep4(k[0], kRcon[r - 1]);
-    k[1] = ExpandStep4(k[1], kRcon[r - 1]);
-    StoreLanes(k[0], rk, n0, r);
-    if (n1 != 0) StoreLanes(k[1], rk + 4, n1, r);
+    for (int v = 0; v < NV; ++v) {
+      k[v] = ExpandStep4(k[v], kRcon[r - 1]);
+      StoreLanes(k[v], rk + 4 * v, lanes[v], r);
+    }
+  }
+}
+
+}  // namespace
+
+ZG_VAES void ExpandKeys(const uint8_t* const* key, uint8_t* const* rk,
+                        size_t n) {
+  switch ((n + 3) / 4) {
+    case 0:
+      return;
+    case 1:
+      return ExpandVectors<1>(key, rk, n);
+    case 2:
+      return ExpandVectors<2>(key, rk, n);
+    case 3:
+      return ExpandVectors<3>(key, rk, n);
+    default:
+      return ExpandVectors<4>(key, rk, n);
   }
 }
 

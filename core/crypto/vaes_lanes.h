@@ -28,7 +28,7 @@ inline constexpr int kVaesSlots = 4 * kVaesGroups;
 void RunMacLanes(aesni::MacLane* lanes, size_t n);
 // As aesni::RunCtr.
 void RunCtr(const aesni::CtrJob* jobs, size_t n);
-// The AES-128 key schedules of key[0..n) (n <= 8; 16 bytes each) written
+// The AES-128 key schedules of key[0..n) (n <= 16; 16 bytes each) written
 // to rk[0..n) (kAes128RoundKeyBytes each, 16-byte aligned): four keys
 // expanded side by side per vector.
 void ExpandKeys(const uint8_t* const* key, uint8_t* const* rk, size_t n);
