@@ -19,6 +19,7 @@
 
 #include "core/crypto/aes_block.h"
 #include "gtest/gtest.h"
+#include "tests/core/crypto/aes_paths.h"
 #include "tests/util/hex.h"
 
 namespace zg::core {
@@ -45,30 +46,7 @@ Bytes OpensslCmac(const Bytes& key, const Bytes& m) {
   return mac;
 }
 
-// The parameter: the path (core/crypto/aes_block.h's test hooks): the
-// VAES lanes (skipped on CPUs without them), the AES-NI lanes (forced where
-// the CPU has VAES), the portable code.
-enum class Path { kVaes, kAesNi, kPortable };
-
-class AesCmacTest : public ::testing::TestWithParam<Path> {
- protected:
-  void SetUp() override {
-    if (GetParam() == Path::kVaes && !aes::CpuHasVaes()) {
-      GTEST_SKIP() << "no VAES with AVX-512";
-    }
-    if (GetParam() == Path::kAesNi && !aes::CpuHasAesNi()) {
-      GTEST_SKIP() << "no AES-NI";
-    }
-    aes::ForcePortableForTesting(GetParam() == Path::kPortable);
-    aes::ForceAesNiLanesForTesting(GetParam() == Path::kAesNi);
-    ASSERT_EQ(aes::UseVaes(), GetParam() == Path::kVaes);
-    ASSERT_EQ(aes::UseAesNi(), GetParam() != Path::kPortable);
-  }
-  void TearDown() override {
-    aes::ForcePortableForTesting(false);
-    aes::ForceAesNiLanesForTesting(false);
-  }
-};
+class AesCmacTest : public AesPathTest {};
 
 TEST_P(AesCmacTest, Rfc4493Examples) {
   const Bytes key = testutil::FromHex("2b7e151628aed2a6abf7158809cf4f3c");
@@ -128,20 +106,7 @@ TEST_P(AesCmacTest, BatchUnderManyKeysMatchesSingleCalls) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Paths, AesCmacTest,
-                         ::testing::Values(Path::kVaes, Path::kAesNi,
-                                           Path::kPortable),
-                         [](const ::testing::TestParamInfo<Path>& i) {
-                           switch (i.param) {
-                             case Path::kVaes:
-                               return "Vaes";
-                             case Path::kAesNi:
-                               return "AesNi";
-                             case Path::kPortable:
-                               break;
-                           }
-                           return "Portable";
-                         });
+INSTANTIATE_TEST_SUITE_P(Paths, AesCmacTest, kAesPaths, AesPathName);
 
 }  // namespace
 }  // namespace zg::core

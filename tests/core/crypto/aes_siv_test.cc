@@ -22,6 +22,7 @@
 
 #include "core/crypto/aes_block.h"
 #include "gtest/gtest.h"
+#include "tests/core/crypto/aes_paths.h"
 #include "tests/util/hex.h"
 
 namespace zg::core {
@@ -90,30 +91,13 @@ bool Open(const AesSiv& siv, const std::vector<Bytes>& ad, const Bytes& in,
   return siv.Open(Inputs(ad), in.data(), in.size(), pt->data());
 }
 
-// The parameter: the path (core/crypto/aes_block.h's test hooks): the
-// VAES lanes (skipped on CPUs without them), the AES-NI lanes (forced where
-// the CPU has VAES), the portable code.
-enum class Path { kVaes, kAesNi, kPortable };
+class AesSivTest : public AesPathTest {};
 
-class AesSivTest : public ::testing::TestWithParam<Path> {
- protected:
-  void SetUp() override {
-    if (GetParam() == Path::kVaes && !aes::CpuHasVaes()) {
-      GTEST_SKIP() << "no VAES with AVX-512";
-    }
-    if (GetParam() == Path::kAesNi && !aes::CpuHasAesNi()) {
-      GTEST_SKIP() << "no AES-NI";
-    }
-    aes::ForcePortableForTesting(GetParam() == Path::kPortable);
-    aes::ForceAesNiLanesForTesting(GetParam() == Path::kAesNi);
-    ASSERT_EQ(aes::UseVaes(), GetParam() == Path::kVaes);
-    ASSERT_EQ(AesSiv::UsesAesNi(), GetParam() != Path::kPortable);
-  }
-  void TearDown() override {
-    aes::ForcePortableForTesting(false);
-    aes::ForceAesNiLanesForTesting(false);
-  }
-};
+Bytes RandomBytes(std::mt19937& rng, size_t n) {
+  Bytes b(n);
+  for (uint8_t& x : b) x = static_cast<uint8_t>(rng());
+  return b;
+}
 
 TEST_P(AesSivTest, Fips197Block) {
   alignas(16) uint8_t rk[aes::kAes128RoundKeyBytes];
@@ -166,11 +150,7 @@ TEST_P(AesSivTest, Rfc5297A2NonceBased) {
 
 TEST_P(AesSivTest, MatchesOpensslOnRandomInputs) {
   std::mt19937 rng(5297);
-  auto bytes = [&rng](size_t n) {
-    Bytes b(n);
-    for (uint8_t& x : b) x = static_cast<uint8_t>(rng());
-    return b;
-  };
+  auto bytes = [&rng](size_t n) { return RandomBytes(rng, n); };
   for (size_t len = 1; len <= 300; ++len) {
     for (size_t ncomp = 0; ncomp <= 3; ++ncomp) {
       const Bytes key = bytes(32);
@@ -191,11 +171,7 @@ TEST_P(AesSivTest, MatchesOpensslOnRandomInputs) {
 
 TEST_P(AesSivTest, MatchesNettleOnNtsShapedInputs) {
   std::mt19937 rng(8915);
-  auto bytes = [&rng](size_t n) {
-    Bytes b(n);
-    for (uint8_t& x : b) x = static_cast<uint8_t>(rng());
-    return b;
-  };
+  auto bytes = [&rng](size_t n) { return RandomBytes(rng, n); };
   for (size_t len = 0; len <= 300; ++len) {
     for (size_t ad_len : {size_t{0}, size_t{4}, size_t{84}, rng() % 200}) {
       const Bytes key = bytes(32), ad = bytes(ad_len), nonce = bytes(16),
@@ -321,11 +297,7 @@ TEST_P(AesSivTest, CtrKeystreamMatchesBlockEncryption) {
 // tampered op fails alone.
 TEST_P(AesSivTest, BatchesMatchSingleCalls) {
   std::mt19937 rng(40);
-  auto bytes = [&rng](size_t n) {
-    Bytes b(n);
-    for (uint8_t& x : b) x = static_cast<uint8_t>(rng());
-    return b;
-  };
+  auto bytes = [&rng](size_t n) { return RandomBytes(rng, n); };
   constexpr size_t kKeys = 5, kOps = 40;
   std::vector<Bytes> keys;
   std::vector<AesSiv> sivs(kKeys), batch_keyed(kKeys);
@@ -380,11 +352,7 @@ TEST_P(AesSivTest, BatchesMatchSingleCalls) {
 // and not a multiple of four; checked against nettle.
 TEST_P(AesSivTest, BatchUnderOneKeyMatchesNettle) {
   std::mt19937 rng(8915);
-  auto bytes = [&rng](size_t n) {
-    Bytes b(n);
-    for (uint8_t& x : b) x = static_cast<uint8_t>(rng());
-    return b;
-  };
+  auto bytes = [&rng](size_t n) { return RandomBytes(rng, n); };
   constexpr size_t kOps = 37;
   const Bytes key = bytes(32);
   AesSiv siv;
@@ -418,20 +386,7 @@ TEST_P(AesSivTest, BatchUnderOneKeyMatchesNettle) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Paths, AesSivTest,
-                         ::testing::Values(Path::kVaes, Path::kAesNi,
-                                           Path::kPortable),
-                         [](const ::testing::TestParamInfo<Path>& i) {
-                           switch (i.param) {
-                             case Path::kVaes:
-                               return "Vaes";
-                             case Path::kAesNi:
-                               return "AesNi";
-                             case Path::kPortable:
-                               break;
-                           }
-                           return "Portable";
-                         });
+INSTANTIATE_TEST_SUITE_P(Paths, AesSivTest, kAesPaths, AesPathName);
 
 }  // namespace
 }  // namespace zg::core
