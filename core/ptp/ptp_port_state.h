@@ -73,10 +73,10 @@ struct PtpForeignMaster {
 enum class PtpDecisionCode : uint8_t {
   kInitializing = 0,
   kListening,
-  kM1,  // clockClass 1..127 and D0 better than the best foreign master
-  kM2,  // D0 better than every foreign master (or none qualified)
-  kP1,  // clockClass 1..127 and a better grandmaster is on the segment
-  kP2,  // masterOnly port and a better grandmaster is on the segment
+  kM1,     // clockClass 1..127 and D0 better than the best foreign master
+  kM2,     // D0 better than every foreign master (or none qualified)
+  kP1,     // clockClass 1..127 and a better grandmaster is on the segment
+  kP2,     // masterOnly port and a better grandmaster is on the segment
   kFault,  // FAULTY: the port's link is down (SetFault)
 };
 const char* PtpDecisionCodeName(PtpDecisionCode code);

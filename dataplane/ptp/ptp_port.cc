@@ -80,13 +80,13 @@ void PtpPortRuntime::Step(const core::ClockModel& model, uint64_t tsc) {
   const core::PtpGrandmasterView gm = core::MakePtpGrandmasterView(
       config_, port_.clock_identity, model, model.RawToTai(tsc));
   const core::PtpPortState before = machine_.state();
-  machine_.SetFault(!link_up_, mono_.Ns(tsc));
+  machine_.SetFault(link_was_up_ && !link_up_, mono_.Ns(tsc));
   if (machine_.state() != before) {
-    LogInfo(absl::StrCat("PTP port ", PtpClockIdentityText(port_.clock_identity),
-                         "-", port_.port_number, ": ",
-                         core::PtpPortStateName(before), " -> ",
-                         core::PtpPortStateName(machine_.state()), " (link ",
-                         link_up_ ? "up" : "down", ")"));
+    LogInfo(absl::StrCat(
+        "PTP port ", PtpClockIdentityText(port_.clock_identity), "-",
+        port_.port_number, ": ", core::PtpPortStateName(before), " -> ",
+        core::PtpPortStateName(machine_.state()), " (link ",
+        link_up_ ? "up" : "down", ")"));
     Publish(gm);
     return;
   }

@@ -103,10 +103,16 @@ class PtpPortRuntime {
   // Drains the rings, runs the state decision with the model as of `tsc`,
   // publishes, and logs state changes.
   void Step(const core::ClockModel& model, uint64_t tsc);
-  // The port's link as the control plane last saw it; the next Step makes
-  // a down link FAULTY (nothing sent or answered) and an up one LISTENING
-  // again (core::PtpPortStateMachine::SetFault).
-  void SetLinkUp(bool up) { link_up_ = up; }
+  // The port's link as the control plane last saw it. The next Step makes
+  // a link that went down after it was up FAULTY (nothing sent or
+  // answered) and, up again, LISTENING (core::PtpPortStateMachine::
+  // SetFault). A link not up yet since the start (a NIC still negotiating,
+  // a memif peer not connected) is no fault: the port listens and serves
+  // as it would, and the first link up changes nothing.
+  void SetLinkUp(bool up) {
+    link_up_ = up;
+    link_was_up_ = link_was_up_ || up;
+  }
 
   core::PtpPortState state() const { return machine_.state(); }
   core::PtpDecisionCode code() const { return machine_.code(); }
@@ -146,6 +152,7 @@ class PtpPortRuntime {
   core::SeqLock<PtpPortSnapshot> published_;
   PtpPortSnapshot snapshot_;  // control thread's copy of what it published
   bool link_up_ = true;       // control thread (SetLinkUp, Step)
+  bool link_was_up_ = false;  // control thread: up once since the start
   // Written by: control thread. Read by: any thread.
   Verdicts verdicts_;
   SingleWriterCounter published_state_changes_;

@@ -472,6 +472,30 @@ TEST_F(PtpPipelineTest, TwoPortsServeAsOneClockWithTheirOwnStates) {
   EXPECT_EQ(status.ptp[1].port_identity, PtpClockIdentityText(clock) + "-2");
 }
 
+// The port's link as the daemon samples it (status ports): down since the
+// start is no fault (a NIC negotiating, a memif peer not connected yet);
+// down after it was up makes the port FAULTY, silent; up again, LISTENING.
+TEST_F(PtpPipelineTest, LinkLostAfterUpMakesThePortFaulty) {
+  Start("ptplink");
+  auto link = [&](bool up) {
+    servo::DataplaneStatus status;
+    status.ports.push_back({});
+    status.ports.back().name = "ring0";
+    status.ports.back().link_up = up;
+    factory_.Observe({.status = &status});
+    Tick();
+    return ptp_.runtime()->state();
+  };
+  EXPECT_EQ(link(false), core::PtpPortState::kMaster);
+  EXPECT_EQ(link(true), core::PtpPortState::kMaster);
+  EXPECT_EQ(link(false), core::PtpPortState::kFaulty);
+  Collect();
+  const std::vector<Sent> silent = Run(1100);  // a Sync a second if MASTER
+  EXPECT_TRUE(OfType(silent, PtpMessageType::kSync).empty());
+  EXPECT_TRUE(OfType(silent, PtpMessageType::kAnnounce).empty());
+  EXPECT_EQ(link(true), core::PtpPortState::kListening);
+}
+
 // --ptp_tx_budget holds per PTP port: a subscriber on port 2 that commits
 // over 90% of it raises ptp_tx_budget_saturated for ptp1 alone.
 TEST_F(PtpPipelineTest, TxBudgetSaturatedPerPort) {
