@@ -68,6 +68,14 @@ void PtpPortRuntime::Publish(const core::PtpGrandmasterView& gm) {
   published_.Write(snapshot_);
 }
 
+void PtpPortRuntime::LogStateChange(core::PtpPortState before,
+                                    const std::string& why) const {
+  LogInfo(absl::StrCat(
+      "PTP port ", PtpClockIdentityText(port_.clock_identity), "-",
+      port_.port_number, ": ", core::PtpPortStateName(before), " -> ",
+      core::PtpPortStateName(machine_.state()), " (", why, ")"));
+}
+
 void PtpPortRuntime::Step(const core::ClockModel& model, uint64_t tsc) {
   PtpAnnounceEvent e;
   for (auto& ring : rings_) {
@@ -82,11 +90,7 @@ void PtpPortRuntime::Step(const core::ClockModel& model, uint64_t tsc) {
   const core::PtpPortState before = machine_.state();
   machine_.SetFault(link_was_up_ && !link_up_, mono_.Ns(tsc));
   if (machine_.state() != before) {
-    LogInfo(absl::StrCat(
-        "PTP port ", PtpClockIdentityText(port_.clock_identity), "-",
-        port_.port_number, ": ", core::PtpPortStateName(before), " -> ",
-        core::PtpPortStateName(machine_.state()), " (link ",
-        link_up_ ? "up" : "down", ")"));
+    LogStateChange(before, link_up_ ? "link up" : "link down");
     Publish(gm);
     return;
   }
@@ -100,10 +104,7 @@ void PtpPortRuntime::Step(const core::ClockModel& model, uint64_t tsc) {
                       " clockClass ", d.best->dataset.gm_quality.clock_class,
                       " priority1 ", d.best->dataset.gm_priority1);
     }
-    LogInfo(absl::StrCat(
-        "PTP port ", PtpClockIdentityText(port_.clock_identity), "-",
-        port_.port_number, ": ", core::PtpPortStateName(before), " -> ",
-        core::PtpPortStateName(d.state), " (", why, ")"));
+    LogStateChange(before, why);
   }
   Publish(gm);
 }

@@ -141,6 +141,8 @@ class PtpPortRuntime {
  private:
   using Ring = core::SpscRing<PtpAnnounceEvent, kRingSize>;
   void Publish(const core::PtpGrandmasterView& gm);
+  // Logs the change from `before` to the machine's state, and why.
+  void LogStateChange(core::PtpPortState before, const std::string& why) const;
 
   core::PtpPortConfig config_;
   core::PtpPortIdentity port_;

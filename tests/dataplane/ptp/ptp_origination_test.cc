@@ -39,13 +39,9 @@ class PtpOriginationTest : public PtpPipelineTest {
   }
   // Every subscriber asks for Syncs at 2^-4 s for 60 s.
   void Subscribe() {
-    std::vector<uint8_t> tlvs(64);
-    tlvs.resize(
-        core::WritePtpUnicastRequestTlv({PtpMessageType::kSync, -4, 60}, tlvs));
+    const core::PtpMessage req =
+        UnicastRequest({{PtpMessageType::kSync, -4, 60}});
     for (int i = 0; i < kSubscribers; ++i) {
-      core::PtpMessage req = ClientMessage(core::PtpSignaling{});
-      req.header.flags.Set(core::PtpFlag::kUnicast);
-      req.tlvs = tlvs;
       InjectPtp(req, false, core::kPtpGeneralPort, 0, Subscriber(i));
       if (i % 32 == 31) Poll(1);
     }

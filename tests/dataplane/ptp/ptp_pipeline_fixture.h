@@ -32,7 +32,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -282,6 +284,23 @@ class PtpPipelineTest : public ::testing::Test {
     return m;
   }
 
+  // A unicast REQUEST_UNICAST_TRANSMISSION Signaling from the client with
+  // one TLV per ask; its TLVs stay valid until the next call.
+  core::PtpMessage UnicastRequest(
+      std::initializer_list<core::PtpUnicastRequest> asks) {
+    request_tlvs_.assign(64, 0);
+    size_t n = 0;
+    for (const core::PtpUnicastRequest& a : asks) {
+      n += core::WritePtpUnicastRequestTlv(a,
+                                           std::span(request_tlvs_).subspan(n));
+    }
+    request_tlvs_.resize(n);
+    core::PtpMessage req = ClientMessage(core::PtpSignaling{});
+    req.header.flags.Set(core::PtpFlag::kUnicast);
+    req.tlvs = request_tlvs_;
+    return req;
+  }
+
   // A better master (priority1 1 against our 128) announces twice on port
   // inject_port_, enough to qualify; the worker passes the Announces on and
   // the control side decides.
@@ -359,9 +378,10 @@ class PtpPipelineTest : public ::testing::Test {
   MbufPools pools_{2047};
   testing::RingPort ring_;
   std::unique_ptr<Port> port_;
-  testing::RingPort ring2_;      // with two ports
-  std::unique_ptr<Port> port2_;  // with two ports; else null
-  uint16_t inject_port_ = 0;     // where InjectPtp puts frames: 0 or 1
+  testing::RingPort ring2_;            // with two ports
+  std::unique_ptr<Port> port2_;        // with two ports; else null
+  uint16_t inject_port_ = 0;           // where InjectPtp puts frames: 0 or 1
+  std::vector<uint8_t> request_tlvs_;  // UnicastRequest's
   rte_mempool* pool_ = nullptr;
   core::MacAddr server_mac_;
   uint64_t t0_ = 0;

@@ -309,16 +309,9 @@ TEST_F(PtpPipelineTest, UnicastNegotiationThenSyncsToTheSubscriber) {
   absl::SetFlag(&FLAGS_ptp_unicast_negotiation, "on");
   Start("ptpuc");
   Run(10);
-  std::vector<uint8_t> tlvs(64);
-  size_t n =
-      core::WritePtpUnicastRequestTlv({PtpMessageType::kSync, -5, 60}, tlvs);
-  n += core::WritePtpUnicastRequestTlv({PtpMessageType::kDelayResp, -5, 60},
-                                       std::span(tlvs).subspan(n));
-  tlvs.resize(n);
-  core::PtpMessage req = ClientMessage(core::PtpSignaling{});
-  req.header.flags.Set(core::PtpFlag::kUnicast);
-  req.tlvs = tlvs;
-  InjectPtp(req, /*multicast=*/false, core::kPtpGeneralPort);
+  InjectPtp(UnicastRequest({{PtpMessageType::kSync, -5, 60},
+                            {PtpMessageType::kDelayResp, -5, 60}}),
+            /*multicast=*/false, core::kPtpGeneralPort);
   worker_->PollOnce();
   std::vector<Sent> out = Collect();
   const auto grants = OfType(out, PtpMessageType::kSignaling);
@@ -361,6 +354,7 @@ TEST_F(PtpPipelineTest, UnicastNegotiationThenSyncsToTheSubscriber) {
   cancel.resize(core::WritePtpUnicastCancelTlv(
       core::PtpTlvType::kCancelUnicastTransmission, {PtpMessageType::kSync, 0},
       cancel));
+  core::PtpMessage req = UnicastRequest({});
   req.tlvs = cancel;
   InjectPtp(req, /*multicast=*/false, core::kPtpGeneralPort, 40320);
   worker_->PollOnce();
@@ -503,13 +497,8 @@ TEST_F(PtpPipelineTest, TxBudgetSaturatedPerPort) {
   absl::SetFlag(&FLAGS_ptp_tx_budget, 34);  // a 2^-4 s Sync grant: 32/s
   Start("ptpbudget", 1, true, /*ports=*/2);
   inject_port_ = 1;
-  std::vector<uint8_t> tlvs(64);
-  tlvs.resize(
-      core::WritePtpUnicastRequestTlv({PtpMessageType::kSync, -4, 60}, tlvs));
-  core::PtpMessage req = ClientMessage(core::PtpSignaling{});
-  req.header.flags.Set(core::PtpFlag::kUnicast);
-  req.tlvs = tlvs;
-  InjectPtp(req, /*multicast=*/false, core::kPtpGeneralPort);
+  InjectPtp(UnicastRequest({{PtpMessageType::kSync, -4, 60}}),
+            /*multicast=*/false, core::kPtpGeneralPort);
   worker_->PollOnce();
   ASSERT_EQ(OfType(Collect(), PtpMessageType::kSignaling).size(), 1u);
   servo::AlarmSet alarms(

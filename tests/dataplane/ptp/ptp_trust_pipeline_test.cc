@@ -22,12 +22,8 @@ class PtpTrustTest : public PtpPipelineTest {
   // reply came within 50 ms.
   std::optional<core::PtpUnicastGrant> Request(PtpMessageType type,
                                                int8_t log) {
-    std::vector<uint8_t> tlv(16);
-    tlv.resize(core::WritePtpUnicastRequestTlv({type, log, 60}, tlv));
-    core::PtpMessage req = ClientMessage(core::PtpSignaling{});
-    req.header.flags.Set(core::PtpFlag::kUnicast);
-    req.tlvs = tlv;
-    InjectPtp(req, /*multicast=*/false, core::kPtpGeneralPort);
+    InjectPtp(UnicastRequest({{type, log, 60}}), /*multicast=*/false,
+              core::kPtpGeneralPort);
     for (const Sent& s : Run(50)) {
       if (s.msg.header.message_type != PtpMessageType::kSignaling) continue;
       core::PtpTlv t;
@@ -100,13 +96,8 @@ TEST_F(PtpPipelineTest, AccessListSilencesDeniedSources) {
   access_.allow = {*core::ParseNetworkPrefix("10.0.0.0/8")};
   Start("ptpacl");
   Run(10);
-  std::vector<uint8_t> tlv(16);
-  tlv.resize(
-      core::WritePtpUnicastRequestTlv({PtpMessageType::kSync, -4, 60}, tlv));
-  core::PtpMessage req = ClientMessage(core::PtpSignaling{});
-  req.header.flags.Set(core::PtpFlag::kUnicast);
-  req.tlvs = tlv;
-  InjectPtp(req, /*multicast=*/false, core::kPtpGeneralPort);
+  InjectPtp(UnicastRequest({{PtpMessageType::kSync, -4, 60}}),
+            /*multicast=*/false, core::kPtpGeneralPort);
   InjectPtp(ClientMessage(core::PtpDelayReq{}), /*multicast=*/false,
             core::kPtpEventPort);
   worker_->PollOnce();
@@ -125,13 +116,8 @@ TEST_F(PtpPipelineTest, AccessListServesAllowedSources) {
   access_.allow = {*core::ParseNetworkPrefix("10.1.0.0/24")};
   Start("ptpacla");
   Run(10);
-  std::vector<uint8_t> tlv(16);
-  tlv.resize(
-      core::WritePtpUnicastRequestTlv({PtpMessageType::kSync, -4, 60}, tlv));
-  core::PtpMessage req = ClientMessage(core::PtpSignaling{});
-  req.header.flags.Set(core::PtpFlag::kUnicast);
-  req.tlvs = tlv;
-  InjectPtp(req, /*multicast=*/false, core::kPtpGeneralPort);
+  InjectPtp(UnicastRequest({{PtpMessageType::kSync, -4, 60}}),
+            /*multicast=*/false, core::kPtpGeneralPort);
   worker_->PollOnce();
   const std::vector<Sent> out = Run(300);
   const auto grants = OfType(out, PtpMessageType::kSignaling);
