@@ -7,31 +7,40 @@
 #include "core/crypto/aesni_inl.h"
 #include "core/crypto/aesni_lanes_inl.h"
 #include "core/crypto/vaes_lanes.h"
+#include "core/crypto/vaes_siv64.h"
 
 namespace zg::core {
 namespace {
 
-// The prepared key of one AesSiv (pointers into it).
+// The prepared key of one AesSiv (pointers into it), and where S2V starts:
+// its CMAC(0^128), or a prefix's D.
 struct SivKeys {
   const uint8_t* s2v_rk;
   const uint8_t* ctr_rk;
   const uint8_t* k1;
   const uint8_t* k2;
-  const uint8_t* zero;
+  const uint8_t* d0;
 };
 
 // --- Portable path ----------------------------------------------------------
 
-// RFC 5297 S2V over ad[0..n) then the plaintext.
-void S2vPortable(const SivKeys& k, std::span<const AesSivInput> ad,
-                 const uint8_t* pt, size_t len, uint8_t* v) {
-  uint8_t d[16], mac[16];
-  std::memcpy(d, k.zero, 16);
+// S2V's D from k.d0 over the components ad[0..n).
+void S2vFoldPortable(const SivKeys& k, std::span<const AesSivInput> ad,
+                     uint8_t* d) {
+  uint8_t mac[16];
+  std::memcpy(d, k.d0, 16);
   for (const AesSivInput& c : ad) {
     aes::CmacPortable(k.s2v_rk, k.k1, k.k2, c.data, c.len, nullptr, mac);
     aes::DblPortable(d, d);
     for (int i = 0; i < 16; ++i) d[i] = static_cast<uint8_t>(d[i] ^ mac[i]);
   }
+}
+
+// RFC 5297 S2V over ad[0..n) then the plaintext.
+void S2vPortable(const SivKeys& k, std::span<const AesSivInput> ad,
+                 const uint8_t* pt, size_t len, uint8_t* v) {
+  uint8_t d[16];
+  S2vFoldPortable(k, ad, d);
   if (len >= 16) {
     aes::CmacPortable(k.s2v_rk, k.k1, k.k2, pt, len, d, v);
     return;
@@ -151,7 +160,7 @@ ZG_AESNI void S2vNi(S2vJob* jobs, size_t n, bool wide) {
     const S2vJob& j = jobs[i];
     const __m128i k1 = LoadAligned(j.k.k1), k2 = LoadAligned(j.k.k2);
     const size_t nad = j.ad.size();
-    __m128i d = LoadAligned(j.k.zero);
+    __m128i d = LoadAligned(j.k.d0);
     for (size_t c = 0; c < nad; ++c) {
       d = _mm_xor_si128(aesni::Dbl(d), lanes[c * n + i].x);
     }
@@ -311,6 +320,42 @@ ZG_AESNI void SetKeysNi(const uint8_t* const* key, uint8_t* const* s2v_rk,
   }
 }
 
+// Whether ops is of the shape vaes::SealSiv64 and OpenSiv64 run: one key
+// and one prefix (or none), one 16-byte component, 64 bytes of plaintext
+// (len(op)).
+template <class Op, class Len>
+bool Siv64Shaped(std::span<Op> ops, Len len) {
+  for (const Op& op : ops) {
+    if (op.siv != ops[0].siv || op.prefix != ops[0].prefix ||
+        op.ad.size() != 1 || op.ad[0].len != aes::kAesBlockSize ||
+        len(op) != vaes::kSiv64Bytes) {
+      return false;
+    }
+  }
+  return !ops.empty();
+}
+
+ZG_AESNI vaes::Siv64Keys Siv64KeysOf(const SivKeys& k) {
+  return {aesni::KeysAt(k.s2v_rk), aesni::KeysAt(k.ctr_rk), LoadAligned(k.k1),
+          aesni::Dbl(LoadAligned(k.d0))};
+}
+
+// Every op opened by vaes::OpenSiv64 (ops Siv64Shaped), its ok set.
+void OpenSiv64Batch(const vaes::Siv64Keys& k, std::span<AesSivOpenOp> ops) {
+  vaes::Siv64Open open[kSivJobsPerChunk];
+  bool ok[kSivJobsPerChunk];
+  for (size_t at = 0; at < ops.size(); at += kSivJobsPerChunk) {
+    const size_t n =
+        ops.size() - at < kSivJobsPerChunk ? ops.size() - at : kSivJobsPerChunk;
+    for (size_t i = 0; i < n; ++i) {
+      const AesSivOpenOp& op = ops[at + i];
+      open[i] = {op.ad[0].data, op.in, op.plaintext};
+    }
+    vaes::OpenSiv64(k, open, n, ok);
+    for (size_t i = 0; i < n; ++i) ops[at + i].ok = ok[i];
+  }
+}
+
 #endif  // ZG_HAVE_AESNI
 
 }  // namespace
@@ -371,16 +416,40 @@ void AesSiv::SetKeyBatch(std::span<AesSiv* const> sivs,
   }
 }
 
+AesSivPrefix AesSiv::Prefix(std::span<const AesSivInput> leading) const {
+  AesSivPrefix p;
+  S2vFoldPortable({s2v_rk_, ctr_rk_, cmac_k1_, cmac_k2_, s2v_zero_}, leading,
+                  p.d);
+  return p;
+}
+
 bool AesSiv::SealBatch(std::span<const AesSivSealOp> ops) {
   for (const AesSivSealOp& op : ops) {
     if (op.ad.size() > kAesSivMaxComponents) return false;
   }
-  auto keys = [](const AesSiv& s) {
-    return SivKeys{s.s2v_rk_, s.ctr_rk_, s.cmac_k1_, s.cmac_k2_, s.s2v_zero_};
+  auto keys = [](const AesSivSealOp& op) {
+    const AesSiv& s = *op.siv;
+    return SivKeys{s.s2v_rk_, s.ctr_rk_, s.cmac_k1_, s.cmac_k2_,
+                   op.prefix != nullptr ? op.prefix->d : s.s2v_zero_};
   };
 #ifdef ZG_HAVE_AESNI
   if (aes::UseAesNi()) {
     const bool wide = aes::UseVaes();
+    if (wide &&
+        Siv64Shaped(ops, [](const AesSivSealOp& op) { return op.len; })) {
+      const vaes::Siv64Keys k = Siv64KeysOf(keys(ops[0]));
+      vaes::Siv64Seal seal[kSivJobsPerChunk];
+      for (size_t at = 0; at < ops.size(); at += kSivJobsPerChunk) {
+        const size_t n = ops.size() - at < kSivJobsPerChunk ? ops.size() - at
+                                                            : kSivJobsPerChunk;
+        for (size_t i = 0; i < n; ++i) {
+          const AesSivSealOp& op = ops[at + i];
+          seal[i] = {op.ad[0].data, op.plaintext, op.out};
+        }
+        vaes::SealSiv64(k, seal, n);
+      }
+      return true;
+    }
     for (size_t at = 0; at < ops.size(); at += kSivJobsPerChunk) {
       const size_t n = ops.size() - at < kSivJobsPerChunk ? ops.size() - at
                                                           : kSivJobsPerChunk;
@@ -388,7 +457,7 @@ bool AesSiv::SealBatch(std::span<const AesSivSealOp> ops) {
       uint8_t* out[kSivJobsPerChunk];
       for (size_t i = 0; i < n; ++i) {
         const AesSivSealOp& op = ops[at + i];
-        jobs[i].k = keys(*op.siv);
+        jobs[i].k = keys(op);
         jobs[i].ad = op.ad;
         jobs[i].pt = op.plaintext;
         jobs[i].len = op.len;
@@ -400,20 +469,27 @@ bool AesSiv::SealBatch(std::span<const AesSivSealOp> ops) {
   }
 #endif
   for (const AesSivSealOp& op : ops) {
-    SealPortable(keys(*op.siv), op.ad, op.plaintext, op.len, op.out);
+    SealPortable(keys(op), op.ad, op.plaintext, op.len, op.out);
   }
   return true;
 }
 
 void AesSiv::OpenBatch(std::span<AesSivOpenOp> ops) {
-  auto keys = [](const AesSiv& s) {
-    return SivKeys{s.s2v_rk_, s.ctr_rk_, s.cmac_k1_, s.cmac_k2_, s.s2v_zero_};
+  auto keys = [](const AesSivOpenOp& op) {
+    const AesSiv& s = *op.siv;
+    return SivKeys{s.s2v_rk_, s.ctr_rk_, s.cmac_k1_, s.cmac_k2_,
+                   op.prefix != nullptr ? op.prefix->d : s.s2v_zero_};
   };
   auto valid = [](const AesSivOpenOp& op) {
     return op.ad.size() <= kAesSivMaxComponents && op.in_len >= kAesSivTagSize;
   };
 #ifdef ZG_HAVE_AESNI
-  if (aes::UseAesNi()) {
+  if (aes::UseAesNi() && aes::UseVaes() &&
+      Siv64Shaped(ops, [](const AesSivOpenOp& op) {
+        return op.in_len - kAesSivTagSize;
+      })) {
+    OpenSiv64Batch(Siv64KeysOf(keys(ops[0])), ops);
+  } else if (aes::UseAesNi()) {
     const bool wide = aes::UseVaes();
     S2vJob jobs[kSivJobsPerChunk];
     const uint8_t* in[kSivJobsPerChunk];
@@ -428,7 +504,7 @@ void AesSiv::OpenBatch(std::span<AesSivOpenOp> ops) {
     for (AesSivOpenOp& op : ops) {
       op.ok = false;
       if (!valid(op)) continue;
-      jobs[n].k = keys(*op.siv);
+      jobs[n].k = keys(op);
       jobs[n].ad = op.ad;
       jobs[n].pt = op.plaintext;
       jobs[n].len = op.in_len - kAesSivTagSize;
@@ -442,7 +518,7 @@ void AesSiv::OpenBatch(std::span<AesSivOpenOp> ops) {
   {
     for (AesSivOpenOp& op : ops) {
       op.ok =
-          valid(op) && OpenPortable(keys(*op.siv), op.ad, op.in,
+          valid(op) && OpenPortable(keys(op), op.ad, op.in,
                                     op.in_len - kAesSivTagSize, op.plaintext);
     }
   }

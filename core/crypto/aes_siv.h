@@ -55,13 +55,24 @@ struct AesSivInput {
 
 class AesSiv;
 
-// One message of a batch: as the arguments of AesSiv::Seal / Open.
+// S2V's state D after some leading components of the associated data
+// (AesSiv::Prefix): where many messages under one key start with the same
+// components (an NTS cookie's key id, one per period), their CMACs are
+// computed once. A message with a prefix lists in `ad` only the
+// components after it.
+struct AesSivPrefix {
+  alignas(16) uint8_t d[16] = {};
+};
+
+// One message of a batch: as the arguments of AesSiv::Seal / Open, and
+// optionally the prefix of `siv` its components follow.
 struct AesSivSealOp {
   const AesSiv* siv = nullptr;
   std::span<const AesSivInput> ad;
   const uint8_t* plaintext = nullptr;
   size_t len = 0;
   uint8_t* out = nullptr;  // 16 + len bytes
+  const AesSivPrefix* prefix = nullptr;
 };
 struct AesSivOpenOp {
   const AesSiv* siv = nullptr;
@@ -70,6 +81,7 @@ struct AesSivOpenOp {
   size_t in_len = 0;
   uint8_t* plaintext = nullptr;  // in_len - 16 bytes
   bool ok = false;               // written by OpenBatch
+  const AesSivPrefix* prefix = nullptr;
 };
 
 class AesSiv {
@@ -90,10 +102,17 @@ class AesSiv {
   bool Open(std::span<const AesSivInput> ad, const uint8_t* in, size_t in_len,
             uint8_t* plaintext) const;
 
+  // S2V's state after `leading` (as the first components of a message's
+  // associated data), for ops that share them.
+  AesSivPrefix Prefix(std::span<const AesSivInput> leading) const;
+
   // Batches: every op as Seal / Open / SetKey would do it, the AES of all
-  // of them interleaved. Ops must not write where another op of the batch
-  // reads (in place within one op is fine, as above).
-  // False (nothing sealed) when an op has more than kAesSivMaxComponents.
+  // of them interleaved. A batch of one key, one prefix (or none), one
+  // 16-byte component and 64 bytes of plaintext each (the NTS cookie
+  // shape) runs on VAES without the chain engine (vaes::SealSiv64). Ops must
+  // not write where another op of the batch reads (in place within one op is
+  // fine, as above). False (nothing sealed) when an op has more than
+  // kAesSivMaxComponents.
   static bool SealBatch(std::span<const AesSivSealOp> ops);
   // Sets each op's ok (false also for too many components or in_len < 16).
   static void OpenBatch(std::span<AesSivOpenOp> ops);

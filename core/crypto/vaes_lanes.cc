@@ -7,11 +7,7 @@
 
 #include <cstdint>
 
-#define ZG_VAES \
-  __attribute__((target("aes,ssse3,sse4.1,vaes,avx512f,avx512bw,avx512vl")))
-#define ZG_VAES_INLINE                                                      \
-  __attribute__((target("aes,ssse3,sse4.1,vaes,avx512f,avx512bw,avx512vl"), \
-                 always_inline)) inline
+#include "core/crypto/vaes_inl.h"
 
 namespace zg::core::vaes {
 namespace {
@@ -19,34 +15,6 @@ namespace {
 using aesni::CtrJob;
 using aesni::Keys;
 using aesni::MacLane;
-
-// The blocks at p[0..4), one per lane.
-ZG_VAES_INLINE __m512i Load4(const uint8_t* const* p) {
-  __m512i v = _mm512_castsi128_si512(
-      _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[0])));
-  v = _mm512_inserti32x4(
-      v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[1])), 1);
-  v = _mm512_inserti32x4(
-      v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[2])), 2);
-  return _mm512_inserti32x4(
-      v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[3])), 3);
-}
-
-// The zero-masked forms of some intrinsics below, with every element
-// kept: GCC 12's plain forms pass an undefined vector through, which its
-// -Wmaybe-uninitialized takes for a read of one.
-inline constexpr __mmask16 kAll = 0xffff;
-
-// k in every lane.
-ZG_VAES_INLINE __m512i Broadcast(const __m128i& k) {
-  return _mm512_maskz_broadcast_i32x4(kAll, k);
-}
-
-// Lane q (an immediate) of v.
-template <int Q>
-ZG_VAES_INLINE __m128i Extract(__m512i v) {
-  return _mm512_maskz_extracti32x4_epi32(static_cast<__mmask8>(0xf), v, Q);
-}
 
 // Round key r of four key schedules, one per lane (one broadcast where
 // they are the same schedule).
