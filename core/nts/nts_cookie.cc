@@ -70,9 +70,10 @@ absl::Status DerivePeriodKey(std::span<const uint8_t> master, uint64_t period,
   return absl::OkStatus();
 }
 
-// The AES-SIV keys of periods [first, first + count) under `master`.
+// The AES-SIV keys of periods [first, first + count) under `master`, and
+// S2V's state after each one's key id.
 absl::Status DeriveWindow(std::span<const uint8_t> master, uint64_t first,
-                          size_t count, AesSiv* siv) {
+                          size_t count, AesSiv* siv, AesSivPrefix* prefix) {
   uint8_t key[kAesSivKeySize];
   for (size_t i = 0; i < count; ++i) {
     absl::Status s = DerivePeriodKey(master, first + i, key);
@@ -81,6 +82,10 @@ absl::Status DeriveWindow(std::span<const uint8_t> master, uint64_t first,
       return s;
     }
     siv[i].SetKey(key);
+    uint8_t key_id[4];
+    StoreBe32(key_id, static_cast<uint32_t>(first + i));
+    const AesSivInput lead[] = {{key_id, sizeof(key_id)}};
+    prefix[i] = siv[i].Prefix(lead);
   }
   OPENSSL_cleanse(key, sizeof(key));
   return absl::OkStatus();
@@ -131,8 +136,8 @@ absl::StatusOr<NtsCookieKeystore> NtsCookieKeystore::Derive(
                          : 0;
   const uint64_t last = ks.current_period_ + config.window_future;
   ks.key_count_ = static_cast<size_t>(last - ks.first_period_ + 1);
-  ZG_RETURN_IF_ERROR(
-      DeriveWindow(master, ks.first_period_, ks.key_count_, ks.siv_.data()));
+  ZG_RETURN_IF_ERROR(DeriveWindow(master, ks.first_period_, ks.key_count_,
+                                  ks.siv_.data(), ks.key_id_prefix_.data()));
   return ks;
 }
 
@@ -147,7 +152,8 @@ absl::StatusOr<NtsCookieKeystore> NtsCookieKeystore::Derive(
                      " bytes, at least ", kNtsMasterKeyMinSize, " needed"));
   }
   ZG_RETURN_IF_ERROR(DeriveWindow(previous, ks.first_period_, ks.key_count_,
-                                  ks.previous_siv_.data()));
+                                  ks.previous_siv_.data(),
+                                  ks.previous_key_id_prefix_.data()));
   ks.has_previous_ = true;
   return ks;
 }
@@ -182,9 +188,9 @@ constexpr size_t kCookieChunk = 32;
 }  // namespace
 
 void NtsCookieKeystore::Seal(std::span<const NtsCookieSealOp> ops) const {
-  AesSivInput ad[kCookieChunk][2];
+  AesSivInput ad[kCookieChunk];
   AesSivSealOp seal[kCookieChunk];
-  const AesSiv* siv = &siv_[current_period_ - first_period_];
+  const size_t k = current_period_ - first_period_;
   for (size_t at = 0; at < ops.size(); at += kCookieChunk) {
     const size_t n =
         ops.size() - at < kCookieChunk ? ops.size() - at : kCookieChunk;
@@ -195,19 +201,21 @@ void NtsCookieKeystore::Seal(std::span<const NtsCookieSealOp> ops) const {
       if (op.nonce16 != c + kNonceOffset) {
         std::memcpy(c + kNonceOffset, op.nonce16, 16);
       }
-      uint8_t* plain = c + kSealedOffset + kAesSivTagSize;
-      std::memcpy(plain, op.keys->c2s.data(), kNtsKeySize);
-      std::memcpy(plain + kNtsKeySize, op.keys->s2c.data(), kNtsKeySize);
-      ad[i][0] = {c + kKeyIdOffset, 4};
-      ad[i][1] = {c + kNonceOffset, 16};
-      seal[i] = {siv, ad[i], plain, kPlainSize, c + kSealedOffset};
+      // AD = {key id (the prefix), nonce}.
+      ad[i] = {c + kNonceOffset, 16};
+      seal[i] = {&siv_[k],
+                 {&ad[i], 1},
+                 reinterpret_cast<const uint8_t*>(op.keys),  // C2S || S2C
+                 kPlainSize,
+                 c + kSealedOffset,
+                 &key_id_prefix_[k]};
     }
-    AesSiv::SealBatch({seal, n});  // cannot fail: 2 components
+    AesSiv::SealBatch({seal, n});  // cannot fail: 1 component
   }
 }
 
 void NtsCookieKeystore::Open(std::span<NtsCookieOpenOp> ops) const {
-  AesSivInput ad[kCookieChunk][2];
+  AesSivInput ad[kCookieChunk];
   AesSivOpenOp open[kCookieChunk];
   uint8_t plain[kCookieChunk][kPlainSize];
   NtsCookieOpenOp* of[kCookieChunk];
@@ -230,10 +238,14 @@ void NtsCookieKeystore::Open(std::span<NtsCookieOpenOp> ops) const {
         op.result = NtsCookieError::kUnknownKey;
         continue;
       }
-      ad[n][0] = {op.cookie + kKeyIdOffset, 4};
-      ad[n][1] = {op.cookie + kNonceOffset, 16};
-      open[n] = {&siv_[k], ad[n], op.cookie + kSealedOffset,
-                 kAesSivTagSize + kPlainSize, plain[n]};
+      ad[n] = {op.cookie + kNonceOffset, 16};  // after the key id's prefix
+      open[n] = {&siv_[k],
+                 {&ad[n], 1},
+                 op.cookie + kSealedOffset,
+                 kAesSivTagSize + kPlainSize,
+                 plain[n],
+                 false,
+                 &key_id_prefix_[k]};
       index[n] = k;
       of[n++] = &op;
     }
@@ -245,6 +257,7 @@ void NtsCookieKeystore::Open(std::span<NtsCookieOpenOp> ops) const {
         if (open[i].ok) continue;
         retry[r] = open[i];
         retry[r].siv = &previous_siv_[index[i]];
+        retry[r].prefix = &previous_key_id_prefix_[index[i]];
         which[r++] = i;
       }
       AesSiv::OpenBatch({retry, r});

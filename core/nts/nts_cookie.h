@@ -13,7 +13,10 @@
 //   nonce      16   random (the sealer's CSPRNG)
 //   V          16   AES-SIV tag; AD = {key id, nonce}
 //   C          64   C2S key (32) || S2C key (32), encrypted
-// Only AEAD 15 is served, so the algorithm is not stored.
+// Only AEAD 15 is served, so the algorithm is not stored. S2V's state after
+// the key id is computed once per period key (AesSivPrefix), so a cookie
+// costs the CMACs of its nonce and keys only, and a batch of them runs on
+// the VAES lanes' cookie kernel (core/crypto/vaes_lanes.h).
 //
 // An NtsCookieKeystore is immutable once derived: the control thread
 // derives one for the current period (Derive) and publishes it to each
@@ -40,11 +43,13 @@ inline constexpr size_t kNtsKeySize = 32;           // C2S, S2C (AEAD 15)
 inline constexpr size_t kNtsMasterKeyMinSize = 32;
 inline constexpr uint16_t kNtsAeadAesSivCmac256 = 15;
 
-// The two keys of one NTS association (RFC 8915 section 5.1).
+// The two keys of one NTS association (RFC 8915 section 5.1). A cookie's
+// plaintext is these 64 bytes as they lie here (C2S || S2C).
 struct NtsKeys {
   std::array<uint8_t, kNtsKeySize> c2s{};
   std::array<uint8_t, kNtsKeySize> s2c{};
 };
+static_assert(sizeof(NtsKeys) == 2 * kNtsKeySize);
 
 enum class NtsCookieError : uint8_t {
   kOk = 0,
@@ -118,8 +123,12 @@ class NtsCookieKeystore {
   uint64_t first_period_ = 0;  // of siv_[0]
   size_t key_count_ = 0;
   std::array<AesSiv, kMaxKeys> siv_;
+  // S2V after each period's key id (the AD's first component, the same
+  // for every cookie of the period), under siv_ and previous_siv_.
+  std::array<AesSivPrefix, kMaxKeys> key_id_prefix_;
   bool has_previous_ = false;
   std::array<AesSiv, kMaxKeys> previous_siv_;  // same periods as siv_
+  std::array<AesSivPrefix, kMaxKeys> previous_key_id_prefix_;
 };
 
 }  // namespace zg::core
