@@ -87,33 +87,6 @@ void SerializeNtpHeader(const NtpHeader& h, uint8_t* out) {
   StoreNtpTimestamp(out + kNtpOffsetTransmitTime, h.transmit_time);
 }
 
-NtpExtensionWalker::Step NtpExtensionWalker::Next(NtpExtensionField* field) {
-  if (done_ != Step::kField) return done_;
-  if (len_ < kNtpHeaderSize || offset_ > len_) return done_ = Step::kMalformed;
-  const uint32_t remaining = len_ - offset_;
-  if (remaining == 0) return done_ = Step::kEnd;
-  if (remaining == kNtpMacMd5Size || remaining == kNtpMacSha1Size) {
-    return done_ = Step::kMac;
-  }
-  if (offset_ == kNtpHeaderSize && remaining == kNtpCryptoNakSize &&
-      LoadBe32(payload_ + offset_) == 0) {
-    return done_ = Step::kMac;
-  }
-  if (remaining < kNtpMinExtensionFieldSize) return done_ = Step::kMalformed;
-  const uint8_t* p = payload_ + offset_;
-  const uint16_t length = LoadBe16(p + 2);
-  if (length < kNtpMinExtensionFieldSize || length % 4 != 0 ||
-      length > remaining) {
-    return done_ = Step::kMalformed;
-  }
-  field->type = LoadBe16(p);
-  field->length = length;
-  field->value = p + 4;
-  field->offset = offset_;
-  offset_ += length;
-  return Step::kField;
-}
-
 NtpTrailer ParseNtpTrailer(const uint8_t* payload, uint32_t len,
                            uint8_t version) {
   NtpTrailer t;

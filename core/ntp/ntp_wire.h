@@ -181,6 +181,8 @@ class NtpExtensionWalker {
       : payload_(payload), len_(len), offset_(kNtpHeaderSize) {}
 
   // The next step; after kMac, kEnd or kMalformed it keeps returning that.
+  // Inline: an NTS request's walks (the trailer's, then the NTS fields')
+  // take it once per field, its placeholders included.
   Step Next(NtpExtensionField* field);
 
   // Valid after Next() returned kMac.
@@ -193,6 +195,34 @@ class NtpExtensionWalker {
   uint32_t offset_;
   Step done_ = Step::kField;  // kField while walking
 };
+
+inline NtpExtensionWalker::Step NtpExtensionWalker::Next(
+    NtpExtensionField* field) {
+  if (done_ != Step::kField) return done_;
+  if (len_ < kNtpHeaderSize || offset_ > len_) return done_ = Step::kMalformed;
+  const uint32_t remaining = len_ - offset_;
+  if (remaining == 0) return done_ = Step::kEnd;
+  if (remaining == kNtpMacMd5Size || remaining == kNtpMacSha1Size) {
+    return done_ = Step::kMac;
+  }
+  if (offset_ == kNtpHeaderSize && remaining == kNtpCryptoNakSize &&
+      LoadBe32(payload_ + offset_) == 0) {
+    return done_ = Step::kMac;
+  }
+  if (remaining < kNtpMinExtensionFieldSize) return done_ = Step::kMalformed;
+  const uint8_t* p = payload_ + offset_;
+  const uint16_t length = LoadBe16(p + 2);
+  if (length < kNtpMinExtensionFieldSize || length % 4 != 0 ||
+      length > remaining) {
+    return done_ = Step::kMalformed;
+  }
+  field->type = LoadBe16(p);
+  field->length = length;
+  field->value = p + 4;
+  field->offset = offset_;
+  offset_ += length;
+  return Step::kField;
+}
 
 // What follows the header, summarised.
 enum class NtpMacKind : uint8_t {
