@@ -27,11 +27,18 @@ namespace zg::core {
 
 // Ones' complement sum of `len` bytes plus `initial` (a sum). Never returns 0
 // unless every byte and `initial` are 0: the result is in [1, 0xFFFF]
-// otherwise. Reads 8 bytes at a time; any alignment.
+// otherwise. Any alignment; 32 bytes a step with AVX2 (x86-64 CPUs that
+// have it), 16 otherwise.
 uint16_t OnesComplementSum(const uint8_t* data, uint32_t len,
                            uint16_t initial = 0);
 
 namespace checksum_internal {
+// Whether OnesComplementSum takes its AVX2 loop for long data (the CPU has
+// AVX2, read once at start). Test hook: force the scalar loop (true) or
+// back to the default; not for production.
+bool UsesWideSum();
+void ForceScalarSumForTesting(bool force);
+
 // Folds a sum of 16-bit words accumulated in 64 bits to 16 bits with
 // end-around carries; nonzero unless `acc` is 0.
 constexpr uint16_t Fold64(uint64_t acc) {

@@ -57,17 +57,39 @@ TEST(ChecksumTest, UdpAndIcmp6KnownAnswersFromTshark) {
   EXPECT_EQ(L4Checksum(0, v4.data() + 14, 20, ipv4::kChecksum), 0x13a5);
 }
 
+// Both loops: the AVX2 one (where the CPU has it) and the scalar one.
 TEST(ChecksumTest, SumMatchesReferenceForAllLengthsAndAlignments) {
-  std::mt19937 rng(1071);
-  std::vector<uint8_t> buf(2100);
-  for (uint8_t& b : buf) b = static_cast<uint8_t>(rng());
-  for (uint32_t len = 0; len <= 2000; ++len) {
-    const uint32_t align = len % 8;
-    const uint16_t initial = static_cast<uint16_t>(rng());
-    const uint8_t* p = buf.data() + align;
-    uint16_t want = RefFold(RefSum(p, len, initial));
-    ASSERT_EQ(OnesComplementSum(p, len, initial), want) << "len " << len;
+  for (const bool scalar : {false, true}) {
+    SCOPED_TRACE(scalar ? "scalar" : "default");
+    checksum_internal::ForceScalarSumForTesting(scalar);
+    EXPECT_TRUE(!scalar || !checksum_internal::UsesWideSum());
+    std::mt19937 rng(1071);
+    std::vector<uint8_t> buf(2100);
+    for (uint8_t& b : buf) b = static_cast<uint8_t>(rng());
+    for (uint32_t len = 0; len <= 2000; ++len) {
+      const uint32_t align = len % 8;
+      const uint16_t initial = static_cast<uint16_t>(rng());
+      const uint8_t* p = buf.data() + align;
+      uint16_t want = RefFold(RefSum(p, len, initial));
+      ASSERT_EQ(OnesComplementSum(p, len, initial), want) << "len " << len;
+    }
   }
+  checksum_internal::ForceScalarSumForTesting(false);
+}
+
+// Every 32-bit word at its largest, in the longest sums the data plane
+// makes (a jumbo frame): the wide loop's lanes and its fold stay exact.
+TEST(ChecksumTest, LongAllOnesSumsAreExactOnBothLoops) {
+  std::vector<uint8_t> ones(9000, 0xff);
+  for (const bool scalar : {false, true}) {
+    checksum_internal::ForceScalarSumForTesting(scalar);
+    for (uint32_t len : {64u, 65u, 1500u, 8999u, 9000u}) {
+      EXPECT_EQ(OnesComplementSum(ones.data(), len, 0),
+                RefFold(RefSum(ones.data(), len, 0)))
+          << "len " << len << (scalar ? " scalar" : "");
+    }
+  }
+  checksum_internal::ForceScalarSumForTesting(false);
 }
 
 TEST(ChecksumTest, SumOfAllOnesAndAllZeros) {
