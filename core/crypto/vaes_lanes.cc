@@ -279,7 +279,29 @@ ZG_VAES void RunCtr(const CtrJob* jobs, size_t n) {
     // The counter as a little-endian integer in every lane, plus the lane.
     __m512i le =
         _mm512_add_epi64(_mm512_shuffle_epi8(Broadcast(job.ctr), rev), step);
-    for (size_t off = 0; off < job.len; off += 64) {
+    size_t off = 0;
+    // A long job's whole runs of eight vectors (a reply's cookies) under
+    // its own keys, broadcast once, without the gathering below.
+    if (job.len >= 8 * 64) {
+      __m512i rk[11];
+      BroadcastKeys(job.keys, rk);
+      for (; job.len - off >= 8 * 64; off += 8 * 64) {
+        __m512i y[8];
+        for (int g = 0; g < 8; ++g) {
+          y[g] = _mm512_shuffle_epi8(le, rev);
+          le = _mm512_add_epi64(le, four);
+        }
+        EncShared<8>(y, rk);
+        for (int g = 0; g < 8; ++g) {
+          const size_t at = off + 64 * g;
+          if (job.in != nullptr) {
+            y[g] = _mm512_xor_si512(y[g], _mm512_loadu_si512(job.in + at));
+          }
+          _mm512_storeu_si512(job.out + at, y[g]);
+        }
+      }
+    }
+    for (; off < job.len; off += 64) {
       const int g = c.m;
       c.x[g] = _mm512_shuffle_epi8(le, rev);
       le = _mm512_add_epi64(le, four);
