@@ -71,6 +71,30 @@ ZG_VAES_INLINE __m512i ShuffleLanes(__m512i a, __m512i b) {
   return _mm512_maskz_shuffle_i64x2(static_cast<__mmask8>(0xff), a, b, Imm);
 }
 
+// f.template Run<N>() for N = n, 1 <= n <= 8 (larger n: 8): the engines'
+// loops are unrolled per count of vectors, chosen once per batch.
+template <class F>
+ZG_VAES_INLINE void WithCount8(int n, const F& f) {
+  switch (n) {
+    case 1:
+      return f.template Run<1>();
+    case 2:
+      return f.template Run<2>();
+    case 3:
+      return f.template Run<3>();
+    case 4:
+      return f.template Run<4>();
+    case 5:
+      return f.template Run<5>();
+    case 6:
+      return f.template Run<6>();
+    case 7:
+      return f.template Run<7>();
+    default:
+      return f.template Run<8>();
+  }
+}
+
 }  // namespace zg::core::vaes
 
 #endif  // ZG_HAVE_AESNI

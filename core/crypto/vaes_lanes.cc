@@ -175,27 +175,21 @@ ZG_VAES_INLINE void MacBatch(MacLane* const* l, int count) {
   }
 }
 
+// MacBatch's arguments, for WithCount8.
+template <bool kShared>
+struct MacBatchCall {
+  MacLane* const* batch;
+  int count;
+  template <int NG>
+  ZG_VAES_INLINE void Run() const {
+    MacBatch<NG, kShared>(batch, count);
+  }
+};
+
 template <bool kShared>
 ZG_VAES_INLINE void MacBatchN(MacLane* const* batch, int count) {
   static_assert(kVaesGroups == 8);
-  switch ((count + 3) / 4) {
-    case 1:
-      return MacBatch<1, kShared>(batch, count);
-    case 2:
-      return MacBatch<2, kShared>(batch, count);
-    case 3:
-      return MacBatch<3, kShared>(batch, count);
-    case 4:
-      return MacBatch<4, kShared>(batch, count);
-    case 5:
-      return MacBatch<5, kShared>(batch, count);
-    case 6:
-      return MacBatch<6, kShared>(batch, count);
-    case 7:
-      return MacBatch<7, kShared>(batch, count);
-    default:
-      return MacBatch<8, kShared>(batch, count);
-  }
+  WithCount8((count + 3) / 4, MacBatchCall<kShared>{batch, count});
 }
 
 // Chains batch[0..count) under one key or several.
@@ -254,34 +248,18 @@ ZG_VAES_INLINE void EncCtr(CtrVectors& c) {
   }
 }
 
+// EncCtr for WithCount8.
+struct EncCtrCall {
+  CtrVectors& c;
+  template <int NG>
+  ZG_VAES_INLINE void Run() const {
+    EncCtr<NG>(c);
+  }
+};
+
 ZG_VAES_INLINE void FlushCtr(CtrVectors& c) {
   static_assert(kVaesGroups == 8);
-  switch (c.m) {
-    case 1:
-      EncCtr<1>(c);
-      break;
-    case 2:
-      EncCtr<2>(c);
-      break;
-    case 3:
-      EncCtr<3>(c);
-      break;
-    case 4:
-      EncCtr<4>(c);
-      break;
-    case 5:
-      EncCtr<5>(c);
-      break;
-    case 6:
-      EncCtr<6>(c);
-      break;
-    case 7:
-      EncCtr<7>(c);
-      break;
-    default:
-      EncCtr<8>(c);
-      break;
-  }
+  WithCount8(c.m, EncCtrCall{c});
   for (int g = 0; g < c.m; ++g) {
     if (c.bytes[g] == 64) {
       __m512i v = c.x[g];

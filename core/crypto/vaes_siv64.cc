@@ -63,30 +63,19 @@ ZG_VAES_INLINE void MacSiv64(const __m512i* rk, __m512i k1, __m512i dbl_d,
   for (int g = 0; g < G; ++g) v[g] = y[G + g];
 }
 
-// MacSiv64 for n <= kVaesSlots messages.
-ZG_VAES_INLINE void MacSiv64N(const __m512i* rk, __m512i k1, __m512i dbl_d,
-                              const uint8_t* const* nonce,
-                              const uint8_t* const* pt, int n, __m512i* v) {
-  static_assert(kVaesGroups == 8);
-  switch ((n + 3) / 4) {
-    case 1:
-      return MacSiv64<1>(rk, k1, dbl_d, nonce, pt, n, v);
-    case 2:
-      return MacSiv64<2>(rk, k1, dbl_d, nonce, pt, n, v);
-    case 3:
-      return MacSiv64<3>(rk, k1, dbl_d, nonce, pt, n, v);
-    case 4:
-      return MacSiv64<4>(rk, k1, dbl_d, nonce, pt, n, v);
-    case 5:
-      return MacSiv64<5>(rk, k1, dbl_d, nonce, pt, n, v);
-    case 6:
-      return MacSiv64<6>(rk, k1, dbl_d, nonce, pt, n, v);
-    case 7:
-      return MacSiv64<7>(rk, k1, dbl_d, nonce, pt, n, v);
-    default:
-      return MacSiv64<8>(rk, k1, dbl_d, nonce, pt, n, v);
+// MacSiv64's arguments, for WithCount8.
+struct MacSiv64Call {
+  const __m512i* rk;
+  __m512i k1, dbl_d;
+  const uint8_t* const* nonce;
+  const uint8_t* const* pt;
+  int n;
+  __m512i* v;
+  template <int G>
+  ZG_VAES_INLINE void Run() const {
+    MacSiv64<G>(rk, k1, dbl_d, nonce, pt, n, v);
   }
-}
+};
 
 // Lane q of v[q / 4]: message q's V.
 ZG_VAES_INLINE __m128i LaneOf(const __m512i* v, int q) {
@@ -126,41 +115,50 @@ ZG_VAES_INLINE void Ctr64(const __m512i* rk, const __m128i* v,
   }
 }
 
+// Ctr64's arguments, for WithCount8.
+struct Ctr64Call {
+  const __m512i* rk;
+  const __m128i* v;
+  const uint8_t* const* in;
+  uint8_t* const* out;
+  template <int M>
+  ZG_VAES_INLINE void Run() const {
+    Ctr64<M>(rk, v, in, out);
+  }
+};
 // Ctr64 for messages [0, n), eight at a time.
 ZG_VAES_INLINE void Ctr64N(const __m512i* rk, const __m128i* v,
                            const uint8_t* const* in, uint8_t* const* out,
                            int n) {
-  int at = 0;
-  for (; at + 8 <= n; at += 8) Ctr64<8>(rk, v + at, in + at, out + at);
-  switch (n - at) {
-    case 0:
-      return;
-    case 1:
-      return Ctr64<1>(rk, v + at, in + at, out + at);
-    case 2:
-      return Ctr64<2>(rk, v + at, in + at, out + at);
-    case 3:
-      return Ctr64<3>(rk, v + at, in + at, out + at);
-    case 4:
-      return Ctr64<4>(rk, v + at, in + at, out + at);
-    case 5:
-      return Ctr64<5>(rk, v + at, in + at, out + at);
-    case 6:
-      return Ctr64<6>(rk, v + at, in + at, out + at);
-    default:
-      return Ctr64<7>(rk, v + at, in + at, out + at);
+  for (int at = 0; at < n; at += 8) {
+    WithCount8(n - at, Ctr64Call{rk, v + at, in + at, out + at});
   }
+}
+
+// A call's key material, each in every lane.
+struct KeyVectors {
+  __m512i s2v[11], ctr[11];
+  __m512i k1, dbl_d;
+};
+ZG_VAES_INLINE void Spread(const Siv64Keys& k, KeyVectors* kv) {
+  BroadcastKeys(k.s2v, kv->s2v);
+  BroadcastKeys(k.ctr, kv->ctr);
+  kv->k1 = Broadcast(k.k1);
+  kv->dbl_d = Broadcast(k.dbl_d);
+}
+
+// Messages in the chunk of n that starts at `at`.
+inline int ChunkAt(size_t n, size_t at) {
+  return static_cast<int>(n - at < kVaesSlots ? n - at : kVaesSlots);
 }
 
 }  // namespace
 
 ZG_VAES void SealSiv64(const Siv64Keys& k, const Siv64Seal* ops, size_t n) {
-  __m512i s2v[11], ctr[11];
-  BroadcastKeys(k.s2v, s2v);
-  BroadcastKeys(k.ctr, ctr);
-  const __m512i k1 = Broadcast(k.k1), dbl_d = Broadcast(k.dbl_d);
+  KeyVectors kv;
+  Spread(k, &kv);
   for (size_t at = 0; at < n; at += kVaesSlots) {
-    const int c = static_cast<int>(n - at < kVaesSlots ? n - at : kVaesSlots);
+    const int c = ChunkAt(n, at);
     const uint8_t* nonce[kVaesSlots];
     const uint8_t* pt[kVaesSlots];
     uint8_t* out[kVaesSlots];
@@ -170,24 +168,23 @@ ZG_VAES void SealSiv64(const Siv64Keys& k, const Siv64Seal* ops, size_t n) {
       out[m] = ops[at + m].out + kAesBlock;
     }
     __m512i v[kVaesGroups];
-    MacSiv64N(s2v, k1, dbl_d, nonce, pt, c, v);
+    WithCount8((c + 3) / 4,
+               MacSiv64Call{kv.s2v, kv.k1, kv.dbl_d, nonce, pt, c, v});
     __m128i v1[kVaesSlots];
     for (int m = 0; m < c; ++m) {
       v1[m] = LaneOf(v, m);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(ops[at + m].out), v1[m]);
     }
-    Ctr64N(ctr, v1, pt, out, c);
+    Ctr64N(kv.ctr, v1, pt, out, c);
   }
 }
 
 ZG_VAES void OpenSiv64(const Siv64Keys& k, const Siv64Open* ops, size_t n,
                        bool* ok) {
-  __m512i s2v[11], ctr[11];
-  BroadcastKeys(k.s2v, s2v);
-  BroadcastKeys(k.ctr, ctr);
-  const __m512i k1 = Broadcast(k.k1), dbl_d = Broadcast(k.dbl_d);
+  KeyVectors kv;
+  Spread(k, &kv);
   for (size_t at = 0; at < n; at += kVaesSlots) {
-    const int c = static_cast<int>(n - at < kVaesSlots ? n - at : kVaesSlots);
+    const int c = ChunkAt(n, at);
     const uint8_t* nonce[kVaesSlots];
     const uint8_t* ct[kVaesSlots];
     uint8_t* pt[kVaesSlots];
@@ -200,9 +197,10 @@ ZG_VAES void OpenSiv64(const Siv64Keys& k, const Siv64Open* ops, size_t n,
       // V before an in-place decryption.
       v1[m] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(op.in));
     }
-    Ctr64N(ctr, v1, ct, pt, c);
+    Ctr64N(kv.ctr, v1, ct, pt, c);
     __m512i v[kVaesGroups];
-    MacSiv64N(s2v, k1, dbl_d, nonce, pt, c, v);
+    WithCount8((c + 3) / 4,
+               MacSiv64Call{kv.s2v, kv.k1, kv.dbl_d, nonce, pt, c, v});
     for (int m = 0; m < c; ++m) {
       const __m128i diff = _mm_xor_si128(LaneOf(v, m), v1[m]);
       ok[at + m] = _mm_testz_si128(diff, diff) != 0;  // constant time
