@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/crypto/aes_siv.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/crypto/aes_block.h"
@@ -200,20 +201,13 @@ ZG_AESNI void S2vNi(S2vJob* jobs, size_t n, bool wide) {
   for (size_t i = 0; i < n; ++i) jobs[i].v = fin[i].x;
 }
 
-// V with bits 63 and 31 cleared: the CTR counter.
-ZG_AESNI_INLINE __m128i SivCounterNi(__m128i v) {
-  // Bit 7 of bytes 8 and 12: the lowest bytes of 32-bit lanes 2 and 3.
-  const int clear = static_cast<int>(0xffffff7fu);
-  return _mm_and_si128(v, _mm_set_epi32(clear, clear, -1, -1));
-}
-
 // jobs[i] sealed to out[i] (n <= kSivJobsPerChunk).
 ZG_AESNI void SealNi(S2vJob* jobs, uint8_t* const* out, size_t n, bool wide) {
   S2vNi(jobs, n, wide);
   aesni::CtrJob ctr[kSivJobsPerChunk];
   for (size_t i = 0; i < n; ++i) {
     aesni::Store(out[i], jobs[i].v);
-    ctr[i] = {aesni::KeysAt(jobs[i].k.ctr_rk), SivCounterNi(jobs[i].v),
+    ctr[i] = {aesni::KeysAt(jobs[i].k.ctr_rk), aesni::SivCounter(jobs[i].v),
               jobs[i].pt, out[i] + 16, jobs[i].len};
   }
   vaes::RunCtrOn(wide, ctr, n);
@@ -228,8 +222,8 @@ ZG_AESNI void OpenNi(S2vJob* jobs, const uint8_t* const* in, bool* ok, size_t n,
   aesni::CtrJob ctr[kSivJobsPerChunk] = {};
   for (size_t i = 0; i < n; ++i) {
     v[i] = aesni::Load(in[i]);  // before an in-place decryption
-    ctr[i] = {aesni::KeysAt(jobs[i].k.ctr_rk), SivCounterNi(v[i]), in[i] + 16,
-              const_cast<uint8_t*>(jobs[i].pt), jobs[i].len};
+    ctr[i] = {aesni::KeysAt(jobs[i].k.ctr_rk), aesni::SivCounter(v[i]),
+              in[i] + 16, const_cast<uint8_t*>(jobs[i].pt), jobs[i].len};
   }
   vaes::RunCtrOn(wide, ctr, n);
   S2vNi(jobs, n, wide);
@@ -340,13 +334,26 @@ ZG_AESNI vaes::Siv64Keys Siv64KeysOf(const SivKeys& k) {
           aesni::Dbl(LoadAligned(k.d0))};
 }
 
+// Every op sealed by vaes::SealSiv64 (ops Siv64Shaped).
+void SealSiv64Batch(const vaes::Siv64Keys& k,
+                    std::span<const AesSivSealOp> ops) {
+  vaes::Siv64Seal seal[vaes::kVaesSlots];
+  for (size_t at = 0; at < ops.size(); at += vaes::kVaesSlots) {
+    const size_t n = std::min(ops.size() - at, size_t{vaes::kVaesSlots});
+    for (size_t i = 0; i < n; ++i) {
+      const AesSivSealOp& op = ops[at + i];
+      seal[i] = {op.ad[0].data, op.plaintext, op.out};
+    }
+    vaes::SealSiv64(k, seal, n);
+  }
+}
+
 // Every op opened by vaes::OpenSiv64 (ops Siv64Shaped), its ok set.
 void OpenSiv64Batch(const vaes::Siv64Keys& k, std::span<AesSivOpenOp> ops) {
-  vaes::Siv64Open open[kSivJobsPerChunk];
-  bool ok[kSivJobsPerChunk];
-  for (size_t at = 0; at < ops.size(); at += kSivJobsPerChunk) {
-    const size_t n =
-        ops.size() - at < kSivJobsPerChunk ? ops.size() - at : kSivJobsPerChunk;
+  vaes::Siv64Open open[vaes::kVaesSlots];
+  bool ok[vaes::kVaesSlots];
+  for (size_t at = 0; at < ops.size(); at += vaes::kVaesSlots) {
+    const size_t n = std::min(ops.size() - at, size_t{vaes::kVaesSlots});
     for (size_t i = 0; i < n; ++i) {
       const AesSivOpenOp& op = ops[at + i];
       open[i] = {op.ad[0].data, op.in, op.plaintext};
@@ -437,17 +444,7 @@ bool AesSiv::SealBatch(std::span<const AesSivSealOp> ops) {
     const bool wide = aes::UseVaes();
     if (wide &&
         Siv64Shaped(ops, [](const AesSivSealOp& op) { return op.len; })) {
-      const vaes::Siv64Keys k = Siv64KeysOf(keys(ops[0]));
-      vaes::Siv64Seal seal[kSivJobsPerChunk];
-      for (size_t at = 0; at < ops.size(); at += kSivJobsPerChunk) {
-        const size_t n = ops.size() - at < kSivJobsPerChunk ? ops.size() - at
-                                                            : kSivJobsPerChunk;
-        for (size_t i = 0; i < n; ++i) {
-          const AesSivSealOp& op = ops[at + i];
-          seal[i] = {op.ad[0].data, op.plaintext, op.out};
-        }
-        vaes::SealSiv64(k, seal, n);
-      }
+      SealSiv64Batch(Siv64KeysOf(keys(ops[0])), ops);
       return true;
     }
     for (size_t at = 0; at < ops.size(); at += kSivJobsPerChunk) {

@@ -75,6 +75,13 @@ ZG_AESNI_INLINE __m128i ByteSwap(__m128i v) {
   return _mm_shuffle_epi8(v, rev);
 }
 
+// AES-SIV's CTR counter (RFC 5297): V with bits 63 and 31 cleared, bit 7
+// of bytes 8 and 12, the lowest bytes of 32-bit lanes 2 and 3.
+ZG_AESNI_INLINE __m128i SivCounter(__m128i v) {
+  const int clear = static_cast<int>(0xffffff7fu);
+  return _mm_and_si128(v, _mm_set_epi32(clear, clear, -1, -1));
+}
+
 // x·2 in GF(2^128) (RFC 5297 dbl, CMAC subkeys): x a big-endian block.
 ZG_AESNI_INLINE __m128i Dbl(__m128i x) {
   const __m128i v = ByteSwap(x);

@@ -71,6 +71,24 @@ ZG_VAES_INLINE __m512i ShuffleLanes(__m512i a, __m512i b) {
   return _mm512_maskz_shuffle_i64x2(static_cast<__mmask8>(0xff), a, b, Imm);
 }
 
+// CTR counter blocks four a vector (the low 64 bits count, as
+// aesni::CtrBlock): CtrStart(ctr) the counters ctr + 0..3 as little-endian
+// integers, one a lane; CtrBlocks(le) them as big-endian blocks;
+// CtrNext(le) the next vector's, + 4.
+ZG_VAES_INLINE __m512i ByteSwapLanes(__m512i v) {
+  return _mm512_shuffle_epi8(
+      v, Broadcast(_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                14, 15)));
+}
+ZG_VAES_INLINE __m512i CtrStart(__m128i ctr) {
+  return _mm512_add_epi64(ByteSwapLanes(Broadcast(ctr)),
+                          _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0));
+}
+ZG_VAES_INLINE __m512i CtrBlocks(__m512i le) { return ByteSwapLanes(le); }
+ZG_VAES_INLINE __m512i CtrNext(__m512i le) {
+  return _mm512_add_epi64(le, _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4));
+}
+
 // f.template Run<N>() for N = n, 1 <= n <= 8 (larger n: 8): the engines'
 // loops are unrolled per count of vectors, chosen once per batch.
 template <class F>

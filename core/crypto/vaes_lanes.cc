@@ -284,16 +284,9 @@ ZG_VAES_INLINE void FlushCtr(CtrVectors& c) {
 
 ZG_VAES void RunCtr(const CtrJob* jobs, size_t n) {
   CtrVectors c;
-  // Byte reversal within each 128-bit lane; counters 0..3 in the lanes.
-  const __m512i rev = Broadcast(
-      _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-  const __m512i step = _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0);
-  const __m512i four = _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4);
   for (size_t i = 0; i < n; ++i) {
     const CtrJob& job = jobs[i];
-    // The counter as a little-endian integer in every lane, plus the lane.
-    __m512i le =
-        _mm512_add_epi64(_mm512_shuffle_epi8(Broadcast(job.ctr), rev), step);
+    __m512i le = CtrStart(job.ctr);
     size_t off = 0;
     // A long job's whole runs of eight vectors (a reply's cookies) under
     // its own keys, broadcast once, without the gathering below.
@@ -303,8 +296,8 @@ ZG_VAES void RunCtr(const CtrJob* jobs, size_t n) {
       for (; job.len - off >= 8 * 64; off += 8 * 64) {
         __m512i y[8];
         for (int g = 0; g < 8; ++g) {
-          y[g] = _mm512_shuffle_epi8(le, rev);
-          le = _mm512_add_epi64(le, four);
+          y[g] = CtrBlocks(le);
+          le = CtrNext(le);
         }
         EncShared<8>(y, rk);
         for (int g = 0; g < 8; ++g) {
@@ -318,8 +311,8 @@ ZG_VAES void RunCtr(const CtrJob* jobs, size_t n) {
     }
     for (; off < job.len; off += 64) {
       const int g = c.m;
-      c.x[g] = _mm512_shuffle_epi8(le, rev);
-      le = _mm512_add_epi64(le, four);
+      c.x[g] = CtrBlocks(le);
+      le = CtrNext(le);
       c.keys[g] = job.keys;
       c.in[g] = job.in != nullptr ? job.in + off : nullptr;
       c.out[g] = job.out + off;

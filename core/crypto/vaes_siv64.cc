@@ -97,16 +97,9 @@ ZG_VAES_INLINE __m128i LaneOf(const __m512i* v, int q) {
 template <int M>
 ZG_VAES_INLINE void Ctr64(const __m512i* rk, const __m128i* v,
                           const uint8_t* const* in, uint8_t* const* out) {
-  const __m512i rev = Broadcast(
-      _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-  const __m512i step = _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0);
-  const int clear = static_cast<int>(0xffffff7fu);
-  const __m128i counter = _mm_set_epi32(clear, clear, -1, -1);
   __m512i y[M];
   for (int m = 0; m < M; ++m) {
-    const __m512i q = Broadcast(_mm_and_si128(v[m], counter));
-    y[m] = _mm512_shuffle_epi8(
-        _mm512_add_epi64(_mm512_shuffle_epi8(q, rev), step), rev);
+    y[m] = CtrBlocks(CtrStart(aesni::SivCounter(v[m])));
   }
   EncShared<M>(y, rk);
   for (int m = 0; m < M; ++m) {
@@ -147,64 +140,54 @@ ZG_VAES_INLINE void Spread(const Siv64Keys& k, KeyVectors* kv) {
   kv->dbl_d = Broadcast(k.dbl_d);
 }
 
-// Messages in the chunk of n that starts at `at`.
-inline int ChunkAt(size_t n, size_t at) {
-  return static_cast<int>(n - at < kVaesSlots ? n - at : kVaesSlots);
-}
-
 }  // namespace
 
 ZG_VAES void SealSiv64(const Siv64Keys& k, const Siv64Seal* ops, size_t n) {
   KeyVectors kv;
   Spread(k, &kv);
-  for (size_t at = 0; at < n; at += kVaesSlots) {
-    const int c = ChunkAt(n, at);
-    const uint8_t* nonce[kVaesSlots];
-    const uint8_t* pt[kVaesSlots];
-    uint8_t* out[kVaesSlots];
-    for (int m = 0; m < c; ++m) {
-      nonce[m] = ops[at + m].nonce;
-      pt[m] = ops[at + m].pt;
-      out[m] = ops[at + m].out + kAesBlock;
-    }
-    __m512i v[kVaesGroups];
-    WithCount8((c + 3) / 4,
-               MacSiv64Call{kv.s2v, kv.k1, kv.dbl_d, nonce, pt, c, v});
-    __m128i v1[kVaesSlots];
-    for (int m = 0; m < c; ++m) {
-      v1[m] = LaneOf(v, m);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(ops[at + m].out), v1[m]);
-    }
-    Ctr64N(kv.ctr, v1, pt, out, c);
+  const int c = static_cast<int>(n);
+  const uint8_t* nonce[kVaesSlots];
+  const uint8_t* pt[kVaesSlots];
+  uint8_t* out[kVaesSlots];
+  for (int m = 0; m < c; ++m) {
+    nonce[m] = ops[m].nonce;
+    pt[m] = ops[m].pt;
+    out[m] = ops[m].out + kAesBlock;
   }
+  __m512i v[kVaesGroups];
+  WithCount8((c + 3) / 4,
+             MacSiv64Call{kv.s2v, kv.k1, kv.dbl_d, nonce, pt, c, v});
+  __m128i v1[kVaesSlots];
+  for (int m = 0; m < c; ++m) {
+    v1[m] = LaneOf(v, m);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(ops[m].out), v1[m]);
+  }
+  Ctr64N(kv.ctr, v1, pt, out, c);
 }
 
 ZG_VAES void OpenSiv64(const Siv64Keys& k, const Siv64Open* ops, size_t n,
                        bool* ok) {
   KeyVectors kv;
   Spread(k, &kv);
-  for (size_t at = 0; at < n; at += kVaesSlots) {
-    const int c = ChunkAt(n, at);
-    const uint8_t* nonce[kVaesSlots];
-    const uint8_t* ct[kVaesSlots];
-    uint8_t* pt[kVaesSlots];
-    __m128i v1[kVaesSlots];
-    for (int m = 0; m < c; ++m) {
-      const Siv64Open& op = ops[at + m];
-      nonce[m] = op.nonce;
-      ct[m] = op.in + kAesBlock;
-      pt[m] = op.pt;
-      // V before an in-place decryption.
-      v1[m] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(op.in));
-    }
-    Ctr64N(kv.ctr, v1, ct, pt, c);
-    __m512i v[kVaesGroups];
-    WithCount8((c + 3) / 4,
-               MacSiv64Call{kv.s2v, kv.k1, kv.dbl_d, nonce, pt, c, v});
-    for (int m = 0; m < c; ++m) {
-      const __m128i diff = _mm_xor_si128(LaneOf(v, m), v1[m]);
-      ok[at + m] = _mm_testz_si128(diff, diff) != 0;  // constant time
-    }
+  const int c = static_cast<int>(n);
+  const uint8_t* nonce[kVaesSlots];
+  const uint8_t* ct[kVaesSlots];
+  uint8_t* pt[kVaesSlots];
+  __m128i v1[kVaesSlots];
+  for (int m = 0; m < c; ++m) {
+    nonce[m] = ops[m].nonce;
+    ct[m] = ops[m].in + kAesBlock;
+    pt[m] = ops[m].pt;
+    // V before an in-place decryption.
+    v1[m] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ops[m].in));
+  }
+  Ctr64N(kv.ctr, v1, ct, pt, c);
+  __m512i v[kVaesGroups];
+  WithCount8((c + 3) / 4,
+             MacSiv64Call{kv.s2v, kv.k1, kv.dbl_d, nonce, pt, c, v});
+  for (int m = 0; m < c; ++m) {
+    const __m128i diff = _mm_xor_si128(LaneOf(v, m), v1[m]);
+    ok[m] = _mm_testz_si128(diff, diff) != 0;  // constant time
   }
 }
 

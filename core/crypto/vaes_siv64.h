@@ -40,10 +40,12 @@ struct Siv64Open {
   const uint8_t* in;     // V || C, 80 bytes
   uint8_t* pt;           // 64 bytes; may be in + 16 (in place)
 };
-// Every op sealed; no op writes where another reads.
+// Every op sealed (1 <= n <= kVaesSlots); no op writes where another
+// reads.
 void SealSiv64(const Siv64Keys& k, const Siv64Seal* ops, size_t n);
-// Every op decrypted, ok[i] whether its V verifies (constant time); the
-// plaintext of a failed op is garbage the caller clears.
+// Every op decrypted (1 <= n <= kVaesSlots), ok[i] whether its V verifies
+// (constant time); the plaintext of a failed op is garbage the caller
+// clears.
 void OpenSiv64(const Siv64Keys& k, const Siv64Open* ops, size_t n, bool* ok);
 
 }  // namespace zg::core::vaes
